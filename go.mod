@@ -1,0 +1,3 @@
+module github.com/rocmforge/forge
+
+go 1.26

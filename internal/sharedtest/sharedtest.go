@@ -1,0 +1,53 @@
+// Package sharedtest locates the project's shared known-answer data
+// (../shared next to the repository root: ggml's vectors and tiny.gguf) for
+// tests, which read it in place and never copy it into the repository.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// EnvDir overrides where the shared folder is.
+const EnvDir = "FORGE_SHARED"
+
+// Dir returns the shared folder, or "" when it is absent: $FORGE_SHARED, else
+// ../shared beside the directory holding go.mod.
+func Dir() string {
+	if d := os.Getenv(EnvDir); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			s := filepath.Join(filepath.Dir(d), "shared")
+			if fi, err := os.Stat(s); err == nil && fi.IsDir() {
+				return s
+			}
+			return ""
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// Path returns the path of rel inside the shared folder. It skips the test,
+// saying why, only when the shared folder itself is absent; a missing file in
+// a present folder fails the test.
+func Path(t testing.TB, rel string) string {
+	t.Helper()
+	d := Dir()
+	if d == "" {
+		t.Skipf("known-answer data not found: no ../shared beside the repository root and $%s unset; skipping", EnvDir)
+	}
+	p := filepath.Join(d, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("known-answer file missing from the shared folder: %v", err)
+	}
+	return p
+}

@@ -1,0 +1,45 @@
+package formats
+
+// Q4_0: 32 elements in 18 bytes; 4-bit codes with one fp16 scale.
+var Q4_0 = register(Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18,
+	Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)"},
+	func(dst []float32, src []BlockQ4_0) { dequantRows(dst, src, (*BlockQ4_0).Dequant) })
+
+// BlockQ4_0 is ggml's block_q4_0.
+type BlockQ4_0 struct {
+	D  Half      // @0: scale
+	Qs [16]uint8 // @2: element j<16 in the low nibble of Qs[j], j>=16 in the high nibble of Qs[j-16]
+}
+
+// Dequant: (nibble - 8) · d.
+func (b *BlockQ4_0) Dequant(j int32) float32 {
+	q := b.Qs[j&15]
+	if j >= 16 {
+		q >>= 4
+	}
+	return float32(int32(q&15)-8) * b.D.Float32()
+}
+
+// Quantize is quantize_row_q4_0_ref: d = max/-8 where max is the signed
+// value of largest magnitude (first wins), codes from the unrounded 1/d,
+// truncated through an int8 after adding 8.5, capped at 15.
+func (b *BlockQ4_0) Quantize(x []float32) {
+	x = x[:32]
+	var amax, max float32
+	for _, v := range x {
+		if amax < abs32(v) {
+			amax, max = abs32(v), v
+		}
+	}
+	d := max / -8
+	var id float32
+	if d != 0 {
+		id = 1 / d
+	}
+	b.D = HalfFromFloat32(d)
+	for j := range 16 {
+		lo := min(15, uint8(int8(float32(x[j]*id)+8.5)))
+		hi := min(15, uint8(int8(float32(x[j+16]*id)+8.5)))
+		b.Qs[j] = lo | hi<<4
+	}
+}

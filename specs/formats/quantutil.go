@@ -1,0 +1,19 @@
+package formats
+
+import "math"
+
+// Host-side helpers for the reference quantizers; each reproduces the libm or
+// ggml primitive of the same name exactly.
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+
+// roundf rounds half away from zero (C roundf). Exact through float64.
+func roundf(x float32) float32 { return float32(math.Round(float64(x))) }
+
+// nearestInt is ggml's nearest_int: round to nearest, ties to even, by the
+// 1.5·2^23 magic add in float32. Valid for |x| <= 4194303, as in ggml.
+func nearestInt(x float32) int32 {
+	v := x + 12582912
+	i := int32(math.Float32bits(v))
+	return i&0x007fffff - 0x00400000
+}
