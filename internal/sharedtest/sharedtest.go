@@ -12,6 +12,10 @@ import (
 // EnvDir overrides where the shared folder is.
 const EnvDir = "FORGE_SHARED"
 
+// EnvRequire, when set to 1, turns the skip for a missing shared folder into
+// a failure; CI sets it so that the known-answer tests cannot pass by skipping.
+const EnvRequire = "FORGE_REQUIRE_SHARED"
+
 // Dir returns the shared folder, or "" when it is absent: $FORGE_SHARED, else
 // ../shared beside the directory holding go.mod.
 func Dir() string {
@@ -42,6 +46,9 @@ func Dir() string {
 func Path(t testing.TB, rel string) string {
 	t.Helper()
 	d := Dir()
+	if d == "" && os.Getenv(EnvRequire) == "1" {
+		t.Fatalf("known-answer data not found (no ../shared beside the repository root, $%s unset) and $%s=1", EnvDir, EnvRequire)
+	}
 	if d == "" {
 		t.Skipf("known-answer data not found: no ../shared beside the repository root and $%s unset; skipping", EnvDir)
 	}

@@ -1,0 +1,92 @@
+// Package cpu is forge's always-available backend: it runs the format specs
+// themselves (the Go reference implementations in specs/formats) across
+// goroutines, so every suite runs on any machine and its results are, by
+// construction, the reference values.
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// minChunkElems keeps each goroutine's share large enough that scheduling
+// costs stay negligible next to the decoding (≥ 64 KiB of output for 32-element blocks).
+const minChunkElems = 16 << 10
+
+// Backend dequantizes and quantizes on the host CPU.
+type Backend struct {
+	workers int
+}
+
+// New returns a backend using workers goroutines; workers <= 0 means GOMAXPROCS.
+func New(workers int) *Backend {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &Backend{workers: workers}
+}
+
+// Name is the backend's name as forgebench spells it.
+func (*Backend) Name() string { return "cpu" }
+
+// Workers is the number of goroutines a call may use.
+func (b *Backend) Workers() int { return b.workers }
+
+// Dequantize decodes a whole tensor of format f: src holds whole blocks and
+// dst receives their elements, in ggml's element order.
+func (b *Backend) Dequantize(f *formats.Format, dst []float32, src []byte) error {
+	if err := b.check(f, len(dst), len(src)); err != nil {
+		return err
+	}
+	b.parallel(f, len(src)/f.BlockBytes, func(lo, hi int) {
+		// Sizes were checked above; a chunk of whole blocks cannot fail.
+		_ = f.Dequantize(dst[lo*f.BlockElems:hi*f.BlockElems], src[lo*f.BlockBytes:hi*f.BlockBytes])
+	})
+	return nil
+}
+
+// Quantize encodes a whole tensor with f's reference quantizer.
+func (b *Backend) Quantize(f *formats.Format, dst []byte, src []float32) error {
+	if err := b.check(f, len(src), len(dst)); err != nil {
+		return err
+	}
+	b.parallel(f, len(dst)/f.BlockBytes, func(lo, hi int) {
+		_ = f.Quantize(dst[lo*f.BlockBytes:hi*f.BlockBytes], src[lo*f.BlockElems:hi*f.BlockElems])
+	})
+	return nil
+}
+
+func (b *Backend) check(f *formats.Format, nElems, nBytes int) error {
+	if f == nil {
+		return fmt.Errorf("cpu: nil format")
+	}
+	if nBytes%f.BlockBytes != 0 {
+		return fmt.Errorf("cpu: %s: %d bytes is not a whole number of %d-byte blocks", f.Name, nBytes, f.BlockBytes)
+	}
+	if want := nBytes / f.BlockBytes * f.BlockElems; nElems != want {
+		return fmt.Errorf("cpu: %s: %d blocks hold %d elements, but the float buffer has %d", f.Name, nBytes/f.BlockBytes, want, nElems)
+	}
+	return nil
+}
+
+// parallel splits [0, blocks) into at most b.workers contiguous chunks and
+// runs fn on each, returning when all are done.
+func (b *Backend) parallel(f *formats.Format, blocks int, fn func(lo, hi int)) {
+	minBlocks := max(1, minChunkElems/f.BlockElems)
+	n := min(b.workers, (blocks+minBlocks-1)/minBlocks)
+	if n <= 1 {
+		if blocks > 0 {
+			fn(0, blocks)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range n {
+		lo, hi := blocks*w/n, blocks*(w+1)/n
+		wg.Go(func() { fn(lo, hi) })
+	}
+	wg.Wait()
+}
