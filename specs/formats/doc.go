@@ -31,7 +31,7 @@
 //     fixed-size array tables;
 //   - if/else, and for loops with constant bounds;
 //   - calls to small helper functions written in the same subset, and to the
-//     scalar conversions of this package (Half.Float32, BF16.Float32,
+//     scalar conversions of this package (Half.Float32, BFloat16.Float32,
 //     E8M0.Float32, E8M0.HalfScale), which the translator maps to device
 //     intrinsics;
 //   - no imports other than math.

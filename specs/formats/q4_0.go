@@ -25,12 +25,7 @@ func (b *BlockQ4_0) Dequant(j int32) float32 {
 // truncated through an int8 after adding 8.5, capped at 15.
 func (b *BlockQ4_0) Quantize(x []float32) {
 	x = x[:32]
-	var amax, max float32
-	for _, v := range x {
-		if amax < abs32(v) {
-			amax, max = abs32(v), v
-		}
-	}
+	max := signedAbsMax(x)
 	d := max / -8
 	var id float32
 	if d != 0 {
@@ -38,8 +33,8 @@ func (b *BlockQ4_0) Quantize(x []float32) {
 	}
 	b.D = HalfFromFloat32(d)
 	for j := range 16 {
-		lo := min(15, uint8(int8(float32(x[j]*id)+8.5)))
-		hi := min(15, uint8(int8(float32(x[j+16]*id)+8.5)))
-		b.Qs[j] = lo | hi<<4
+		lo := cMin(15, int32(int8(cvtt(float32(x[j]*id)+8.5))))
+		hi := cMin(15, int32(int8(cvtt(float32(x[j+16]*id)+8.5))))
+		b.Qs[j] = uint8(lo) | uint8(hi)<<4
 	}
 }

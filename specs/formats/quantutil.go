@@ -12,8 +12,10 @@ func roundf(x float32) float32 { return float32(math.Round(float64(x))) }
 
 // nearestInt is ggml's nearest_int: round to nearest, ties to even, by the
 // 1.5·2^23 magic add in float32. Valid for |x| <= 4194303, as in ggml.
+// The conversion float32(x) stops Go fusing a caller's product into the add
+// once this is inlined.
 func nearestInt(x float32) int32 {
-	v := x + 12582912
+	v := float32(x) + 12582912
 	i := int32(math.Float32bits(v))
 	return i&0x007fffff - 0x00400000
 }

@@ -70,20 +70,20 @@ func HalfFromFloat32(f float32) Half {
 	return Half(sign | uint16(q))
 }
 
-// BF16 is a bfloat16 value stored as its bits (ggml_bf16_t).
-type BF16 uint16
+// BFloat16 is a bfloat16 value stored as its bits (ggml_bf16_t).
+type BFloat16 uint16
 
 // Float32 widens b exactly: the bits shifted into the high half.
-func (b BF16) Float32() float32 { return math.Float32frombits(uint32(b) << 16) }
+func (b BFloat16) Float32() float32 { return math.Float32frombits(uint32(b) << 16) }
 
-// BF16FromFloat32 rounds to nearest even without flushing subnormals; a NaN
+// BFloat16FromFloat32 rounds to nearest even without flushing subnormals; a NaN
 // keeps its top bits and gains the quiet bit (ggml_compute_fp32_to_bf16).
-func BF16FromFloat32(f float32) BF16 {
+func BFloat16FromFloat32(f float32) BFloat16 {
 	u := math.Float32bits(f)
 	if u&0x7fffffff > 0x7f800000 {
-		return BF16(u>>16 | 64)
+		return BFloat16(u>>16 | 64)
 	}
-	return BF16((u + 0x7fff + (u>>16)&1) >> 16)
+	return BFloat16((u + 0x7fff + (u>>16)&1) >> 16)
 }
 
 // E8M0 is an OCP Microscaling shared scale: a biased power of two.

@@ -204,7 +204,7 @@ func TestHalfRandom(t *testing.T) {
 
 func TestBF16RoundTrip(t *testing.T) {
 	for i := range 1 << 16 {
-		b := formats.BF16(i)
+		b := formats.BFloat16(i)
 		got := b.Float32()
 		if bits(got) != uint32(i)<<16 {
 			t.Errorf("BF16(%#04x).Float32() = %#08x, want %#08x", i, bits(got), uint32(i)<<16)
@@ -213,8 +213,8 @@ func TestBF16RoundTrip(t *testing.T) {
 		if i&0x7fff > 0x7f80 { // NaN: quiet bit set, rest kept
 			want |= 0x40
 		}
-		if r := formats.BF16FromFloat32(got); r != want {
-			t.Errorf("BF16FromFloat32(BF16(%#04x).Float32()) = %#04x, want %#04x", i, r, want)
+		if r := formats.BFloat16FromFloat32(got); r != want {
+			t.Errorf("BFloat16FromFloat32(BF16(%#04x).Float32()) = %#04x, want %#04x", i, r, want)
 		}
 	}
 }
@@ -236,22 +236,22 @@ func TestBF16RoundingTies(t *testing.T) {
 				u    uint32
 				want uint32
 			}{{bits(mid), even}, {bits(mid) - 1, lo}, {bits(mid) + 1, hi}} {
-				if got := formats.BF16FromFloat32(f32(c.u)); got != formats.BF16(c.want) {
-					t.Fatalf("BF16FromFloat32(%#08x) between %#04x and %#04x = %#04x, want %#04x",
+				if got := formats.BFloat16FromFloat32(f32(c.u)); got != formats.BFloat16(c.want) {
+					t.Fatalf("BFloat16FromFloat32(%#08x) between %#04x and %#04x = %#04x, want %#04x",
 						c.u, lo, hi, got, c.want)
 				}
 			}
 		}
 	}
 	// Subnormals are not flushed.
-	if got := formats.BF16FromFloat32(f32(0x00008000)); got != 0 {
-		t.Errorf("BF16FromFloat32(0x00008000) = %#04x, want 0 (tie to even)", got)
+	if got := formats.BFloat16FromFloat32(f32(0x00008000)); got != 0 {
+		t.Errorf("BFloat16FromFloat32(0x00008000) = %#04x, want 0 (tie to even)", got)
 	}
-	if got := formats.BF16FromFloat32(f32(0x00018000)); got != 2 {
-		t.Errorf("BF16FromFloat32(0x00018000) = %#04x, want 2 (tie to even)", got)
+	if got := formats.BFloat16FromFloat32(f32(0x00018000)); got != 2 {
+		t.Errorf("BFloat16FromFloat32(0x00018000) = %#04x, want 2 (tie to even)", got)
 	}
-	if got := formats.BF16FromFloat32(math.MaxFloat32); got != 0x7f80 {
-		t.Errorf("BF16FromFloat32(FLT_MAX) = %#04x, want inf 0x7f80", got)
+	if got := formats.BFloat16FromFloat32(math.MaxFloat32); got != 0x7f80 {
+		t.Errorf("BFloat16FromFloat32(FLT_MAX) = %#04x, want inf 0x7f80", got)
 	}
 }
 
@@ -260,14 +260,14 @@ func TestBF16NaN(t *testing.T) {
 	for m := uint32(1); m < 1<<23; m++ {
 		for _, s := range []uint32{0, 1 << 31} {
 			u := s | 0x7f800000 | m
-			want := formats.BF16(u>>16 | 0x40)
-			if got := formats.BF16FromFloat32(f32(u)); got != want {
-				t.Fatalf("BF16FromFloat32(%#08x) = %#04x, want %#04x", u, got, want)
+			want := formats.BFloat16(u>>16 | 0x40)
+			if got := formats.BFloat16FromFloat32(f32(u)); got != want {
+				t.Fatalf("BFloat16FromFloat32(%#08x) = %#04x, want %#04x", u, got, want)
 			}
 		}
 	}
-	if got := formats.BF16FromFloat32(f32(0x7fbfffff)); got != 0x7fff {
-		t.Errorf("BF16FromFloat32(0x7fbfffff) = %#04x, want 0x7fff", got)
+	if got := formats.BFloat16FromFloat32(f32(0x7fbfffff)); got != 0x7fff {
+		t.Errorf("BFloat16FromFloat32(0x7fbfffff) = %#04x, want 0x7fff", got)
 	}
 }
 
