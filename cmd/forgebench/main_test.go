@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocmforge/forge/internal/sharedtest"
+)
+
+func forgebench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(append([]string{"forgebench"}, args...), &o, &e)
+	return code, o.String(), e.String()
+}
+
+type tinyJSON struct {
+	Tensors []struct {
+		Name       string  `json:"name"`
+		Type       string  `json:"type"`
+		Shape      []int64 `json:"shape"`
+		NBytes     int64   `json:"n_bytes"`
+		DequantSHA string  `json:"dequant_f32_sha256"`
+	} `json:"tensors"`
+}
+
+func tiny(t *testing.T) (string, tinyJSON) {
+	p := sharedtest.Path(t, "testdata/tiny.gguf")
+	b, err := os.ReadFile(p + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j tinyJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	return p, j
+}
+
+// TestDequantEveryTinyTensor is the issue's acceptance check: the command as
+// a user types it (flags after the arguments) writes ggml's float32 values
+// for every tensor in tiny.gguf.
+func TestDequantEveryTinyTensor(t *testing.T) {
+	p, j := tiny(t)
+	dir := t.TempDir()
+	for _, tt := range j.Tensors {
+		t.Run(tt.Name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.Name+".f32")
+			code, _, stderr := forgebench(t, "gguf", "dequant", p, tt.Name, "-o", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(b)
+			if got := hex.EncodeToString(sum[:]); got != tt.DequantSHA {
+				t.Errorf("sha256 of output %s, ggml's %s", got, tt.DequantSHA)
+			}
+		})
+	}
+}
+
+func TestLs(t *testing.T) {
+	p, j := tiny(t)
+	code, out, stderr := forgebench(t, "gguf", "ls", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, tt := range j.Tensors {
+		if !strings.Contains(out, tt.Name) || !strings.Contains(out, tt.Type) {
+			t.Errorf("ls output lacks %s (%s):\n%s", tt.Name, tt.Type, out)
+		}
+	}
+	code, out, _ = forgebench(t, "gguf", "ls", "--json", "--kv", p)
+	var parsed struct {
+		Tensors []lsTensor        `json:"tensors"`
+		KV      map[string]string `json:"kv"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &parsed) != nil {
+		t.Fatalf("ls --json: exit %d, output %q", code, out)
+	}
+	if len(parsed.Tensors) != len(j.Tensors) || parsed.KV["general.name"] == "" {
+		t.Errorf("ls --json: %d tensors (want %d), general.name %q", len(parsed.Tensors), len(j.Tensors), parsed.KV["general.name"])
+	}
+	for i, tt := range j.Tensors {
+		got := parsed.Tensors[i]
+		if got.Name != tt.Name || got.Type != tt.Type || got.Bytes != tt.NBytes || !slicesEqual(got.Shape, tt.Shape) {
+			t.Errorf("tensor %d: got %+v, want %s %s %v %d bytes", i, got, tt.Name, tt.Type, tt.Shape, tt.NBytes)
+		}
+	}
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBadInput: each mistake exits non-zero with a message naming what and
+// where, and writes nothing.
+func TestBadInput(t *testing.T) {
+	p, _ := tiny(t)
+	dir := t.TempDir()
+	truncated := filepath.Join(dir, "truncated.gguf")
+	full, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(truncated, full[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.f32")
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"unknown tensor", []string{"gguf", "dequant", p, "no.such.tensor", "-o", out}, []string{"no.such.tensor", "gguf ls"}},
+		{"truncated file", []string{"gguf", "dequant", truncated, "forge.q4_0.weight", "-o", out}, []string{"truncated.gguf"}},
+		{"truncated file ls", []string{"gguf", "ls", truncated}, []string{"truncated.gguf"}},
+		{"missing file", []string{"gguf", "ls", filepath.Join(dir, "missing.gguf")}, []string{"missing.gguf"}},
+		{"not gguf", []string{"gguf", "ls", p + ".json"}, []string{"tiny.gguf.json"}},
+		{"unwritable output", []string{"gguf", "dequant", p, "forge.q4_0.weight", "-o", filepath.Join(dir, "no", "dir", "out.f32")}, []string{"out.f32"}},
+		{"missing -o", []string{"gguf", "dequant", p, "forge.q4_0.weight"}, []string{"output"}},
+		{"missing argument", []string{"gguf", "dequant", p, "-o", out}, []string{"TENSOR"}},
+		{"unknown flag after args", []string{"gguf", "ls", p, "--bogus"}, []string{"bogus"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := forgebench(t, c.args...)
+			if code == 0 {
+				t.Fatalf("exit 0; stderr %q", stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not mention %q", stderr, w)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+}
+
+func TestPermuteArgs(t *testing.T) {
+	app := newApp(nil, nil)
+	for _, c := range []struct{ in, want string }{
+		{"fb gguf dequant F T -o OUT", "fb gguf dequant -o OUT F T"},
+		{"fb gguf dequant -o OUT F T", "fb gguf dequant -o OUT F T"},
+		{"fb gguf dequant F --output=OUT T", "fb gguf dequant --output=OUT F T"},
+		{"fb gguf ls F --json --kv", "fb gguf ls --json --kv F"},
+		{"fb gguf ls F -- --json", "fb gguf ls F -- --json"},
+		{"fb gguf dequant F T -o -", "fb gguf dequant -o - F T"},
+		{"fb gguf", "fb gguf"},
+	} {
+		if got := strings.Join(permuteArgs(app, strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("permuteArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
