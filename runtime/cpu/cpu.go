@@ -63,11 +63,8 @@ func (b *Backend) check(f *formats.Format, nElems, nBytes int) error {
 	if f == nil {
 		return fmt.Errorf("cpu: nil format")
 	}
-	if nBytes%f.BlockBytes != 0 {
-		return fmt.Errorf("cpu: %s: %d bytes is not a whole number of %d-byte blocks", f.Name, nBytes, f.BlockBytes)
-	}
-	if want := nBytes / f.BlockBytes * f.BlockElems; nElems != want {
-		return fmt.Errorf("cpu: %s: %d blocks hold %d elements, but the float buffer has %d", f.Name, nBytes/f.BlockBytes, want, nElems)
+	if err := f.CheckSizes(nElems, nBytes); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	return nil
 }

@@ -82,11 +82,11 @@ func BenchmarkDequantize(b *testing.B) {
 		if n%f.BlockElems != 0 {
 			continue
 		}
-		src := make([]byte, n/f.BlockElems*f.BlockBytes)
-		if err := be.Quantize(f, src, x); err != nil {
-			b.Fatal(err)
-		}
 		b.Run(f.Name, func(b *testing.B) {
+			src := make([]byte, n/f.BlockElems*f.BlockBytes)
+			if err := be.Quantize(f, src, x); err != nil {
+				b.Fatal(err)
+			}
 			b.SetBytes(int64(len(src) + 4*n))
 			for b.Loop() {
 				if err := be.Dequantize(f, dst, src); err != nil {

@@ -64,7 +64,7 @@ func (f *Format) RowBytes(n int64) (int64, error) {
 // Dequantize decodes whole blocks: src holds k blocks and dst receives
 // k*BlockElems floats. It runs the spec's Dequant on the calling goroutine.
 func (f *Format) Dequantize(dst []float32, src []byte) error {
-	if err := f.checkSizes(len(dst), len(src)); err != nil {
+	if err := f.CheckSizes(len(dst), len(src)); err != nil {
 		return err
 	}
 	if len(src) > 0 {
@@ -76,7 +76,7 @@ func (f *Format) Dequantize(dst []float32, src []byte) error {
 // Quantize encodes whole blocks with the spec's reference quantizer: src
 // holds k*BlockElems floats and dst receives k blocks.
 func (f *Format) Quantize(dst []byte, src []float32) error {
-	if err := f.checkSizes(len(src), len(dst)); err != nil {
+	if err := f.CheckSizes(len(src), len(dst)); err != nil {
 		return err
 	}
 	if len(dst) > 0 {
@@ -93,7 +93,9 @@ func (f *Format) Elem(src []byte, i int) float32 {
 	return f.elem(blk, int32(i%f.BlockElems))
 }
 
-func (f *Format) checkSizes(nElems, nBytes int) error {
+// CheckSizes reports whether nBytes of blocks and nElems floats describe the
+// same whole number of blocks, and why not.
+func (f *Format) CheckSizes(nElems, nBytes int) error {
 	if nBytes%f.BlockBytes != 0 {
 		return fmt.Errorf("%s: %d bytes is not a whole number of %d-byte blocks", f.Name, nBytes, f.BlockBytes)
 	}

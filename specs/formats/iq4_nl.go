@@ -44,7 +44,7 @@ func (b *BlockIQ4NL) QuantizeChunk(x []float32) {
 // blocks (18k bytes). The blocks are independent, so the row length does not
 // matter. Format.Quantize gives the quantize_row_iq4_nl_ref bytes instead.
 func QuantizeIQ4NLChunk(dst []byte, src []float32) error {
-	if err := IQ4_NL.checkSizes(len(src), len(dst)); err != nil {
+	if err := IQ4_NL.CheckSizes(len(src), len(dst)); err != nil {
 		return fmt.Errorf("QuantizeIQ4NLChunk: %w", err)
 	}
 	bs := view[BlockIQ4NL](dst)
