@@ -49,12 +49,8 @@ func qxWeight(x []float32, i int, rmseType int, qw []float32) float32 {
 // trial scales. A negative rmseType returns early, averaging the
 // least-squares and the initial scale. qw, if not nil, replaces the weights.
 func makeQXQuants(n, nmax int, x []float32, L []int8, rmseType int, qw []float32) float32 {
-	var vmax, amax float32
-	for i := range n {
-		if ax := abs32(x[i]); ax > amax {
-			amax, vmax = ax, x[i]
-		}
-	}
+	vmax := signedAbsMax(x[:n])
+	amax := abs32(vmax)
 	if amax < qxGroupMaxEps { // all zero
 		for i := range n {
 			L[i] = 0
@@ -123,12 +119,8 @@ func makeQXQuants(n, nmax int, x []float32, L []int8, rmseType int, qw []float32
 // for up to 5 passes, under the weights x², keeping a change only when it
 // raises sumlx²/suml2; the scale returned is then sumlx/suml2.
 func makeQ3Quants(n, nmax int, x []float32, L []int8, doRMSE bool) float32 {
-	var vmax, amax float32
-	for i := range n {
-		if ax := abs32(x[i]); ax > amax {
-			amax, vmax = ax, x[i]
-		}
-	}
+	vmax := signedAbsMax(x[:n])
+	amax := abs32(vmax)
 	if amax < qxGroupMaxEps { // all zero
 		for i := range n {
 			L[i] = 0

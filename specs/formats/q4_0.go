@@ -25,12 +25,8 @@ func (b *BlockQ4_0) Dequant(j int32) float32 {
 // truncated through an int8 after adding 8.5, capped at 15.
 func (b *BlockQ4_0) Quantize(x []float32) {
 	x = x[:32]
-	max := signedAbsMax(x)
-	d := max / -8
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	d := signedAbsMax(x) / -8
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	for j := range 16 {
 		lo := cMin(15, int32(int8(cvtt(float32(x[j]*id)+8.5))))

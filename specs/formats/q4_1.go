@@ -28,10 +28,7 @@ func (b *BlockQ4_1) Quantize(x []float32) {
 	x = x[:32]
 	lo, hi := minMax32(x)
 	d := (hi - lo) / 15
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	b.M = HalfFromFloat32(lo)
 	for j := range 16 {

@@ -28,10 +28,7 @@ func (b *BlockQ5_0) Dequant(j int32) float32 {
 func (b *BlockQ5_0) Quantize(x []float32) {
 	x = x[:32]
 	d := signedAbsMax(x) / -16
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	var qh uint32
 	for j := range 16 {

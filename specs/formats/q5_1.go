@@ -30,10 +30,7 @@ func (b *BlockQ5_1) Quantize(x []float32) {
 	x = x[:32]
 	lo, hi := minMax32(x)
 	d := (hi - lo) / 31
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	b.M = HalfFromFloat32(lo)
 	var qh uint32

@@ -20,17 +20,8 @@ func (b *BlockQ8_0) Dequant(j int32) float32 {
 // (ties away from zero) with the unrounded float32 id = 1/d.
 func (b *BlockQ8_0) Quantize(x []float32) {
 	x = x[:32]
-	var amax float32
-	for _, v := range x {
-		if a := abs32(v); !(amax > a) { // MAX(amax, fabsf(v)), as the C macro
-			amax = a
-		}
-	}
-	d := amax / 127
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	d := absMaxC(x) / 127
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	for j, v := range x {
 		b.Qs[j] = int8(cvtt(roundf(float32(v * id))))

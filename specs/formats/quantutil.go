@@ -19,3 +19,24 @@ func nearestInt(x float32) int32 {
 	i := int32(math.Float32bits(v))
 	return i&0x007fffff - 0x00400000
 }
+
+// absMaxC is the largest |x[i]|, scanned as ggml's MAX(amax, fabsf(v))
+// macro does (a NaN element replaces the running maximum).
+func absMaxC(x []float32) float32 {
+	var amax float32
+	for _, v := range x {
+		if a := abs32(v); !(amax > a) {
+			amax = a
+		}
+	}
+	return amax
+}
+
+// recip is ggml's `d ? 1.0f/d : 0.0f`: the unrounded float32 inverse scale
+// that the legacy quantizers compute their codes from.
+func recip(d float32) float32 {
+	if d == 0 {
+		return 0
+	}
+	return 1 / d
+}

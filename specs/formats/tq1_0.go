@@ -43,17 +43,8 @@ func (b *BlockTQ1_0) Dequant(j int32) float32 {
 // and stored as ceil(v·256/243).
 func (b *BlockTQ1_0) Quantize(x []float32) {
 	x = x[:256]
-	var amax float32
-	for _, v := range x {
-		if a := abs32(v); !(amax > a) { // C MAX(amax, a)
-			amax = a
-		}
-	}
-	d := amax
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	d := absMaxC(x)
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	trit := func(v float32) uint8 { return uint8(lroundf(v*id) + 1) }
 	pack := func(q uint8) uint8 { return uint8((uint16(q)*256 + 242) / 243) }

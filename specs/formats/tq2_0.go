@@ -24,17 +24,8 @@ func (b *BlockTQ2_0) Dequant(j int32) float32 {
 // the unrounded 1/d.
 func (b *BlockTQ2_0) Quantize(x []float32) {
 	x = x[:256]
-	var amax float32
-	for _, v := range x {
-		if a := abs32(v); !(amax > a) { // C MAX(amax, a)
-			amax = a
-		}
-	}
-	d := amax
-	var id float32
-	if d != 0 {
-		id = 1 / d
-	}
+	d := absMaxC(x)
+	id := recip(d)
 	b.D = HalfFromFloat32(d)
 	for h := range 2 {
 		for m := range 32 {
