@@ -48,6 +48,23 @@ func (b *Backend) Dequantize(f *formats.Format, dst []float32, src []byte) error
 	return nil
 }
 
+// DequantizeF16 decodes a whole tensor of format f to IEEE binary16 bits
+// (round to nearest even, as the f16 dequant kernels do).
+func (b *Backend) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
+	if err := b.check(f, len(dst), len(src)); err != nil {
+		return err
+	}
+	b.parallel(f, len(src)/f.BlockBytes, func(lo, hi int) {
+		tmp := make([]float32, (hi-lo)*f.BlockElems)
+		_ = f.Dequantize(tmp, src[lo*f.BlockBytes:hi*f.BlockBytes])
+		out := dst[lo*f.BlockElems : hi*f.BlockElems]
+		for i, v := range tmp {
+			out[i] = uint16(formats.HalfFromFloat32(v))
+		}
+	})
+	return nil
+}
+
 // Quantize encodes a whole tensor with f's reference quantizer.
 func (b *Backend) Quantize(f *formats.Format, dst []byte, src []float32) error {
 	if err := b.check(f, len(src), len(dst)); err != nil {

@@ -1,0 +1,38 @@
+// Package families holds forge's kernel-family specs: the kinds of kernel
+// every format gets (dequant now; matvec, matmul later), each a template
+// under templates/hip plus the kernels it yields per format.
+package families
+
+// Family is one kernel family.
+type Family struct {
+	Name    string   // also the template's name: templates/hip/<Name>.hip.tmpl
+	Doc     string
+	Kernels []Kernel // the kernels each format gets
+}
+
+// Kernel is one kernel of a family.
+type Kernel struct {
+	Name   string // "dequant_f32"; the launcher is forge_<Name>_<format>
+	Output string // element type written: "f32" or "f16"
+}
+
+var all []*Family
+
+func register(f Family) *Family {
+	p := &f
+	all = append(all, p)
+	return p
+}
+
+// All returns every family spec, in declaration order.
+func All() []*Family { return append([]*Family(nil), all...) }
+
+// Dequant decodes whole quant blocks to float32 or float16.
+var Dequant = register(Family{
+	Name: "dequant",
+	Doc:  "quant blocks to f32 and to f16",
+	Kernels: []Kernel{
+		{Name: "dequant_f32", Output: "f32"},
+		{Name: "dequant_f16", Output: "f16"},
+	},
+})

@@ -1,0 +1,29 @@
+package targets
+
+// GFX1100 is RDNA3 (Radeon RX 7900 series), forge's first target.
+var GFX1100 = register(Target{
+	Name:     "gfx1100",
+	Vendor:   "amd",
+	WaveSize: 32,
+	Default:  true,
+	Doc:      "AMD RDNA3 (RX 7900), wave32",
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+})
+
+// GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
+var GFX1030 = register(Target{
+	Name:     "gfx1030",
+	Vendor:   "amd",
+	WaveSize: 32,
+	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+})
+
+// GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
+var GFX90A = register(Target{
+	Name:     "gfx90a",
+	Vendor:   "amd",
+	WaveSize: 64,
+	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+})

@@ -1,0 +1,12 @@
+package targets
+
+// SM90 is NVIDIA Hopper (H100), reached through forge's portability header
+// and nvcc.
+var SM90 = register(Target{
+	Name:         "sm_90",
+	Vendor:       "nvidia",
+	WaveSize:     32,
+	CompileFlags: []string{"-arch=sm_90"},
+	Doc:          "NVIDIA Hopper (H100), warp 32, via the portability header",
+	Dequant:      DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+})

@@ -1,0 +1,44 @@
+// Package targets holds forge's target-architecture specs: each GPU
+// architecture forge generates kernels for, its wave size and the tuning
+// values the kernel templates take. Like the format specs, these are plain
+// Go values; gen/load reads them from source (their fields must be
+// constants) and validates them against the wave size.
+package targets
+
+// Target is one architecture.
+type Target struct {
+	Name         string   // the compiler's name for it: "gfx1100", "sm_90"
+	Vendor       string   // "amd" (compiled with hipcc) or "nvidia" (nvcc, through the portability header)
+	WaveSize     int      // threads per wavefront (AMD) or warp (NVIDIA): 32 or 64
+	Default      bool     // the target forge uses when none is named; exactly one
+	CompileFlags []string // extra compiler flags for this target
+	Doc          string
+	Dequant      DequantTuning
+}
+
+// DequantTuning is the dequant kernel family's tuning.
+type DequantTuning struct {
+	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
+	BlocksPerThread int // quant blocks a thread decodes per grid-stride step
+}
+
+var all []*Target
+
+func register(t Target) *Target {
+	p := &t
+	all = append(all, p)
+	return p
+}
+
+// All returns every target spec, in declaration order.
+func All() []*Target { return append([]*Target(nil), all...) }
+
+// ByName finds a target by name.
+func ByName(name string) (*Target, bool) {
+	for _, t := range all {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
