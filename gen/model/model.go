@@ -65,7 +65,7 @@ type DequantTuning struct {
 
 // Family is one kernel family (specs/families).
 type Family struct {
-	Name    string   // "dequant"
+	Name    string // "dequant"
 	Doc     string
 	Kernels []Kernel // the kernels each format gets in this family
 	GoVar   string

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"go/types"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/gen/load"
+	"github.com/rocmforge/forge/gen/translate"
+)
+
+func generateCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "generate",
+		Usage: "regenerate generated/ from specs/ (what go generate ./... runs)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every file written or deleted"}},
+		Action: func(c *cli.Context) error {
+			root, err := moduleRoot(c)
+			if err != nil {
+				return err
+			}
+			changes, err := gen.Generate(root)
+			if err != nil {
+				return fmt.Errorf("generation failed; generated/ is unchanged:\n%w", err)
+			}
+			if c.Bool("verbose") {
+				for _, ch := range changes {
+					fmt.Fprintln(c.App.Writer, ch)
+				}
+			}
+			if len(changes) > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "forgegen: %d file(s) changed under %s/\n", len(changes), gen.OutDir)
+			}
+			return nil
+		},
+	}
+}
+
+func checkCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "fail, listing the files, if generated/ is not what the specs generate",
+		Action: func(c *cli.Context) error {
+			root, err := moduleRoot(c)
+			if err != nil {
+				return err
+			}
+			changes, err := gen.Check(root)
+			if err != nil {
+				return err
+			}
+			if len(changes) == 0 {
+				fmt.Fprintln(c.App.Writer, "generated/ is in sync with specs/")
+				return nil
+			}
+			for _, ch := range changes {
+				fmt.Fprintln(c.App.Writer, "stale:", ch)
+			}
+			return fmt.Errorf("generated/ is stale (%d file(s)); run: go generate ./...", len(changes))
+		},
+	}
+}
+
+func listCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the formats, targets and kernel families in specs/",
+		Action: func(c *cli.Context) error {
+			root, err := moduleRoot(c)
+			if err != nil {
+				return err
+			}
+			r, err := load.Load(root)
+			if err != nil {
+				return err
+			}
+			s := r.Spec
+			w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "FORMAT\tGGML\tBLOCK\tBYTES\tBITS/W\tSPEC")
+			for _, f := range s.Formats {
+				id := "-"
+				if f.GGMLType >= 0 {
+					id = fmt.Sprint(f.GGMLType)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.4g\t%s\n", f.Name, id, f.BlockElems, f.BlockBytes,
+					float64(8*f.BlockBytes)/float64(f.BlockElems), f.File)
+			}
+			fmt.Fprintln(w, "\nTARGET\tVENDOR\tWAVE\tDEFAULT\tDEQUANT THREADS×BLOCKS\tDESCRIPTION")
+			for _, t := range s.Targets {
+				def := ""
+				if t.Default {
+					def = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d×%d\t%s\n", t.Name, t.Vendor, t.WaveSize, def,
+					t.Dequant.ThreadsPerBlock, t.Dequant.BlocksPerThread, t.Doc)
+			}
+			fmt.Fprintln(w, "\nFAMILY\tKERNELS\tDESCRIPTION")
+			for _, f := range s.Families {
+				var ks []string
+				for _, k := range f.Kernels {
+					ks = append(ks, k.Name)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(ks, ", "), f.Doc)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func explainCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "show a format's layout, bits per weight and translated device function",
+		ArgsUsage: "FORMAT",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("explain: want one FORMAT argument (see forgegen list)")
+			}
+			root, err := moduleRoot(c)
+			if err != nil {
+				return err
+			}
+			r, err := load.Load(root)
+			if err != nil {
+				return err
+			}
+			var names []string
+			for _, f := range r.Spec.Formats {
+				names = append(names, f.Name)
+				if !strings.EqualFold(f.Name, c.Args().First()) {
+					continue
+				}
+				w := c.App.Writer
+				fmt.Fprintf(w, "%s — %s\nspec: %s\n", f.Name, f.Doc, f.Pos)
+				id := "none"
+				if f.GGMLType >= 0 {
+					id = fmt.Sprint(f.GGMLType)
+				}
+				fmt.Fprintf(w, "ggml type %s; %d elements in %d bytes; %.4g bits per weight\n\nlayout of %s:\n",
+					id, f.BlockElems, f.BlockBytes, float64(8*f.BlockBytes)/float64(f.BlockElems), f.BlockType)
+				printLayout(c, r, f.BlockType)
+				dev, err := translate.Block(r.Formats, f.BlockType)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "\ndevice code (HIP):\n%s", dev.Code)
+				return nil
+			}
+			return fmt.Errorf("explain: no format %q; the formats are: %s", c.Args().First(), strings.Join(names, ", "))
+		},
+	}
+}
+
+func printLayout(c *cli.Context, r *load.Result, typeName string) {
+	obj := r.Formats.Types.Scope().Lookup(typeName)
+	st, ok := obj.Type().Underlying().(*types.Struct)
+	if !ok {
+		return
+	}
+	sizes := types.SizesFor("gc", "amd64")
+	var fields []*types.Var
+	for i := 0; i < st.NumFields(); i++ {
+		fields = append(fields, st.Field(i))
+	}
+	offs := sizes.Offsetsof(fields)
+	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  OFFSET\tBYTES\tFIELD\tTYPE")
+	q := func(p *types.Package) string { return "" }
+	for i, f := range fields {
+		fmt.Fprintf(w, "  %d\t%d\t%s\t%s\n", offs[i], sizes.Sizeof(f.Type()), f.Name(), types.TypeString(f.Type(), q))
+	}
+	w.Flush()
+}

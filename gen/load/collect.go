@@ -1,0 +1,251 @@
+package load
+
+import (
+	"fmt"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/translate"
+)
+
+// formats collects `var X = register(Meta{...}, rows)` from specs/formats.
+func (l *loader) formats(p *packages.Package) []*model.Format {
+	sizes := types.SizesFor("gc", "amd64")
+	var out []*model.Format
+	names, ids := map[string]*model.Format{}, map[int]*model.Format{}
+	for _, r := range l.registrations(p) {
+		if len(r.call.Args) != 2 {
+			l.errorf(r.call.Pos(), "format %s: register takes (Meta{...}, row loop)", r.name)
+			continue
+		}
+		v, ok := l.value(p.TypesInfo, r.call.Args[0], "format "+r.name)
+		meta, isStruct := v.(*structLit)
+		if !ok || !isStruct {
+			continue
+		}
+		f := &model.Format{
+			Name:       l.str(meta, "Name"),
+			GGMLType:   l.integer(meta, "GGMLType"),
+			BlockElems: l.integer(meta, "BlockElems"),
+			BlockBytes: l.integer(meta, "BlockBytes"),
+			Doc:        l.str(meta, "Doc"),
+			GoVar:      r.name,
+			File:       r.file,
+			Pos:        l.pos(r.call.Pos()),
+		}
+		if r.inst.TypeArgs == nil || r.inst.TypeArgs.Len() == 0 {
+			l.errorf(r.call.Pos(), "format %s: cannot tell the block type of this register call", r.name)
+			continue
+		}
+		named, _ := r.inst.TypeArgs.At(0).(*types.Named)
+		if named == nil {
+			l.errorf(r.call.Pos(), "format %s: the block type must be a named struct", r.name)
+			continue
+		}
+		f.BlockType = named.Obj().Name()
+		if st, ok := named.Underlying().(*types.Struct); !ok {
+			l.errorf(named.Obj().Pos(), "format %s: block type %s is not a struct", f.Name, f.BlockType)
+		} else if size := sizes.Sizeof(st); size != int64(f.BlockBytes) {
+			l.errorf(named.Obj().Pos(), "format %s: block struct %s is %d bytes, but the spec declares BlockBytes %d",
+				f.Name, f.BlockType, size, f.BlockBytes)
+		}
+		l.checkFormat(f, meta)
+		if prev := names[f.Name]; prev != nil && f.Name != "" {
+			l.errorf(meta.at("Name").Pos(), "format name %s is also used by %s (%s)", f.Name, prev.GoVar, prev.Pos)
+		}
+		names[f.Name] = f
+		if f.GGMLType != -1 {
+			if prev := ids[f.GGMLType]; prev != nil {
+				l.errorf(meta.at("GGMLType").Pos(), "ggml type %d of %s is also used by %s (%s)", f.GGMLType, f.Name, prev.Name, prev.Pos)
+			}
+			ids[f.GGMLType] = f
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		l.errs = append(l.errs, l.errAtPkg(p, "no formats registered in "+FormatsDir))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.GGMLType == -1) != (b.GGMLType == -1) {
+			return b.GGMLType == -1
+		}
+		if a.GGMLType != b.GGMLType {
+			return a.GGMLType < b.GGMLType
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+func (l *loader) checkFormat(f *model.Format, meta *structLit) {
+	if !validName(f.Name) {
+		l.errorf(meta.at("Name").Pos(), "format %s: Name %q must be upper-case letters, digits and underscores, starting with a letter", f.GoVar, f.Name)
+	}
+	if f.GGMLType < -1 {
+		l.errorf(meta.at("GGMLType").Pos(), "format %s: GGMLType %d (use NoGGMLType for none)", f.Name, f.GGMLType)
+	}
+	// Scalar formats (F32, F16, BF16) are element-wise; every quantized
+	// block must fill whole 32-lane groups of the kernels.
+	if f.BlockElems != 1 && (f.BlockElems <= 0 || f.BlockElems%32 != 0) {
+		l.errorf(meta.at("BlockElems").Pos(), "format %s: BlockElems %d must be 1 (a scalar format) or a positive multiple of 32", f.Name, f.BlockElems)
+	}
+	if f.BlockBytes <= 0 {
+		l.errorf(meta.at("BlockBytes").Pos(), "format %s: BlockBytes %d must be positive", f.Name, f.BlockBytes)
+	}
+	if f.Doc == "" {
+		l.errorf(meta.node.Pos(), "format %s: Doc is empty; give one line saying what the format is", f.Name)
+	}
+}
+
+func validName(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// targets collects `var X = register(Target{...})` from specs/targets.
+func (l *loader) targets(p *packages.Package) []*model.Target {
+	var out []*model.Target
+	names := map[string]*model.Target{}
+	var defaults []*model.Target
+	for _, r := range l.registrations(p) {
+		v, ok := l.value(p.TypesInfo, r.call.Args[0], "target "+r.name)
+		s, isStruct := v.(*structLit)
+		if !ok || !isStruct {
+			continue
+		}
+		dq := l.sub(s, "Dequant")
+		t := &model.Target{
+			Name:         l.str(s, "Name"),
+			Vendor:       l.str(s, "Vendor"),
+			WaveSize:     l.integer(s, "WaveSize"),
+			Default:      l.boolean(s, "Default"),
+			CompileFlags: l.strings(s, "CompileFlags"),
+			Doc:          l.str(s, "Doc"),
+			GoVar:        r.name,
+			File:         r.file,
+			Pos:          l.pos(r.call.Pos()),
+			Dequant: model.DequantTuning{
+				ThreadsPerBlock: l.integer(dq, "ThreadsPerBlock"),
+				BlocksPerThread: l.integer(dq, "BlocksPerThread"),
+			},
+		}
+		switch t.Vendor {
+		case "amd":
+			t.Compiler = "hipcc"
+		case "nvidia":
+			t.Compiler = "nvcc"
+		default:
+			l.errorf(s.at("Vendor").Pos(), "target %s: Vendor %q must be \"amd\" or \"nvidia\"", t.Name, t.Vendor)
+		}
+		if t.Name == "" {
+			l.errorf(s.at("Name").Pos(), "target %s: Name is empty", r.name)
+		}
+		if prev := names[t.Name]; prev != nil {
+			l.errorf(s.at("Name").Pos(), "target name %s is also used by %s (%s)", t.Name, prev.GoVar, prev.Pos)
+		}
+		names[t.Name] = t
+		if t.WaveSize != 32 && t.WaveSize != 64 {
+			l.errorf(s.at("WaveSize").Pos(), "target %s: WaveSize %d must be 32 or 64", t.Name, t.WaveSize)
+		}
+		if tpb := t.Dequant.ThreadsPerBlock; tpb <= 0 || tpb > 1024 || t.WaveSize > 0 && tpb%t.WaveSize != 0 {
+			l.errorf(dq.at("ThreadsPerBlock").Pos(), "target %s: Dequant.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
+				t.Name, tpb, t.WaveSize)
+		}
+		if bpt := t.Dequant.BlocksPerThread; bpt < 1 || bpt > 64 {
+			l.errorf(dq.at("BlocksPerThread").Pos(), "target %s: Dequant.BlocksPerThread %d must be in [1, 64]", t.Name, bpt)
+		}
+		if t.Default {
+			defaults = append(defaults, t)
+		}
+		out = append(out, t)
+	}
+	switch {
+	case len(out) == 0:
+		l.errs = append(l.errs, l.errAtPkg(p, "no targets registered in "+TargetsDir))
+	case len(defaults) == 0:
+		l.errs = append(l.errs, l.errAtPkg(p, "no target is Default: true; exactly one must be"))
+	}
+	for _, t := range defaults[min(1, len(defaults)):] {
+		l.errs = append(l.errs, &translate.Error{Pos: t.Pos, Msg: fmt.Sprintf(
+			"target %s is Default, and so is %s (%s): exactly one target must be", t.Name, defaults[0].Name, defaults[0].Pos)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// families collects `var X = register(Family{...})` from specs/families.
+func (l *loader) families(p *packages.Package) []*model.Family {
+	var out []*model.Family
+	names := map[string]*model.Family{}
+	for _, r := range l.registrations(p) {
+		v, ok := l.value(p.TypesInfo, r.call.Args[0], "family "+r.name)
+		s, isStruct := v.(*structLit)
+		if !ok || !isStruct {
+			continue
+		}
+		fam := &model.Family{Name: l.str(s, "Name"), Doc: l.str(s, "Doc"), GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
+		if !validLower(fam.Name) {
+			l.errorf(s.at("Name").Pos(), "family %s: Name %q must be lower-case letters, digits and underscores", r.name, fam.Name)
+		}
+		if prev := names[fam.Name]; prev != nil {
+			l.errorf(s.at("Name").Pos(), "family name %s is also used by %s (%s)", fam.Name, prev.GoVar, prev.Pos)
+		}
+		names[fam.Name] = fam
+		list, _ := s.fields["Kernels"].([]any)
+		kernels := map[string]bool{}
+		for _, k := range list {
+			ks, ok := k.(*structLit)
+			if !ok {
+				continue
+			}
+			kn := model.Kernel{Name: l.str(ks, "Name"), Output: l.str(ks, "Output")}
+			if !validLower(kn.Name) || kernels[kn.Name] {
+				l.errorf(ks.at("Name").Pos(), "family %s: kernel name %q must be unique, lower-case letters, digits and underscores", fam.Name, kn.Name)
+			}
+			kernels[kn.Name] = true
+			if kn.Output != "f32" && kn.Output != "f16" {
+				l.errorf(ks.at("Output").Pos(), "family %s: kernel %s: Output %q must be \"f32\" or \"f16\"", fam.Name, kn.Name, kn.Output)
+			}
+			fam.Kernels = append(fam.Kernels, kn)
+		}
+		if len(fam.Kernels) == 0 {
+			l.errorf(s.at("Kernels").Pos(), "family %s has no kernels", fam.Name)
+		}
+		out = append(out, fam)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func validLower(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *loader) errAtPkg(p *packages.Package, msg string) *translate.Error {
+	pos := l.pos(0)
+	if len(p.Syntax) > 0 {
+		pos = l.pos(p.Syntax[0].Package)
+	}
+	return &translate.Error{Pos: pos, Msg: msg}
+}

@@ -1,0 +1,111 @@
+package load_test
+
+import (
+	"errors"
+	"regexp"
+	"testing"
+
+	"github.com/rocmforge/forge/gen/load"
+	"github.com/rocmforge/forge/gen/translate"
+	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
+)
+
+// TestLoadRealSpecs: what the loader reads from source agrees with what the
+// spec packages register when they run.
+func TestLoadRealSpecs(t *testing.T) {
+	r, err := load.Load(modtest.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Spec
+	if s.Module != "github.com/rocmforge/forge" {
+		t.Errorf("module %q", s.Module)
+	}
+	all := formats.All()
+	if len(s.Formats) != len(all) {
+		t.Fatalf("loaded %d formats, the registry has %d", len(s.Formats), len(all))
+	}
+	for i, f := range s.Formats {
+		want := all[i]
+		if f.Name != want.Name || f.GGMLType != want.GGMLType || f.BlockElems != want.BlockElems ||
+			f.BlockBytes != want.BlockBytes || f.Doc != want.Doc {
+			t.Errorf("format %d: loaded %+v, registry %+v", i, *f, want.Meta)
+		}
+	}
+	if len(s.Targets) != len(targets.All()) {
+		t.Errorf("loaded %d targets, the registry has %d", len(s.Targets), len(targets.All()))
+	}
+	for _, tg := range s.Targets {
+		want, ok := targets.ByName(tg.Name)
+		if !ok || tg.WaveSize != want.WaveSize || tg.Default != want.Default || tg.Dequant.ThreadsPerBlock != want.Dequant.ThreadsPerBlock {
+			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg, want)
+		}
+	}
+	if len(s.Families) == 0 || s.Families[0].Name != "dequant" || len(s.Families[0].Kernels) != 2 {
+		t.Errorf("families: %+v", s.Families)
+	}
+}
+
+// TestValidation breaks several specs at once in a copy of the tree: every
+// problem is reported, at its position, in one run.
+func TestValidation(t *testing.T) {
+	dir := modtest.Copy(t, "specs")
+	modtest.Edit(t, dir, "specs/formats/q4_0.go", "BlockBytes: 18", "BlockBytes: 19")
+	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
+	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
+	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},\n})\n\n// GFX90A",
+		"Dequant:  DequantTuning{ThreadsPerBlock: 48, BlocksPerThread: 0},\n})\n\n// GFX90A")
+	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
+	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
+	_, err := load.Load(dir)
+	var list translate.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want an ErrorList, got %v", err)
+	}
+	want := []string{
+		`^specs/families/families\.go:\d+:\d+: family dequant: kernel dequant_f16: Output "bf16" must be "f32" or "f16"$`,
+		`^specs/formats/q4_0\.go:\d+:\d+: format Q4_0: block struct BlockQ4_0 is 18 bytes, but the spec declares BlockBytes 19$`,
+		`^specs/formats/q4_1\.go:\d+:\d+: format name Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
+		`^specs/formats/q4_1\.go:\d+:\d+: ggml type 2 of Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
+		`^specs/formats/q8_0\.go:\d+:\d+: format Q8_0: BlockElems 48 must be 1 \(a scalar format\) or a positive multiple of 32$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.ThreadsPerBlock 48 must be a multiple of the wave size 32`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.BlocksPerThread 0 must be in \[1, 64\]$`,
+		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90 is Default, and so is gfx1100 \(specs/targets/amd\.go:\d+:\d+\): exactly one target must be$`,
+	}
+	got := map[string]bool{}
+	for _, e := range list {
+		got[e.Error()] = true
+	}
+	for _, w := range want {
+		re := regexp.MustCompile(w)
+		found := false
+		for g := range got {
+			if re.MatchString(g) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no error matching %s; got:\n%v", w, list)
+		}
+	}
+}
+
+func TestNonConstantField(t *testing.T) {
+	dir := modtest.Copy(t, "specs")
+	modtest.Edit(t, dir, "specs/targets/amd.go", `WaveSize: 64,`, `WaveSize: len(all) + 64,`)
+	_, err := load.Load(dir)
+	if err == nil || !regexp.MustCompile(`specs/targets/amd\.go:\d+:\d+: target GFX90A\.WaveSize is not a constant`).MatchString(err.Error()) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSyntaxErrorPositioned(t *testing.T) {
+	dir := modtest.Copy(t, "specs")
+	modtest.Edit(t, dir, "specs/formats/q4_0.go", "return float32(int32(q&15)-8) * b.D.Float32()", "return float32(int32(q&15)-8) * b.D.Float32(")
+	_, err := load.Load(dir)
+	if err == nil || !regexp.MustCompile(`specs/formats/q4_0\.go:\d+:\d+: `).MatchString(err.Error()) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,6 @@
+package gen
+
+import "github.com/rocmforge/forge/gen/model"
+
+// renderers produce the generated files from a loaded, translated spec.
+var renderers = []func(*model.Spec) ([]model.File, error){}
