@@ -5,7 +5,7 @@ package families
 
 // Family is one kernel family.
 type Family struct {
-	Name    string   // also the template's name: templates/hip/<Name>.hip.tmpl
+	Name    string // also the template's name: templates/hip/<Name>.hip.tmpl
 	Doc     string
 	Kernels []Kernel // the kernels each format gets
 }
