@@ -29,10 +29,9 @@ type BlockMXFP6_E3M2 struct {
 	Qs [24]uint8 // @1: 32 six-bit codes, element k at bits 6k..6k+5 of the little-endian Qs
 }
 
-// Dequant: fp6E2M3Values[code(j)] · 2^(e-127), where code(j) is bits
-// 6·(j%4)..6·(j%4)+5 of the 24-bit little-endian group at Qs[3·(j/4)].
-// (Written out in both variants rather than in a helper: that keeps
-// Dequant within the inliner's budget, so the row loop stays direct.)
+// Dequant: ±fp6E2M3Mag[code(j)&31] · 2^(e-127), where code(j) is bits
+// 6·(j%4)..6·(j%4)+5 of the 24-bit little-endian group at Qs[3·(j/4)] and
+// code bit 5 is the sign.
 //
 // The float32 product is exactly the README's "computed in double, rounded
 // once" value. IEEE multiplication returns the exact product rounded once,
@@ -41,38 +40,55 @@ type BlockMXFP6_E3M2 struct {
 // is an integer ≤ 15 times 2^k with k ≥ -131 (smallest E2M3 step 2^-3 times
 // the smallest scale 2^-127; E3M2's is 2^-4·2^-127), and float32 resolves
 // 2^-149, so the product is exact unless it reaches 2^128, where the float32
-// multiply and the double-then-float32 rounding both give ±inf. Code 32 is
-// -0 in the table, so -0·scale stays -0, and a NaN scale gives NaN.
+// multiply and the double-then-float32 rounding both give ±inf. The sign is
+// a run-time negation, so code 32 gives -0, and -0·scale stays -0; a NaN
+// scale gives NaN.
 func (b *BlockMXFP6_E2M3) Dequant(j int32) float32 {
 	g := 3 * (j >> 2) // element j's code is in the 24 bits at byte 3·(j/4)
-	v := uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16
-	return fp6E2M3Values[v>>(6*uint32(j&3))&63] * b.E.Float32()
+	c := (uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16) >> (6 * uint32(j&3))
+	m := fp6E2M3Mag[c&31]
+	if c&32 != 0 {
+		m = -m
+	}
+	return m * b.E.Float32()
 }
 
-// Dequant: fp6E3M2Values[code(j)] · 2^(e-127), code(j) as for E2M3; see
+// Dequant: ±fp6E3M2Mag[code(j)&31] · 2^(e-127), code(j) as for E2M3; see
 // the E2M3 Dequant for why the float32 product is exact.
 func (b *BlockMXFP6_E3M2) Dequant(j int32) float32 {
 	g := 3 * (j >> 2) // element j's code is in the 24 bits at byte 3·(j/4)
-	v := uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16
-	return fp6E3M2Values[v>>(6*uint32(j&3))&63] * b.E.Float32()
+	c := (uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16) >> (6 * uint32(j&3))
+	m := fp6E3M2Mag[c&31]
+	if c&32 != 0 {
+		m = -m
+	}
+	return m * b.E.Float32()
 }
 
-// The decode tables: the value of each 6-bit code, unscaled. Bit 5 is the
-// sign; with m mantissa bits and exponent bias β, exponent field 0 is
-// subnormal (man·2^(1-β-m)) and field E > 0 is (2^m+man)·2^(E-β-m).
-// They are computed from that definition instead of typed in, for two
-// reasons: code 32 must be -0, which no Go constant can spell (the constant
-// -0.0 is +0), and 128 hand-typed decimals could hide a typo. They are
-// plain package-level [64]float32 arrays filled at package initialisation,
-// so Dequant indexes them like any literal table; a generator that emits
-// them as device data must take the values from running code (importing
-// this package), not from the syntax tree. A test pins them, bit for bit,
-// to vectors/mxfp6_tables.bin.
-var (
-	fp6E2M3Values = fp6Table(3, 1) // 2 exponent bits, 3 mantissa bits, bias 1: max 7.5
-	fp6E3M2Values = fp6Table(2, 3) // 3 exponent bits, 2 mantissa bits, bias 3: max 28
-)
+// The magnitudes of the 32 non-negative codes. With m mantissa bits and
+// exponent bias β, exponent field 0 is subnormal (man·2^(1-β-m)) and field
+// E > 0 is (2^m+man)·2^(E-β-m). They are constant literals because the
+// generator reads tables from source; TestMXFP6Tables pins them, bit for bit,
+// to fp6Table (the definition above) and to vectors/mxfp6_tables.bin.
 
+// fp6E2M3Mag: 2 exponent bits, 3 mantissa bits, bias 1; max 7.5.
+var fp6E2M3Mag = [32]float32{
+	0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875,
+	1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875,
+	2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75,
+	4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5,
+}
+
+// fp6E3M2Mag: 3 exponent bits, 2 mantissa bits, bias 3; max 28.
+var fp6E3M2Mag = [32]float32{
+	0, 0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.4375,
+	0.5, 0.625, 0.75, 0.875, 1, 1.25, 1.5, 1.75,
+	2, 2.5, 3, 3.5, 4, 5, 6, 7,
+	8, 10, 12, 14, 16, 20, 24, 28,
+}
+
+// fp6Table is the full signed decode table (64 codes) computed from the
+// definition; the quantizer's tests and the table test use it.
 func fp6Table(mbits, bias int) (t [64]float32) {
 	for c := range 64 {
 		exp, man := (c&31)>>mbits, c&(1<<mbits-1)
@@ -93,13 +109,13 @@ func fp6Table(mbits, bias int) (t [64]float32) {
 // Quantize is forge's MXFP6 reference quantizer (E2M3), following the OCP MX
 // v1.0 conversion; see quantizeMXFP6.
 func (b *BlockMXFP6_E2M3) Quantize(x []float32) {
-	b.E, b.Qs = quantizeMXFP6(x, 3, 1, &fp6E2M3Values)
+	b.E, b.Qs = quantizeMXFP6(x, 3, 1, &fp6E2M3Mag)
 }
 
 // Quantize is forge's MXFP6 reference quantizer (E3M2), following the OCP MX
 // v1.0 conversion; see quantizeMXFP6.
 func (b *BlockMXFP6_E3M2) Quantize(x []float32) {
-	b.E, b.Qs = quantizeMXFP6(x, 2, 3, &fp6E3M2Values)
+	b.E, b.Qs = quantizeMXFP6(x, 2, 3, &fp6E3M2Mag)
 }
 
 // quantizeMXFP6 converts one block of 32 floats as the OCP MX v1.0 spec
@@ -122,7 +138,7 @@ func (b *BlockMXFP6_E3M2) Quantize(x []float32) {
 //     scale byte is 255 (NaN) and every code is 0; the whole block decodes to
 //     NaN. (This is what the OCP reference library, microxcaling, does: a
 //     NaN or infinite amax gives a NaN shared scale.)
-func quantizeMXFP6(x []float32, mbits, bias int, table *[64]float32) (E8M0, [24]uint8) {
+func quantizeMXFP6(x []float32, mbits, bias int, table *[32]float32) (E8M0, [24]uint8) {
 	x = x[:32]
 	var qs [24]uint8
 	var amax float64
@@ -155,7 +171,7 @@ func quantizeMXFP6(x []float32, mbits, bias int, table *[64]float32) (E8M0, [24]
 
 // fp6RoundCode is the FP6 code (m mantissa bits, bias) nearest to v, ties to
 // even, saturating to ±table[31]. v is exact (a float32 times a power of two).
-func fp6RoundCode(v float64, mbits, bias int, table *[64]float32) uint8 {
+func fp6RoundCode(v float64, mbits, bias int, table *[32]float32) uint8 {
 	var sign uint8
 	if math.Signbit(v) {
 		sign = 32

@@ -15,15 +15,31 @@ import (
 
 type fp6Variant struct {
 	f     *Format
-	table *[64]float32
+	table *[64]float32 // the full signed table, from the definition
+	mag   *[32]float32 // the spec's literal magnitudes
 	mbits int
 	bias  int
 	emax  int // binary exponent of the largest value
 }
 
 var fp6Variants = []fp6Variant{
-	{MXFP6_E2M3, &fp6E2M3Values, 3, 1, 2},
-	{MXFP6_E3M2, &fp6E3M2Values, 2, 3, 4},
+	{MXFP6_E2M3, ptr(fp6Table(3, 1)), &fp6E2M3Mag, 3, 1, 2},
+	{MXFP6_E3M2, ptr(fp6Table(2, 3)), &fp6E3M2Mag, 2, 3, 4},
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestMXFP6MagnitudeLiterals: the literal magnitude tables Dequant uses are
+// the definition's, bit for bit (the signed halves are their negations).
+func TestMXFP6MagnitudeLiterals(t *testing.T) {
+	for _, v := range fp6Variants {
+		for c := range 32 {
+			if math.Float32bits(v.mag[c]) != math.Float32bits(v.table[c]) ||
+				math.Float32bits(-v.mag[c]) != math.Float32bits(v.table[c+32]) {
+				t.Errorf("%s code %d: literal %g, definition %g / %g", v.f.Name, c, v.mag[c], v.table[c], v.table[c+32])
+			}
+		}
+	}
 }
 
 // blockCode reads code k of a 25-byte block bit by bit (independently of
