@@ -1,0 +1,268 @@
+// Package gogen renders forge's generated Go with jennifer, from the loaded
+// specs (gen/model):
+//
+//   - generated/kernels: the cgo wrappers of the kernel libraries' launchers
+//     (one typed Go method per format × kernel, calling the C function
+//     pointer the runtime resolved through a static C trampoline), Bind,
+//     the kernel table, and tests that run every wrapper against the fake
+//     library of runtime/abi/abitest;
+//   - generated/suites: the suite registry's init (one suite per format ×
+//     kernel) and, per format, the tests and benchmarks that call the
+//     harness in runtime/suite/suitetest.
+//
+// Every file starts with model.GeneratedHeader and a line naming its
+// sources, and pins the generation version (runtime/abi.GenVersion) at
+// compile time. Rendering is pure and deterministic: it never touches the
+// disk, and the same Spec always gives the same bytes.
+package gogen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/format"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/runtime/abi"
+)
+
+// Output directories, relative to the module root.
+const (
+	KernelsDir = "generated/kernels"
+	SuitesDir  = "generated/suites"
+)
+
+// genVersion is stamped into generated code; see abi.GenVersion.
+const genVersion = abi.GenVersion
+
+// outputs maps a dequant kernel's Output to its C element type and size.
+var outputs = map[string]struct {
+	cType string
+	size  int
+	doc   string
+}{
+	"f32": {"float", 4, "float32"},
+	"f16": {"uint16_t", 2, "IEEE binary16 (uint16 bits)"},
+}
+
+// launcher is one format × kernel of a family, with its Go names.
+type launcher struct {
+	format *model.Format
+	family *model.Family
+	kernel model.Kernel
+	symbol string // forge_dequant_f32_q4_0
+	method string // DequantF32Q4_0
+	index  string // fnDequantF32Q4_0
+}
+
+// Files renders every generated Go file of s. All problems are reported
+// together; on error no files are returned.
+func Files(s *model.Spec) ([]model.File, error) {
+	ls, err := launchers(s)
+	if err != nil {
+		return nil, err
+	}
+	var files []model.File
+	var errs []error
+	add := func(p string, f *jen.File) {
+		var buf bytes.Buffer
+		if err := f.Render(&buf); err != nil {
+			errs = append(errs, fmt.Errorf("gogen: %s: %w", p, err))
+			return
+		}
+		data, err := groupImports(buf.Bytes())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("gogen: %s: %w", p, err))
+			return
+		}
+		files = append(files, model.File{Path: p, Data: data})
+	}
+	add(KernelsDir+"/kernels.go", kernelsFile(s, ls))
+	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls))
+	add(SuitesDir+"/suites.go", suitesFile(s, ls))
+	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
+	for _, f := range s.Formats {
+		add(SuitesDir+"/"+f.Lower()+"_test.go", formatTestFile(s, f, ls))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// groupImports puts the standard library's imports in a group of their
+// own before the others, as goimports does; jennifer sorts them into one.
+func groupImports(src []byte) ([]byte, error) {
+	const open, closing = "\nimport (\n", "\n)\n"
+	i := bytes.Index(src, []byte(open))
+	if i < 0 {
+		return src, nil
+	}
+	body := i + len(open)
+	j := bytes.Index(src[body:], []byte(closing))
+	if j < 0 {
+		return nil, errors.New("unterminated import block")
+	}
+	var std, other []string
+	for line := range strings.SplitSeq(string(src[body:body+j]), "\n") {
+		path := strings.Trim(line[strings.LastIndexByte(line, ' ')+1:], "\t\"")
+		if strings.Contains(strings.Split(path, "/")[0], ".") {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	block := strings.Join(std, "\n")
+	if len(std) > 0 && len(other) > 0 {
+		block += "\n\n"
+	}
+	block += strings.Join(other, "\n")
+	out := slices.Concat(src[:body], []byte(block), src[body+j:])
+	return format.Source(out)
+}
+
+// launchers validates what gogen relies on and lists every format ×
+// kernel, by family, kernel, then format (in the spec's order).
+func launchers(s *model.Spec) ([]launcher, error) {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("gogen: "+format, a...)) }
+	if s.Module == "" {
+		bad("the spec has no module path")
+	}
+	if len(s.Formats) == 0 {
+		bad("the spec has no formats")
+	}
+	seen := map[string]string{} // Go identifier or file name → what claimed it
+	claim := func(key, what string) {
+		if prev, dup := seen[key]; dup {
+			bad("%s and %s both map to %q", prev, what, key)
+		}
+		seen[key] = what
+	}
+	for _, f := range s.Formats {
+		where := fmt.Sprintf("%s: format %q", f.Pos, f.Name)
+		if !isIdent(f.Name) {
+			bad("%s: the name is not a Go identifier, which its wrappers and tests are named by", where)
+		}
+		if !isIdent(f.GoVar) {
+			bad("%s: no Go variable (GoVar %q)", where, f.GoVar)
+		}
+		if f.BlockElems <= 0 || f.BlockBytes <= 0 {
+			bad("%s: %d elements in %d bytes per block", where, f.BlockElems, f.BlockBytes)
+		}
+		if f.File == "" {
+			bad("%s: no spec file", where)
+		}
+		claim("file "+f.Lower()+"_test.go", "format "+f.Name)
+	}
+	var ls []launcher
+	for _, fam := range s.Families {
+		if _, ok := harness[fam.Name]; !ok {
+			bad("%s: family %q: gen/gogen has no Go binding for it (it binds: %s)", fam.Pos, fam.Name, strings.Join(slices.Sorted(maps.Keys(harness)), ", "))
+			continue
+		}
+		if fam.File == "" {
+			bad("%s: family %q: no spec file", fam.Pos, fam.Name)
+		}
+		if len(fam.Kernels) == 0 {
+			bad("%s: family %q has no kernels", fam.Pos, fam.Name)
+		}
+		for _, k := range fam.Kernels {
+			if _, ok := outputs[k.Output]; !ok {
+				bad("%s: family %q kernel %q: unknown output %q (want f32 or f16)", fam.Pos, fam.Name, k.Name, k.Output)
+				continue
+			}
+			if !isIdent(k.Name) || !strings.HasPrefix(k.Name, fam.Name) {
+				bad("%s: family %q: kernel name %q is not an identifier starting with the family's name", fam.Pos, fam.Name, k.Name)
+				continue
+			}
+			for _, f := range s.Formats {
+				l := launcher{format: f, family: fam, kernel: k, symbol: k.Symbol(f), method: camel(k.Name) + f.Name}
+				l.index = "fn" + l.method
+				claim("method "+l.method, l.symbol)
+				ls = append(ls, l)
+			}
+		}
+	}
+	if len(ls) == 0 && len(errs) == 0 {
+		bad("the spec yields no kernels")
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return ls, nil
+}
+
+// camel turns "dequant_f32" into "DequantF32".
+func camel(s string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(s, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
+// isIdent reports whether s is an ASCII Go identifier starting with a
+// letter, so it can be embedded in exported names.
+func isIdent(s string) bool {
+	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// newFile starts a generated file: the header, its sources, and the
+// package clause.
+func newFile(s *model.Spec, dir, name string, sources []string) *jen.File {
+	f := jen.NewFilePathName(s.Module+"/"+dir, name)
+	f.HeaderComment(model.GeneratedHeader)
+	f.HeaderComment("// Sources: " + strings.Join(sources, ", ") + "; rendered by gen/gogen.")
+	return f
+}
+
+// allSources names the specs an aggregate file follows from: the family
+// files, and each directory of format files.
+func allSources(s *model.Spec) []string {
+	var src []string
+	for _, f := range s.Formats {
+		src = append(src, path.Dir(f.File)+"/*.go")
+	}
+	for _, fam := range s.Families {
+		src = append(src, fam.File)
+	}
+	slices.Sort(src)
+	return slices.Compact(src)
+}
+
+// formatSources names the specs a per-format file follows from.
+func formatSources(s *model.Spec, f *model.Format) []string {
+	src := []string{f.File}
+	for _, fam := range s.Families {
+		src = append(src, fam.File)
+	}
+	slices.Sort(src)
+	return slices.Compact(src)
+}
+
+// enforceVersion pins the generation version at compile time.
+func enforceVersion(s *model.Spec) jen.Code {
+	abiPkg := s.Module + "/runtime/abi"
+	return jen.Comment("Fail to compile against a runtime of another generation version; see abi.GenVersion.").Line().
+		Const().Defs(
+		jen.Id("_").Op("=").Qual(abiPkg, "EnforceVersion").Call(jen.Qual(abiPkg, "GenVersion").Op("-").Lit(genVersion)),
+		jen.Id("_").Op("=").Qual(abiPkg, "EnforceVersion").Call(jen.Lit(genVersion).Op("-").Qual(abiPkg, "MinGenVersion")),
+	)
+}

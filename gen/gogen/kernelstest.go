@@ -1,0 +1,227 @@
+package gogen
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/rocmforge/forge/gen/model"
+)
+
+// kernelsTestFile renders generated/kernels/kernels_test.go: tests that run
+// every generated wrapper, through its trampoline, against the fake kernel
+// library of runtime/abi/abitest.
+func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
+	abiPkg := s.Module + "/runtime/abi"
+	fakePkg := s.Module + "/runtime/abi/abitest"
+	suitePkg := s.Module + "/runtime/suite"
+	formatsPkg := s.Module + "/specs/formats"
+	f := newFile(s, KernelsDir, "kernels", allSources(s))
+	f.ImportName(abiPkg, "abi")
+	f.ImportName(fakePkg, "abitest")
+	f.ImportName(suitePkg, "suite")
+	f.ImportName(formatsPkg, "formats")
+
+	t := jen.Id("t")
+	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }
+	contains := func(s jen.Code, sub jen.Code) *jen.Statement { return jen.Qual("strings", "Contains").Call(s, sub) }
+
+	f.Comment("bind binds the generated wrappers to a fake kernel library.")
+	f.Func().Id("bind").Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("o").Qual(fakePkg, "Options")).Params(jen.Op("*").Qual(fakePkg, "Lib"), jen.Op("*").Id("Library")).Block(
+		t.Clone().Dot("Helper").Call(),
+		jen.Id("fake").Op(":=").Qual(fakePkg, "Open").Call(jen.Id("o")),
+		t.Clone().Dot("Cleanup").Call(jen.Id("fake").Dot("Close")),
+		jen.List(jen.Id("l"), jen.Err()).Op(":=").Id("Bind").Call(jen.Id("fake").Dot("Resolve")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(t.Clone().Dot("Fatal").Call(jen.Err())),
+		jen.Return(jen.Id("fake"), jen.Id("l")),
+	)
+	f.Line()
+
+	f.Comment("bindErr is Bind's error for a fake library with options o.")
+	f.Func().Id("bindErr").Params(jen.Id("o").Qual(fakePkg, "Options")).String().Block(
+		jen.Id("fake").Op(":=").Qual(fakePkg, "Open").Call(jen.Id("o")),
+		jen.Defer().Id("fake").Dot("Close").Call(),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("Bind").Call(jen.Id("fake").Dot("Resolve")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err().Dot("Error").Call()),
+		),
+		jen.Return(jen.Lit("")),
+	)
+	f.Line()
+
+	k := jen.Id("k")
+	f.Func().Id("TestKernelTable").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.If(jen.Len(jen.Id("Kernels")).Op("!=").Id("numKernels")).Block(
+			t.Clone().Dot("Fatalf").Call(jen.Lit("%d kernels listed, %d bound"), jen.Len(jen.Id("Kernels")), jen.Id("numKernels")),
+		),
+		jen.Id("seen").Op(":=").Map(jen.String()).Bool().Values(),
+		jen.For(jen.List(jen.Id("_"), k).Op(":=").Range().Id("Kernels")).Block(
+			jen.If(jen.Id("seen").Index(k.Clone().Dot("Symbol"))).Block(errf(jen.Lit("%s listed twice"), k.Clone().Dot("Symbol"))),
+			jen.Id("seen").Index(k.Clone().Dot("Symbol")).Op("=").True(),
+			jen.If(jen.Id("want").Op(":=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("+").Lit("_").Op("+").Qual("strings", "ToLower").Call(k.Clone().Dot("Format")), k.Clone().Dot("Symbol").Op("!=").Id("want")).Block(
+				errf(jen.Lit("%s: want symbol %s"), k.Clone().Dot("Symbol"), jen.Id("want")),
+			),
+			jen.List(jen.Id("f"), jen.Id("ok")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format")),
+			jen.If(jen.Op("!").Id("ok").Op("||").Id("f").Dot("BlockElems").Op("!=").Add(k.Clone().Dot("BlockElems")).Op("||").Id("f").Dot("BlockBytes").Op("!=").Add(k.Clone().Dot("BlockBytes"))).Block(
+				errf(jen.Lit("%s: format %s is not the registered spec's (%d elements in %d bytes)"), k.Clone().Dot("Symbol"), k.Clone().Dot("Format"), k.Clone().Dot("BlockElems"), k.Clone().Dot("BlockBytes")),
+			),
+			jen.If(jen.Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+				errf(jen.Lit("%s: unknown output %q"), k.Clone().Dot("Symbol"), k.Clone().Dot("Output")),
+			),
+		),
+	)
+	f.Line()
+
+	first := jen.Id("Kernels").Index(jen.Lit(0)).Dot("Symbol")
+	last := jen.Id("Kernels").Index(jen.Id("numKernels").Op("-").Lit(1)).Dot("Symbol")
+	f.Func().Id("TestBindRefuses").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("Bind").Call(jen.Nil()), jen.Err().Op("==").Nil()).Block(
+			errf(jen.Lit("Bind(nil) succeeded")),
+		),
+		jen.Id("msg").Op(":=").Id("bindErr").Call(jen.Qual(fakePkg, "Options").Values(jen.Dict{
+			jen.Id("Missing"): jen.Index().String().Values(first.Clone(), last.Clone()),
+		})),
+		jen.If(jen.Op("!").Add(contains(jen.Id("msg"), jen.Qual("fmt", "Sprintf").Call(jen.Lit("lacks 2 of its %d symbols"), jen.Id("numKernels").Op("+").Lit(1)))).Op("||").
+			Op("!").Add(contains(jen.Id("msg"), first.Clone())).Op("||").Op("!").Add(contains(jen.Id("msg"), last.Clone()))).Block(
+			errf(jen.Lit("two missing symbols: %q"), jen.Id("msg")),
+		),
+		jen.Id("msg").Op("=").Id("bindErr").Call(jen.Qual(fakePkg, "Options").Values(jen.Dict{
+			jen.Id("Missing"): jen.Index().String().Values(jen.Qual(abiPkg, "ABIVersionSymbol")),
+		})),
+		jen.If(jen.Op("!").Add(contains(jen.Id("msg"), jen.Qual(abiPkg, "ABIVersionSymbol")))).Block(
+			errf(jen.Lit("missing %s: %q"), jen.Qual(abiPkg, "ABIVersionSymbol"), jen.Id("msg")),
+		),
+		jen.Id("msg").Op("=").Id("bindErr").Call(jen.Qual(fakePkg, "Options").Values(jen.Dict{
+			jen.Id("ABIVersion"): jen.Qual(abiPkg, "ABIVersion").Op("+").Lit(1),
+		})),
+		jen.If(jen.Op("!").Add(contains(jen.Id("msg"), jen.Qual("fmt", "Sprintf").Call(jen.Lit("ABI version %d, but this build of forge needs %d"), jen.Qual(abiPkg, "ABIVersion").Op("+").Lit(1), jen.Qual(abiPkg, "ABIVersion"))))).Block(
+			errf(jen.Lit("ABI version mismatch: %q"), jen.Id("msg")),
+		),
+	)
+
+	for _, fam := range s.Families {
+		lookup := camel(fam.Name)
+		f.Line()
+		f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, fam.Name, lookup)
+		f.Comment("and checks that its own symbol received its arguments, that refused")
+		f.Comment("arguments never reach C, and that return codes become errors.")
+		call := func(src, dst, n, stream jen.Code) *jen.Statement { return jen.Id("fn").Call(src, dst, n, stream) }
+		w := func(field string) *jen.Statement { return jen.Id("want").Dot(field) }
+		f.Func().Id("Test"+lookup+"Launchers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.List(jen.Id("fake"), jen.Id("l")).Op(":=").Id("bind").Call(t.Clone(), jen.Qual(fakePkg, "Options").Values()),
+			jen.Id("host").Op(":=").Qual(fakePkg, "HostKernels").Call(),
+			jen.Id("n").Op(":=").Lit(0),
+			jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).Block(
+				jen.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue()),
+				jen.Id("n").Op("++"),
+				jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
+				jen.If(jen.Op("!").Id("ok")).Block(
+					errf(jen.Lit(lookup+"(%q, %q) found no launcher"), k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
+					jen.Continue(),
+				),
+				jen.Id("want").Op(":=").Qual(fakePkg, "Call").Values(fields(
+					"Symbol", k.Clone().Dot("Symbol"),
+					"Src", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x10000").Op("+").Op("0x100").Op("*").Id("i")),
+					"Dst", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x900000").Op("+").Op("0x100").Op("*").Id("i")),
+					"NBlocks", jen.Int64().Call(jen.Lit(1).Op("+").Id("i")),
+					"Stream", jen.Qual(abiPkg, "Stream").Call(jen.Op("0x70").Op("+").Id("i")),
+				)...),
+				jen.Id("calls").Op(":=").Id("fake").Dot("Calls").Call(),
+				jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("Dst"), w("NBlocks"), w("Stream"))), jen.Err().Op("!=").Nil()).Block(
+					errf(jen.Lit("%s: %v"), k.Clone().Dot("Symbol"), jen.Err()),
+				),
+				jen.If(jen.List(jen.Id("got"), jen.Id("_")).Op(":=").Id("fake").Dot("LastCall").Call(), jen.Id("got").Op("!=").Id("want").Op("||").Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
+					errf(jen.Lit("%s: the fake library received %+v, want %+v"), k.Clone().Dot("Symbol"), jen.Id("got"), jen.Id("want")),
+				),
+				jen.Comment("Refused before the call: a negative count, null pointers, an overflowing count."),
+				jen.For(jen.List(jen.Id("_"), jen.Id("bad")).Op(":=").Range().Index().Struct(
+					jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"),
+					jen.Id("n").Int64(),
+				).Values(
+					jen.Values(w("Src"), w("Dst"), jen.Lit(-1)),
+					jen.Values(jen.Lit(0), w("Dst"), jen.Lit(1)),
+					jen.Values(w("Src"), jen.Lit(0), jen.Lit(1)),
+					jen.Values(w("Src"), w("Dst"), jen.Id("maxBlocks").Index(jen.Id("i")).Op("+").Lit(1)),
+				)).Block(
+					jen.If(jen.Err().Op(":=").Add(call(jen.Id("bad").Dot("src"), jen.Id("bad").Dot("dst"), jen.Id("bad").Dot("n"), w("Stream"))),
+						jen.Err().Op("==").Nil().Op("||").Op("!").Add(contains(jen.Err().Dot("Error").Call(), k.Clone().Dot("Symbol")))).Block(
+						errf(jen.Lit("%s(%#x, %#x, %d): error %v, want one naming the symbol"), k.Clone().Dot("Symbol"), jen.Id("bad").Dot("src"), jen.Id("bad").Dot("dst"), jen.Id("bad").Dot("n"), jen.Err()),
+					),
+				),
+				jen.If(jen.Err().Op(":=").Add(call(jen.Lit(0), jen.Lit(0), jen.Lit(0), jen.Lit(0))), jen.Err().Op("!=").Nil()).Block(
+					errf(jen.Lit("%s: zero blocks: %v"), k.Clone().Dot("Symbol"), jen.Err()),
+				),
+				jen.If(jen.Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
+					errf(jen.Lit("%s: refused or empty calls reached the library"), k.Clone().Dot("Symbol")),
+				),
+				jen.Comment("A non-zero return code is an *abi.LaunchError naming the symbol."),
+				jen.Id("fake").Dot("SetCode").Call(jen.Lit(700)),
+				jen.Var().Id("le").Op("*").Qual(abiPkg, "LaunchError"),
+				jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("Dst"), w("NBlocks"), w("Stream"))),
+					jen.Op("!").Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("le")).Op("||").Op("*").Id("le").Op("!=").Parens(jen.Qual(abiPkg, "LaunchError").Values(fields(
+						"Symbol", k.Clone().Dot("Symbol"),
+						"Code", jen.Lit(700),
+					)...))).Block(
+					errf(jen.Lit("%s: return code 700 gave %v"), k.Clone().Dot("Symbol"), jen.Err()),
+				),
+				jen.Id("fake").Dot("SetCode").Call(jen.Lit(0)),
+			),
+			jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+fam.Name+" launcher was exercised"))),
+			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")), jen.Id("ok")).Block(
+				errf(jen.Lit(lookup+" found a launcher for an unknown format")),
+			),
+		)
+
+		f.Line()
+		f.Commentf("Test%sHostKernels runs the launchers that the fake library implements on", lookup)
+		f.Comment("host memory and compares their output with the format spec bit for bit:")
+		f.Comment("the data path through the trampolines, end to end.")
+		nBlocks := jen.Id("nBlocks")
+		f.Func().Id("Test"+lookup+"HostKernels").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.List(jen.Id("_"), jen.Id("l")).Op(":=").Id("bind").Call(t.Clone(), jen.Qual(fakePkg, "Options").Values()),
+			jen.For(jen.List(jen.Id("_"), jen.Id("sym")).Op(":=").Range().Qual(fakePkg, "HostKernels").Call()).Block(
+				jen.Id("i").Op(":=").Qual("slices", "IndexFunc").Call(jen.Id("Kernels"), jen.Func().Params(k.Clone().Qual(abiPkg, "KernelInfo")).Bool().Block(
+					jen.Return(k.Clone().Dot("Symbol").Op("==").Id("sym")),
+				)),
+				jen.If(jen.Id("i").Op("<").Lit(0)).Block(
+					errf(jen.Lit("the fake library implements %s, which no generated launcher calls"), jen.Id("sym")),
+					jen.Continue(),
+				),
+				k.Clone().Op(":=").Id("Kernels").Index(jen.Id("i")),
+				jen.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name)).Block(jen.Continue()),
+				jen.List(jen.Id("f"), jen.Id("_")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format")),
+				jen.List(jen.Id("fn"), jen.Id("_")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
+				nBlocks.Clone().Op(":=").Lit(1003),
+				jen.List(jen.Id("quantized"), jen.Err()).Op(":=").Qual(suitePkg, "QuantizedBlocks").Call(jen.Id("f"), nBlocks.Clone(), jen.Qual(suitePkg, "Seed").Call(jen.Id("f").Dot("Name"))),
+				jen.If(jen.Err().Op("!=").Nil()).Block(t.Clone().Dot("Fatal").Call(jen.Err())),
+				jen.For(jen.List(jen.Id("_"), jen.Id("src")).Op(":=").Range().Index().Index().Byte().Values(
+					jen.Id("quantized"), jen.Qual(suitePkg, "RandomBlocks").Call(jen.Id("f"), nBlocks.Clone(), jen.Lit(1)),
+				)).Block(
+					jen.Id("elems").Op(":=").Add(nBlocks.Clone()).Op("*").Id("f").Dot("BlockElems"),
+					jen.List(jen.Id("in"), jen.Id("out")).Op(":=").List(
+						jen.Qual(fakePkg, "Alloc").Call(jen.Len(jen.Id("src"))),
+						jen.Qual(fakePkg, "Alloc").Call(jen.Id("elems").Op("*").Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output"))),
+					),
+					jen.Qual(fakePkg, "Upload").Call(jen.Id("in"), jen.Id("src")),
+					jen.Var().Id("count").Int(),
+					jen.Var().Id("first").Index().Qual(suitePkg, "Mismatch"),
+					jen.If(jen.Err().Op(":=").Id("fn").Call(jen.Id("in"), jen.Id("out"), jen.Int64().Call(nBlocks.Clone()), jen.Lit(0)), jen.Err().Op("!=").Nil()).Block(
+						errf(jen.Lit("%s: %v"), jen.Id("sym"), jen.Err()),
+					).Else().If(k.Clone().Dot("Output").Op("==").Qual(suitePkg, "OutputF32")).Block(
+						jen.Id("got").Op(":=").Make(jen.Index().Float32(), jen.Id("elems")),
+						jen.Qual(fakePkg, "Download").Call(jen.Id("got"), jen.Id("out")),
+						jen.List(jen.Id("count"), jen.Id("first")).Op("=").Qual(suitePkg, "CompareF32").Call(jen.Id("f"), jen.Id("got"), jen.Qual(suitePkg, "WantF32").Call(jen.Id("f"), jen.Id("src")), jen.Lit(5)),
+					).Else().Block(
+						jen.Id("got").Op(":=").Make(jen.Index().Uint16(), jen.Id("elems")),
+						jen.Qual(fakePkg, "Download").Call(jen.Id("got"), jen.Id("out")),
+						jen.List(jen.Id("count"), jen.Id("first")).Op("=").Qual(suitePkg, "CompareF16").Call(jen.Id("f"), jen.Id("got"), jen.Qual(suitePkg, "WantF16").Call(jen.Id("f"), jen.Id("src")), jen.Lit(5)),
+					),
+					jen.If(jen.Id("count").Op(">").Lit(0)).Block(
+						errf(jen.Lit("%s: %d elements differ from the spec; first: %v"), jen.Id("sym"), jen.Id("count"), jen.Id("first")),
+					),
+					jen.Qual(fakePkg, "Free").Call(jen.Id("in")),
+					jen.Qual(fakePkg, "Free").Call(jen.Id("out")),
+				),
+			),
+		)
+	}
+	_ = ls
+	return f
+}

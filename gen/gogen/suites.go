@@ -1,0 +1,101 @@
+package gogen
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/rocmforge/forge/gen/model"
+)
+
+// suiteName is a suite's name in the registry and in forgebench:
+// "dequant_f32/Q4_0".
+func suiteName(l launcher) string { return l.kernel.Name + "/" + l.format.Name }
+
+// suitesFile renders generated/suites/suites.go: the registration of every
+// format × kernel suite.
+func suitesFile(s *model.Spec, ls []launcher) *jen.File {
+	suitePkg := s.Module + "/runtime/suite"
+	formatsPkg := s.Module + "/specs/formats"
+	f := newFile(s, SuitesDir, "suites", allSources(s))
+	f.PackageComment(`// Package suites registers forge's generated suites, one per format ×
+// kernel, with runtime/suite; its tests and benchmarks (one file per format)
+// run them on the backend $FORGE_BACKEND names (default cpu) through the
+// harness in runtime/suite/suitetest. forgebench imports it for the registry.`)
+	f.ImportName(s.Module+"/runtime/abi", "abi")
+	f.ImportName(suitePkg, "suite")
+	f.ImportName(formatsPkg, "formats")
+	f.Add(enforceVersion(s))
+	f.Line()
+	f.Func().Id("init").Params().BlockFunc(func(g *jen.Group) {
+		for _, l := range ls {
+			g.Qual(suitePkg, "Register").Call(jen.Qual(suitePkg, "Suite").Values(fields(
+				"Name", jen.Lit(suiteName(l)),
+				"Family", jen.Lit(l.family.Name),
+				"Kernel", jen.Lit(l.kernel.Name),
+				"Output", jen.Lit(l.kernel.Output),
+				"Format", jen.Qual(formatsPkg, l.format.GoVar),
+			)...))
+		}
+	})
+	return f
+}
+
+// suitesTestFile renders generated/suites/suites_test.go, which checks the
+// registration itself.
+func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
+	suitePkg := s.Module + "/runtime/suite"
+	f := newFile(s, SuitesDir, "suites", allSources(s))
+	f.ImportName(suitePkg, "suite")
+	f.Comment("TestRegistered checks that init registered every generated suite, in order.")
+	f.Func().Id("TestRegistered").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("want").Op(":=").Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, l := range ls {
+				g.Line().Lit(suiteName(l))
+			}
+			g.Line()
+		}),
+		jen.Id("all").Op(":=").Qual(suitePkg, "All").Call(),
+		jen.If(jen.Len(jen.Id("all")).Op("!=").Len(jen.Id("want"))).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("%d suites registered, want %d"), jen.Len(jen.Id("all")), jen.Len(jen.Id("want"))),
+		),
+		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("all")).Block(
+			jen.If(jen.Id("s").Dot("Name").Op("!=").Id("want").Index(jen.Id("i")).Op("||").Id("s").Dot("Kernel").Op("+").Lit("/").Op("+").Id("s").Dot("Format").Dot("Name").Op("!=").Id("s").Dot("Name")).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("suite %d is %+v, want %s"), jen.Id("i"), jen.Id("s"), jen.Id("want").Index(jen.Id("i"))),
+			),
+		),
+	)
+	return f
+}
+
+// harness names the suitetest functions a family's tests and benchmarks
+// call. It is also the list of families gogen binds: a family's launcher
+// signature is part of forge's C ABI, so a new family needs code here.
+var harness = map[string]struct{ check, bench string }{
+	"dequant": {"CheckDequant", "BenchDequant"},
+}
+
+// formatTestFile renders generated/suites/<lower>_test.go: format f's test
+// and benchmark of every kernel.
+func formatTestFile(s *model.Spec, f *model.Format, ls []launcher) *jen.File {
+	testPkg := s.Module + "/runtime/suite/suitetest"
+	formatsPkg := s.Module + "/specs/formats"
+	file := newFile(s, SuitesDir, "suites", formatSources(s, f))
+	file.ImportName(testPkg, "suitetest")
+	file.ImportName(formatsPkg, "formats")
+	for _, l := range ls {
+		if l.format != f {
+			continue
+		}
+		h := harness[l.family.Name]
+		file.Commentf("Test%s checks %s against the %s spec on $FORGE_BACKEND.", l.method, l.symbol, f.Name)
+		file.Func().Id("Test" + l.method).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.Qual(testPkg, h.check).Call(jen.Id("t"), jen.Qual(formatsPkg, f.GoVar), jen.Lit(l.kernel.Output)),
+		)
+		file.Line()
+		file.Commentf("Benchmark%s measures %s on $FORGE_BACKEND.", l.method, l.symbol)
+		file.Func().Id("Benchmark" + l.method).Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+			jen.Qual(testPkg, h.bench).Call(jen.Id("b"), jen.Qual(formatsPkg, f.GoVar), jen.Lit(l.kernel.Output)),
+		)
+		file.Line()
+	}
+	return file
+}

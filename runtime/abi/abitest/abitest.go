@@ -1,0 +1,269 @@
+// Package abitest is a fake kernel library for tests of the generated cgo
+// wrappers (generated/kernels): real C functions with the launchers' C ABI,
+// resolved by symbol name as the GPU runtime resolves a loaded library's
+// symbols with dlsym, working on host memory instead of device memory.
+//
+// Every kernel symbol resolves to its own recording launcher, which notes
+// its arguments and returns a chosen code, so a test can check that each
+// generated wrapper calls its own symbol with its own arguments. The Q4_0
+// launchers (HostKernels) really decode, in C, so a test can check the
+// data path through a trampoline end to end against the Go spec.
+//
+// The fake's state is C globals: Open takes a package-wide lock that Close
+// releases, so tests using it run one at a time.
+package abitest
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fake_abi_version_value = 1;
+static int fake_abi_version(void) { return fake_abi_version_value; }
+
+// The last call any recording launcher received, and how many there were.
+typedef struct {
+	int slot;
+	uintptr_t src, dst, stream;
+	int64_t n;
+} fake_call;
+static fake_call fake_last;
+static int64_t fake_calls;
+static int fake_code;
+
+static int fake_record(int slot, const void* src, void* dst, int64_t n, void* stream) {
+	fake_calls++;
+	fake_last.slot = slot;
+	fake_last.src = (uintptr_t)src;
+	fake_last.dst = (uintptr_t)dst;
+	fake_last.n = n;
+	fake_last.stream = (uintptr_t)stream;
+	return fake_code;
+}
+static fake_call fake_last_call(void) { return fake_last; }
+static int64_t fake_call_count(void) { return fake_calls; }
+static void fake_set_code(int code) { fake_code = code; }
+
+// 256 recording launchers, fake_rec_0x00 .. fake_rec_0xff, each knowing its
+// slot. They take void* for the output pointer; the trampolines call them
+// as float* or uint16_t*, which every C ABI that Go supports passes alike.
+#define FAKE_REC(i) static int fake_rec_##i(const void* s, void* d, int64_t n, void* st) { return fake_record(i, s, d, n, st); }
+#define FAKE_REC16(h) FAKE_REC(h##0) FAKE_REC(h##1) FAKE_REC(h##2) FAKE_REC(h##3) FAKE_REC(h##4) FAKE_REC(h##5) FAKE_REC(h##6) FAKE_REC(h##7) \
+	FAKE_REC(h##8) FAKE_REC(h##9) FAKE_REC(h##a) FAKE_REC(h##b) FAKE_REC(h##c) FAKE_REC(h##d) FAKE_REC(h##e) FAKE_REC(h##f)
+FAKE_REC16(0x0) FAKE_REC16(0x1) FAKE_REC16(0x2) FAKE_REC16(0x3) FAKE_REC16(0x4) FAKE_REC16(0x5) FAKE_REC16(0x6) FAKE_REC16(0x7)
+FAKE_REC16(0x8) FAKE_REC16(0x9) FAKE_REC16(0xa) FAKE_REC16(0xb) FAKE_REC16(0xc) FAKE_REC16(0xd) FAKE_REC16(0xe) FAKE_REC16(0xf)
+
+#define FAKE_PTR(i) (void*)fake_rec_##i,
+#define FAKE_PTR16(h) FAKE_PTR(h##0) FAKE_PTR(h##1) FAKE_PTR(h##2) FAKE_PTR(h##3) FAKE_PTR(h##4) FAKE_PTR(h##5) FAKE_PTR(h##6) FAKE_PTR(h##7) \
+	FAKE_PTR(h##8) FAKE_PTR(h##9) FAKE_PTR(h##a) FAKE_PTR(h##b) FAKE_PTR(h##c) FAKE_PTR(h##d) FAKE_PTR(h##e) FAKE_PTR(h##f)
+static void* const fake_recorders[256] = {
+	FAKE_PTR16(0x0) FAKE_PTR16(0x1) FAKE_PTR16(0x2) FAKE_PTR16(0x3) FAKE_PTR16(0x4) FAKE_PTR16(0x5) FAKE_PTR16(0x6) FAKE_PTR16(0x7)
+	FAKE_PTR16(0x8) FAKE_PTR16(0x9) FAKE_PTR16(0xa) FAKE_PTR16(0xb) FAKE_PTR16(0xc) FAKE_PTR16(0xd) FAKE_PTR16(0xe) FAKE_PTR16(0xf)
+};
+static void* fake_recorder(int slot) { return fake_recorders[slot]; }
+
+// Scalar conversions, bit for bit those of specs/formats/scalar.go.
+static float fake_half_to_f32(uint16_t h) {
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+	float f;
+	if (exp == 0x1f) {
+		bits = sign | 0x7f800000 | (man ? 0x400000 | man << 13 : 0);
+	} else if (exp == 0) {
+		f = (float)man * (1.0f / 16777216.0f);
+		memcpy(&bits, &f, 4);
+		bits |= sign;
+	} else {
+		bits = sign | (exp + 112) << 23 | man << 13;
+	}
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+static uint16_t fake_f32_to_half(float f) {
+	uint32_t bits, abs, r, e, m, shift, q, rem, half;
+	uint16_t sign;
+	memcpy(&bits, &f, 4);
+	sign = (uint16_t)(bits >> 16) & 0x8000;
+	abs = bits & 0x7fffffff;
+	if (abs > 0x7f800000) return sign | 0x7e00;
+	if (abs >= 0x477ff000) return sign | 0x7c00;
+	if (abs >= 0x38800000) {
+		r = abs - 0x38000000;
+		r += 0xfff + ((r >> 13) & 1);
+		return sign | (uint16_t)(r >> 13);
+	}
+	if (abs < 0x33000000) return sign;
+	e = abs >> 23;
+	m = (abs & 0x7fffff) | 0x800000;
+	shift = 126 - e;
+	q = m >> shift;
+	rem = m & ((1u << shift) - 1);
+	half = 1u << (shift - 1);
+	if (rem > half || (rem == half && (q & 1))) q++;
+	return sign | (uint16_t)q;
+}
+
+// Q4_0 on the host, with the launchers' contract: 18-byte blocks, an fp16
+// scale then 16 bytes of nibbles, element j = (nibble - 8) * d.
+static float fake_q4_0(const uint8_t* b, int j) {
+	uint16_t d = (uint16_t)(b[0] | b[1] << 8);
+	uint8_t q = b[2 + (j & 15)];
+	if (j >= 16) q >>= 4;
+	return (float)((int)(q & 15) - 8) * fake_half_to_f32(d);
+}
+
+static int fake_dequant_f32_q4_0(const void* src, float* dst, int64_t n, void* stream) {
+	(void)stream;
+	if (src == NULL || dst == NULL || n < 0) return 1;
+	for (int64_t i = 0; i < n * 32; i++) dst[i] = fake_q4_0((const uint8_t*)src + (i / 32) * 18, (int)(i % 32));
+	return 0;
+}
+
+static int fake_dequant_f16_q4_0(const void* src, uint16_t* dst, int64_t n, void* stream) {
+	(void)stream;
+	if (src == NULL || dst == NULL || n < 0) return 1;
+	for (int64_t i = 0; i < n * 32; i++) dst[i] = fake_f32_to_half(fake_q4_0((const uint8_t*)src + (i / 32) * 18, (int)(i % 32)));
+	return 0;
+}
+
+static void* fake_host_kernel(int i) {
+	return i == 0 ? (void*)fake_dequant_f32_q4_0 : (void*)fake_dequant_f16_q4_0;
+}
+
+static void fake_set(int abi, int code) { fake_abi_version_value = abi; fake_code = code; fake_calls = 0; }
+static void* fake_abi_version_ptr(void) { return (void*)fake_abi_version; }
+
+static uintptr_t fake_alloc(size_t n) { return (uintptr_t)calloc(n ? n : 1, 1); }
+static void fake_free(uintptr_t p) { free((void*)p); }
+static void fake_upload(uintptr_t dst, const void* src, size_t n) { memcpy((void*)dst, src, n); }
+static void fake_download(void* dst, uintptr_t src, size_t n) { memcpy(dst, (const void*)src, n); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/rocmforge/forge/runtime/abi"
+)
+
+// hostKernels are the symbols the fake really implements, in the order of
+// fake_host_kernel's index.
+var hostKernels = []string{"forge_dequant_f32_q4_0", "forge_dequant_f16_q4_0"}
+
+// HostKernels returns the launcher symbols the fake library really
+// implements on host memory; every other kernel symbol only records.
+func HostKernels() []string { return slices.Clone(hostKernels) }
+
+// Options configure a fake library.
+type Options struct {
+	ABIVersion int      // what forge_abi_version returns; 0 means abi.ABIVersion
+	Missing    []string // symbols the library lacks
+	Code       int      // what the recording launchers return
+}
+
+// Call is the last call a recording launcher received.
+type Call struct {
+	Symbol  string
+	Src     abi.DevicePtr
+	Dst     abi.DevicePtr
+	NBlocks int64
+	Stream  abi.Stream
+}
+
+// Lib is an open fake library.
+type Lib struct {
+	missing []string
+	slots   []string // recording slot → symbol
+	closed  bool
+}
+
+// lock serializes the fake libraries: their state is C globals.
+var lock sync.Mutex
+
+// Open opens a fake library, waiting for any other to be closed.
+func Open(o Options) *Lib {
+	lock.Lock()
+	v := o.ABIVersion
+	if v == 0 {
+		v = abi.ABIVersion
+	}
+	C.fake_set(C.int(v), C.int(o.Code))
+	return &Lib{missing: slices.Clone(o.Missing)}
+}
+
+// Close releases the fake library.
+func (l *Lib) Close() {
+	if !l.closed {
+		l.closed = true
+		lock.Unlock()
+	}
+}
+
+// SetCode sets what the recording launchers return from now on.
+func (l *Lib) SetCode(code int) { C.fake_set_code(C.int(code)) }
+
+// Resolve is the library's abi.Resolver: forge_abi_version, the real host
+// kernels, and a distinct recording launcher for any other symbol.
+func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
+	if slices.Contains(l.missing, symbol) {
+		return nil, fmt.Errorf("abitest: undefined symbol: %s", symbol)
+	}
+	if symbol == abi.ABIVersionSymbol {
+		return C.fake_abi_version_ptr(), nil
+	}
+	if i := slices.Index(hostKernels, symbol); i >= 0 {
+		return C.fake_host_kernel(C.int(i)), nil
+	}
+	slot := slices.Index(l.slots, symbol)
+	if slot < 0 {
+		if len(l.slots) == 256 {
+			return nil, fmt.Errorf("abitest: %s: all 256 recording launchers are in use", symbol)
+		}
+		slot = len(l.slots)
+		l.slots = append(l.slots, symbol)
+	}
+	return C.fake_recorder(C.int(slot)), nil
+}
+
+// Calls is the number of calls the recording launchers received.
+func (l *Lib) Calls() int64 { return int64(C.fake_call_count()) }
+
+// LastCall is the last call a recording launcher received; false if none.
+func (l *Lib) LastCall() (Call, bool) {
+	if C.fake_call_count() == 0 {
+		return Call{}, false
+	}
+	c := C.fake_last_call()
+	return Call{
+		Symbol:  l.slots[int(c.slot)],
+		Src:     abi.DevicePtr(c.src),
+		Dst:     abi.DevicePtr(c.dst),
+		NBlocks: int64(c.n),
+		Stream:  abi.Stream(c.stream),
+	}, true
+}
+
+// Alloc returns n zeroed bytes of the fake's "device" memory: the C heap,
+// outside Go's, as device memory is.
+func Alloc(n int) abi.DevicePtr { return abi.DevicePtr(C.fake_alloc(C.size_t(n))) }
+
+// Free releases memory from Alloc.
+func Free(p abi.DevicePtr) { C.fake_free(C.uintptr_t(p)) }
+
+// Upload copies src to the fake device memory at dst.
+func Upload(dst abi.DevicePtr, src []byte) {
+	if len(src) > 0 {
+		C.fake_upload(C.uintptr_t(dst), unsafe.Pointer(&src[0]), C.size_t(len(src)))
+	}
+}
+
+// Download copies len(dst) elements from the fake device memory at src.
+func Download[T ~uint8 | ~uint16 | ~float32](dst []T, src abi.DevicePtr) {
+	if len(dst) > 0 {
+		var z T
+		C.fake_download(unsafe.Pointer(&dst[0]), C.uintptr_t(src), C.size_t(len(dst)*int(unsafe.Sizeof(z))))
+	}
+}

@@ -1,0 +1,93 @@
+// Package suite owns the registry of forge's generated suites and the
+// backends they run on. The generated package generated/suites registers one
+// Suite per format × kernel in its init; its generated tests and benchmarks
+// call the harness in runtime/suite/suitetest, which draws the inputs,
+// expected values and comparisons from here. forgebench imports this
+// package for the same registry and data without importing package testing.
+package suite
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// Backend decodes whole quant blocks: the cpu backend (runtime/cpu) always,
+// the GPU backends once they exist.
+type Backend interface {
+	Name() string
+	// Dequantize decodes the whole blocks in src into dst (float32).
+	Dequantize(f *formats.Format, dst []float32, src []byte) error
+	// DequantizeF16 decodes into IEEE binary16 bits, rounded to nearest even.
+	DequantizeF16(f *formats.Format, dst []uint16, src []byte) error
+}
+
+// Outputs of the dequant kernels, as model.Kernel.Output spells them.
+const (
+	OutputF32 = "f32"
+	OutputF16 = "f16"
+)
+
+// OutputSize is the byte size of one output element, or 0 for an unknown
+// output.
+func OutputSize(output string) int {
+	switch output {
+	case OutputF32:
+		return 4
+	case OutputF16:
+		return 2
+	}
+	return 0
+}
+
+// Suite is one generated suite: a kernel of a family, for one format.
+type Suite struct {
+	Name   string // "dequant_f32/Q4_0"
+	Family string // "dequant"
+	Kernel string // "dequant_f32"
+	Output string // "f32" or "f16"
+	Format *formats.Format
+}
+
+var (
+	mu     sync.Mutex
+	suites []Suite
+)
+
+// Register adds a suite. It panics on a suite without a name or format, an
+// unknown output, or a name already registered: these are generator bugs,
+// and generated init code is their only caller.
+func Register(s Suite) {
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case s.Name == "" || s.Format == nil:
+		panic(fmt.Sprintf("suite: Register(%+v): missing name or format", s))
+	case OutputSize(s.Output) == 0:
+		panic(fmt.Sprintf("suite: Register(%s): unknown output %q", s.Name, s.Output))
+	case slices.ContainsFunc(suites, func(t Suite) bool { return t.Name == s.Name }):
+		panic(fmt.Sprintf("suite: Register(%s): registered twice", s.Name))
+	}
+	suites = append(suites, s)
+}
+
+// All returns the registered suites in registration order (the generator's
+// order: family, kernel, then format by ggml id).
+func All() []Suite {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(suites)
+}
+
+// ByName finds a registered suite.
+func ByName(name string) (Suite, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	i := slices.IndexFunc(suites, func(s Suite) bool { return s.Name == name })
+	if i < 0 {
+		return Suite{}, false
+	}
+	return suites[i], true
+}
