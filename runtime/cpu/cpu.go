@@ -54,12 +54,18 @@ func (b *Backend) DequantizeF16(f *formats.Format, dst []uint16, src []byte) err
 	if err := b.check(f, len(dst), len(src)); err != nil {
 		return err
 	}
+	// Decode through a small float32 buffer that stays in L1, a few blocks at a time.
+	step := max(1, 4096/f.BlockElems)
 	b.parallel(f, len(src)/f.BlockBytes, func(lo, hi int) {
-		tmp := make([]float32, (hi-lo)*f.BlockElems)
-		_ = f.Dequantize(tmp, src[lo*f.BlockBytes:hi*f.BlockBytes])
-		out := dst[lo*f.BlockElems : hi*f.BlockElems]
-		for i, v := range tmp {
-			out[i] = uint16(formats.HalfFromFloat32(v))
+		tmp := make([]float32, step*f.BlockElems)
+		for i := lo; i < hi; i += step {
+			n := min(step, hi-i)
+			t := tmp[:n*f.BlockElems]
+			_ = f.Dequantize(t, src[i*f.BlockBytes:(i+n)*f.BlockBytes])
+			out := dst[i*f.BlockElems : (i+n)*f.BlockElems]
+			for k, v := range t {
+				out[k] = uint16(formats.HalfFromFloat32(v))
+			}
 		}
 	})
 	return nil
