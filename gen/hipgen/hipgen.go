@@ -1,0 +1,230 @@
+// Package hipgen renders forge's HIP sources from the loaded specs: for every
+// target, format and kernel family, generated/hip/<target>/<format>_<family>.hip
+// from templates/hip/<family>.hip.tmpl; per target, forge_abi.hip (the one
+// definition of forge_abi_version in that target's library) from
+// abi.hip.tmpl; and generated/hip/forge_portability.h, a copy of the
+// templates' header. It owns the template data the templates see and the
+// launch-grid cap; the kernel shape is the templates' (templates/hip).
+//
+// Rendering is pure: Files reads only the embedded templates and the spec,
+// and returns the files in memory for gen to write.
+package hipgen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/templates/hip"
+)
+
+const (
+	// Dir is where the generated HIP goes, relative to the module root.
+	Dir = "generated/hip"
+	// TemplateDir is where the templates live, relative to the module root;
+	// generated files name their template by this path.
+	TemplateDir = "templates/hip"
+	// HeaderName is the portability header, in TemplateDir and in Dir.
+	HeaderName = "forge_portability.h"
+	// ABIName is the per-target file that exports forge_abi_version.
+	ABIName = "forge_abi.hip"
+	// abiTemplate renders ABIName.
+	abiTemplate = "abi.hip.tmpl"
+
+	// GridCap caps the workgroups a launcher starts; the kernels grid-stride
+	// over the rest. 65535 workgroups of ≥ 32 threads keep any current GPU
+	// busy (an RX 7900 XTX holds ~1.5k resident 256-thread workgroups, an
+	// H100 ~2k), and stay within every runtime's grid limit.
+	GridCap = 65535
+)
+
+// lineResetMark is what the templates' lineReset emits; render replaces it
+// with a #line directive naming the generated file at the next line.
+const lineResetMark = "#line FORGE_LINE_RESET"
+
+// outputs maps a kernel's Output to the C element type its launcher writes
+// and the intrinsic that converts Dequant's float32 to it ("" for none).
+var outputs = map[string]struct{ ctype, convert string }{
+	"f32": {"float", ""},
+	"f16": {"uint16_t", "forge_f32_to_half"},
+}
+
+// Files renders every generated HIP file for s, sorted by path. On any
+// error it returns no files and every error found, each naming the file it
+// was rendering.
+func Files(s *model.Spec) ([]model.File, error) { return render(hip.FS, s) }
+
+// familyData is what a family template (<family>.hip.tmpl) sees.
+type familyData struct {
+	Header   string // model.GeneratedHeader
+	Template string // the template's path from the module root
+	Format   *model.Format
+	Lower    string // Format.Lower(): the prefix of file-local names
+	Device   *model.Device
+	Target   *model.Target
+	Family   *model.Family
+	Kernels  []kernelData
+	GridCap  int
+}
+
+// kernelData is one kernel of the family for the format.
+type kernelData struct {
+	Name    string // "dequant_f32"
+	Symbol  string // the extern "C" launcher: "forge_dequant_f32_q4_0"
+	Kernel  string // the __global__ function: Symbol + "_kernel"
+	Output  string // "f32", "f16"
+	CType   string // the element type of dst: "float", "uint16_t"
+	Convert string // the intrinsic from float to CType, or ""
+}
+
+// abiData is what abi.hip.tmpl sees.
+type abiData struct {
+	Header   string
+	Template string
+	Target   *model.Target
+}
+
+func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
+	var files []model.File
+	var errs []error
+	fail := func(p string, err error) { errs = append(errs, fmt.Errorf("%s: %w", p, err)) }
+
+	hdr, err := fs.ReadFile(fsys, HeaderName)
+	if err != nil {
+		fail(path.Join(Dir, HeaderName), err)
+	} else {
+		var b bytes.Buffer
+		b.WriteString(model.GeneratedHeader + "\n")
+		b.WriteString("// Source: " + path.Join(TemplateDir, HeaderName) + " (copied by gen/hipgen)\n")
+		b.Write(hdr)
+		files = append(files, model.File{Path: path.Join(Dir, HeaderName), Data: b.Bytes()})
+	}
+
+	abiTmpl, err := parse(fsys, abiTemplate)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	famTmpl := make([]*template.Template, len(s.Families))
+	for i, fam := range s.Families {
+		if famTmpl[i], err = parse(fsys, fam.Name+".hip.tmpl"); err != nil {
+			errs = append(errs, fmt.Errorf("family %s: %w", fam.Name, err))
+		}
+	}
+
+	for _, t := range s.Targets {
+		dir := path.Join(Dir, t.Name)
+		if abiTmpl != nil {
+			p := path.Join(dir, ABIName)
+			data := abiData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, abiTemplate), Target: t}
+			if b, err := execute(abiTmpl, p, data); err != nil {
+				fail(p, err)
+			} else {
+				files = append(files, model.File{Path: p, Data: b})
+			}
+		}
+		for _, f := range s.Formats {
+			for i, fam := range s.Families {
+				if famTmpl[i] == nil {
+					continue
+				}
+				p := path.Join(dir, f.Lower()+"_"+fam.Name+".hip")
+				data, err := newFamilyData(f, t, fam)
+				if err != nil {
+					fail(p, err)
+					continue
+				}
+				b, err := execute(famTmpl[i], p, data)
+				if err != nil {
+					fail(p, err)
+					continue
+				}
+				files = append(files, model.File{Path: p, Data: b})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, fmt.Errorf("%s: rendered twice (duplicate target, format or family name)", files[i].Path)
+		}
+	}
+	return files, nil
+}
+
+func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*familyData, error) {
+	if f.Device == nil {
+		return nil, fmt.Errorf("format %s has no device code (the translator has not run)", f.Name)
+	}
+	d := *f.Device
+	if d.Block == "" || d.Func == "" || d.Code == "" {
+		return nil, fmt.Errorf("format %s: incomplete device code (Block %q, Func %q, %d bytes of Code)", f.Name, d.Block, d.Func, len(d.Code))
+	}
+	d.Code = strings.TrimRight(d.Code, "\n")
+	data := &familyData{
+		Header:   model.GeneratedHeader,
+		Template: path.Join(TemplateDir, fam.Name+".hip.tmpl"),
+		Format:   f,
+		Lower:    f.Lower(),
+		Device:   &d,
+		Target:   t,
+		Family:   fam,
+		GridCap:  GridCap,
+	}
+	for _, k := range fam.Kernels {
+		out, ok := outputs[k.Output]
+		if !ok {
+			return nil, fmt.Errorf("family %s: kernel %s: unknown output type %q (want f32 or f16)", fam.Name, k.Name, k.Output)
+		}
+		sym := k.Symbol(f)
+		data.Kernels = append(data.Kernels, kernelData{
+			Name: k.Name, Symbol: sym, Kernel: sym + "_kernel",
+			Output: k.Output, CType: out.ctype, Convert: out.convert,
+		})
+	}
+	return data, nil
+}
+
+// parse reads one template; a reference to a missing map key is an error
+// when it runs (struct fields are checked regardless).
+func parse(fsys fs.FS, name string) (*template.Template, error) {
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path.Join(TemplateDir, name), err)
+	}
+	t, err := template.New(name).
+		Option("missingkey=error").
+		Funcs(template.FuncMap{"lineReset": func() string { return lineResetMark }}).
+		Parse(string(src))
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path.Join(TemplateDir, name), err)
+	}
+	return t, nil
+}
+
+// execute renders t and replaces each lineReset mark with a #line directive
+// giving the next line its own number in the generated file p.
+func execute(t *template.Template, p string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		if strings.TrimRight(l, "\n") == lineResetMark {
+			lines[i] = "#line " + strconv.Itoa(i+2) + " " + strconv.Quote(p) + "\n"
+		} else if strings.Contains(l, lineResetMark) {
+			return nil, fmt.Errorf("line %d: lineReset must stand on a line of its own", i+1)
+		}
+	}
+	return []byte(strings.Join(lines, "")), nil
+}

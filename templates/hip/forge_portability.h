@@ -1,0 +1,358 @@
+// forge_portability.h: the one header every generated HIP file includes. It
+// lets the same kernel source build with hipcc for AMD GPUs and with nvcc for
+// NVIDIA GPUs (CUDA 12 and 13), and it holds the scalar intrinsics that
+// translated format specs call.
+//
+// On NVIDIA it maps straight onto the CUDA runtime rather than through HIP's
+// NVIDIA headers: those (Debian's among them) do not build against CUDA 13.
+//
+// Build requirements, both vendors:
+//   - No floating-point contraction: dequant results must be bit-identical to
+//     the Go specs. clang honours the `fp contract(off)` pragma below (hipcc's
+//     default is -ffp-contract=fast-honor-pragmas); pass -ffp-contract=off as
+//     well, and --fmad=false to nvcc, which has no such pragma.
+//   - No denormal flushing (-fgpu-flush-denormals-to-zero, nvcc -ftz=true, fast
+//     math): E8M0 scales and products reach float32 subnormals.
+//   - C++11 or later (hipcc 5.2 defaults to -std=c++11).
+//
+// Generated files define FORGE_TARGET (the target's name, a string) and
+// FORGE_TARGET_WAVE_SIZE (its spec's wave size) before including this
+// header; the device pass checks the compiler's wave size against the spec.
+//
+// hipgen copies this file to generated/hip/forge_portability.h with the
+// generated-file header prepended: edit the original, templates/hip/forge_portability.h.
+#ifndef FORGE_PORTABILITY_H
+#define FORGE_PORTABILITY_H
+
+// FORGE_ABI_VERSION is what every library's forge_abi_version() returns; the
+// Go wrappers refuse a library whose version differs. Bump it whenever a
+// launcher's signature or meaning changes.
+#define FORGE_ABI_VERSION 1
+
+// Launcher results: 0 is success, FORGE_ERR_INVALID an argument the launcher
+// refused before touching the GPU; anything else is the runtime's error code.
+#define FORGE_OK 0
+#define FORGE_ERR_INVALID 1
+
+// ---------------------------------------------------------------------------
+// Vendor selection and includes.
+// clang's HIP mode defines __HIP__ and, through hipcc, __HIP_PLATFORM_AMD__;
+// nvcc defines __CUDACC__. A HIP build for NVIDIA (__HIP_PLATFORM_NVIDIA__)
+// is compiled by nvcc and takes the CUDA branch.
+#if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__)
+#define FORGE_AMD 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define FORGE_CUDA 1
+#include <cuda_runtime.h>
+#else
+#error "forge_portability.h: compile with hipcc (AMD) or nvcc (NVIDIA)"
+#endif
+
+#include <stddef.h> // size_t, offsetof (the translator's layout static_asserts)
+#include <stdint.h> // fixed-width integers: Go's int8..uint32 map onto them
+
+#if defined(FORGE_AMD)
+// Bit-exactness must not depend on the build line (see above).
+#pragma clang fp contract(off)
+#endif
+
+// ---------------------------------------------------------------------------
+// Function qualifiers.
+// FORGE_DEVICE: device functions (translated helpers and Dequant).
+// FORGE_HOST_DEVICE: the scalar intrinsics, which are pure bit manipulation,
+//   so they also compile for the host; a host test checks them against the
+//   Go specs bit for bit on every input that matters.
+// FORGE_GLOBAL: kernels. FORGE_LAUNCH_BOUNDS(n): the most threads per block a
+//   kernel is launched with, so the compiler may budget registers for it.
+// FORGE_EXPORT: the extern "C" launchers and forge_abi_version, visible even
+//   when a library is built with -fvisibility=hidden.
+#define FORGE_DEVICE __device__ __forceinline__
+#define FORGE_HOST_DEVICE __host__ __device__ __forceinline__
+#define FORGE_GLOBAL __global__
+#define FORGE_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#define FORGE_EXPORT extern "C" __attribute__((visibility("default")))
+
+// FORGE_SHARED declares workgroup (LDS / shared) memory; forge_syncthreads()
+// is the workgroup barrier, making earlier shared and global writes visible
+// to the workgroup. (matvec and matmul stage tiles through them.) On AMD it
+// is the barrier between workgroup-scope release and acquire fences, which
+// is what HIP's __syncthreads does, spelled with clang builtins: ROCm 5.2's
+// __syncthreads calls into the device library (see the indices below).
+#define FORGE_SHARED __shared__
+#if defined(FORGE_AMD)
+#define forge_syncthreads()                                 \
+	do {                                                    \
+		__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup"); \
+		__builtin_amdgcn_s_barrier();                       \
+		__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup"); \
+	} while (0)
+#else
+#define forge_syncthreads() __syncthreads()
+#endif
+
+// ---------------------------------------------------------------------------
+// Streams, launches and errors.
+// FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, args...) launches
+// kernel; forge_last_error() returns and clears the calling thread's last
+// runtime error as an int (0 = success), which is what launchers return.
+#if defined(FORGE_AMD)
+typedef hipStream_t forge_stream_t;
+#define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
+	hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, __VA_ARGS__)
+#define forge_last_error() ((int)hipGetLastError())
+#else
+typedef cudaStream_t forge_stream_t;
+#define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
+	kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__)
+#define forge_last_error() ((int)cudaGetLastError())
+#endif
+
+// ---------------------------------------------------------------------------
+// Thread and block indices, x dimension (forge's kernels are 1-D), as
+// unsigned 32-bit values. On AMD they are clang's builtins rather than HIP's
+// threadIdx and friends, which (ROCm 5.2) call into the ROCm device library:
+// with the builtins, optimised device code that uses only this header needs
+// no device library, so it builds to complete code objects even for targets
+// the installed library lacks (Debian's ROCm 5.2 has no gfx1100). HIP
+// launches whole workgroups, so the grid size in work-items divides exactly.
+#if defined(FORGE_AMD)
+#define forge_thread_idx() ((uint32_t)__builtin_amdgcn_workitem_id_x())
+#define forge_block_idx() ((uint32_t)__builtin_amdgcn_workgroup_id_x())
+#define forge_block_dim() ((uint32_t)__builtin_amdgcn_workgroup_size_x())
+#define forge_grid_dim() ((uint32_t)__builtin_amdgcn_grid_size_x() / (uint32_t)__builtin_amdgcn_workgroup_size_x())
+#else
+#define forge_thread_idx() ((uint32_t)threadIdx.x)
+#define forge_block_idx() ((uint32_t)blockIdx.x)
+#define forge_block_dim() ((uint32_t)blockDim.x)
+#define forge_grid_dim() ((uint32_t)gridDim.x)
+#endif
+
+// ---------------------------------------------------------------------------
+// Wave size.
+// FORGE_WAVE_SIZE is the wavefront (AMD) or warp (NVIDIA) width as an integer
+// constant expression, usable in array bounds, static_asserts and unrolled
+// loops. In an AMD device pass it is the compiler's (32 on gfx10/gfx11 by
+// default, 64 on gfx9/CDNA): clang 19+ spells it __AMDGCN_WAVEFRONT_SIZE__,
+// older clang __AMDGCN_WAVEFRONT_SIZE; where neither exists (clang has been
+// retiring the constant) the target spec's value is used. In the host pass of
+// a HIP build the device's width is unknown (HIP's headers claim 64 there
+// whatever the target), so it is the spec's FORGE_TARGET_WAVE_SIZE, or 64
+// when the file defines none; host code must not depend on it. CUDA warps
+// are 32 wide on every architecture.
+#if defined(FORGE_AMD) && defined(__HIP_DEVICE_COMPILE__)
+#if defined(__AMDGCN_WAVEFRONT_SIZE__)
+#define FORGE_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE__
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+#define FORGE_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE
+#elif defined(FORGE_TARGET_WAVE_SIZE)
+#define FORGE_WAVE_SIZE FORGE_TARGET_WAVE_SIZE
+#else
+#error "forge_portability.h: the compiler does not say its wave size; define FORGE_TARGET_WAVE_SIZE"
+#endif
+#elif defined(FORGE_AMD)
+#if defined(FORGE_TARGET_WAVE_SIZE)
+#define FORGE_WAVE_SIZE FORGE_TARGET_WAVE_SIZE
+#else
+#define FORGE_WAVE_SIZE 64
+#endif
+#else
+#define FORGE_WAVE_SIZE 32
+#endif
+
+// A generated file is compiled for the target its spec names: a gfx1030 file
+// built with -mwavefrontsize64, or a wave64 file built for a wave32 target,
+// is an error here rather than a kernel whose shuffles and reductions are
+// silently wrong.
+#if defined(FORGE_TARGET_WAVE_SIZE) && (defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__))
+static_assert(FORGE_WAVE_SIZE == FORGE_TARGET_WAVE_SIZE,
+	"forge: the compiler's wave size differs from the target spec's; compile this file for its own target");
+#endif
+
+// ---------------------------------------------------------------------------
+// Cross-lane operations (the reductions of matvec and matmul).
+// Every lane of the wave must make the call (converged control flow): CUDA's
+// *_sync forms are given the full-warp mask, and AMD's forms read lanes that
+// must be active. width (a power of two, at most FORGE_WAVE_SIZE) splits the
+// wave into independent groups, as in both runtimes.
+//   forge_shfl_xor(v, m):  v from lane (lane ^ m)   (butterfly reductions)
+//   forge_shfl_down(v, d): v from lane (lane + d), own v past the group end
+//   forge_ballot(p):       bit i set iff lane i's p is nonzero; 64 bits on
+//                          both vendors (the top 32 are 0 on wave32)
+//   forge_lane_id():       this lane's index within its wave
+//   forge_wave_sum(v):     the sum over the wave, in every lane (a butterfly,
+//                          so wave32 and wave64 add in different orders:
+//                          reductions agree with Go within a tolerance, not
+//                          bit for bit)
+#define FORGE_FULL_MASK 0xffffffffu
+typedef uint64_t forge_lanemask_t;
+
+#if defined(FORGE_AMD)
+template <typename T>
+FORGE_DEVICE T forge_shfl_xor(T v, int lane_mask, int width = FORGE_WAVE_SIZE) {
+	return __shfl_xor(v, lane_mask, width);
+}
+template <typename T>
+FORGE_DEVICE T forge_shfl_down(T v, unsigned int delta, int width = FORGE_WAVE_SIZE) {
+	return __shfl_down(v, delta, width);
+}
+FORGE_DEVICE forge_lanemask_t forge_ballot(int predicate) { return (forge_lanemask_t)__ballot(predicate); }
+FORGE_DEVICE uint32_t forge_lane_id(void) { return (uint32_t)__lane_id(); }
+#else
+template <typename T>
+FORGE_DEVICE T forge_shfl_xor(T v, int lane_mask, int width = FORGE_WAVE_SIZE) {
+	return __shfl_xor_sync(FORGE_FULL_MASK, v, lane_mask, width);
+}
+template <typename T>
+FORGE_DEVICE T forge_shfl_down(T v, unsigned int delta, int width = FORGE_WAVE_SIZE) {
+	return __shfl_down_sync(FORGE_FULL_MASK, v, delta, width);
+}
+FORGE_DEVICE forge_lanemask_t forge_ballot(int predicate) {
+	return (forge_lanemask_t)__ballot_sync(FORGE_FULL_MASK, predicate);
+}
+FORGE_DEVICE uint32_t forge_lane_id(void) {
+	uint32_t lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
+}
+#endif
+
+FORGE_DEVICE float forge_wave_sum(float v) {
+#pragma unroll
+	for (int m = FORGE_WAVE_SIZE / 2; m > 0; m >>= 1) {
+		v += forge_shfl_xor(v, m);
+	}
+	return v;
+}
+
+// forge_store_stream(p, v) stores v to *p marked as streamed (not re-read
+// soon), so a large dequant output does not evict its input from the cache.
+// (For the dequant tuning; plain stores are correct everywhere.)
+#if defined(FORGE_AMD)
+#define forge_store_stream(p, v) __builtin_nontemporal_store((v), (p))
+#else
+#define forge_store_stream(p, v) __stcs((p), (v))
+#endif
+
+// ---------------------------------------------------------------------------
+// Scalar types of the format specs, stored as their bits (Go's formats.Half,
+// formats.BFloat16 and formats.E8M0).
+typedef uint16_t forge_half;
+typedef uint16_t forge_bfloat16;
+typedef uint8_t forge_e8m0;
+
+// Bit casts between float and its IEEE 754 encoding: CUDA's intrinsics in
+// NVIDIA device code, else a fixed-size memcpy, which clang and GCC lower to
+// a register move (and which, unlike a union, is defined C++).
+FORGE_HOST_DEVICE float forge_f32_from_bits(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+	return __uint_as_float(u);
+#else
+	float f;
+	__builtin_memcpy(&f, &u, sizeof f);
+	return f;
+#endif
+}
+
+FORGE_HOST_DEVICE uint32_t forge_f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+	return __float_as_uint(f);
+#else
+	uint32_t u;
+	__builtin_memcpy(&u, &f, sizeof u);
+	return u;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Scalar intrinsics: the translator maps the specs' scalar conversions onto
+// these. Each is integer bit manipulation (plus one exact int→float
+// conversion), so it is exact on every target and under any rounding or
+// denormal mode, and matches specs/formats/scalar.go bit for bit.
+
+// forge_half_to_f32 is Half.Float32: binary16 to float32, exact. A NaN keeps
+// its payload and gains the quiet bit (0x7C01 → 0x7FC02000), as ggml's
+// conversion through the FPU does.
+FORGE_HOST_DEVICE float forge_half_to_f32(forge_half h) {
+	const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+	const uint32_t exp = ((uint32_t)h >> 10) & 0x1fu;
+	const uint32_t man = (uint32_t)h & 0x3ffu;
+	if (exp == 0x1fu) {
+		// inf stays inf; a NaN is quieted (a quiet NaN already has the bit).
+		return forge_f32_from_bits(sign | 0x7f800000u | (man != 0 ? 0x00400000u : 0u) | man << 13);
+	}
+	if (exp == 0) {
+		// Zero or subnormal: man·2^-24. (float)man is exact (man < 2^10) and
+		// normal unless zero; subtracting 24 from its exponent field divides
+		// it by 2^24 exactly, and the result (≥ 2^-24) is still normal.
+		if (man == 0) {
+			return forge_f32_from_bits(sign);
+		}
+		return forge_f32_from_bits(sign | (forge_f32_bits((float)man) - (24u << 23)));
+	}
+	return forge_f32_from_bits(sign | (exp + 112u) << 23 | man << 13);
+}
+
+// forge_f32_to_half is formats.HalfFromFloat32 (ggml's GGML_FP32_TO_FP16):
+// round to nearest, ties to even; overflow to ±inf; gradual underflow; every
+// NaN becomes 0x7E00 with f's sign.
+FORGE_HOST_DEVICE uint16_t forge_f32_to_half(float f) {
+	const uint32_t bits = forge_f32_bits(f);
+	const uint16_t sign = (uint16_t)(bits >> 16) & 0x8000u;
+	const uint32_t abs = bits & 0x7fffffffu;
+	if (abs > 0x7f800000u) { // NaN
+		return (uint16_t)(sign | 0x7e00u);
+	}
+	if (abs >= 0x477ff000u) { // ≥ 65520 rounds to inf
+		return (uint16_t)(sign | 0x7c00u);
+	}
+	if (abs >= 0x38800000u) { // normal in binary16 (≥ 2^-14)
+		uint32_t r = abs - 0x38000000u; // rebias the exponent from 127 to 15
+		r += 0xfffu + ((r >> 13) & 1u);
+		return (uint16_t)(sign | (uint16_t)(r >> 13));
+	}
+	if (abs < 0x33000000u) { // ≤ 2^-25 (the tie at 2^-25 goes to even, 0)
+		return sign;
+	}
+	// Subnormal: the value in units of 2^-24, rounded to nearest even.
+	const uint32_t e = abs >> 23;
+	const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+	const uint32_t shift = 126u - e; // in [14, 24]
+	uint32_t q = m >> shift;
+	const uint32_t rem = m & ((1u << shift) - 1u);
+	const uint32_t half = 1u << (shift - 1u);
+	if (rem > half || (rem == half && (q & 1u) == 1u)) {
+		q++;
+	}
+	return (uint16_t)(sign | (uint16_t)q);
+}
+
+// forge_bf16_to_f32 is BFloat16.Float32: the bits shifted into the high half.
+FORGE_HOST_DEVICE float forge_bf16_to_f32(forge_bfloat16 b) {
+	return forge_f32_from_bits((uint32_t)b << 16);
+}
+
+// forge_e8m0_to_f32 is E8M0.Float32: 2^(e-127); e = 255 is NaN (0x7FC00000,
+// the float32 NaN Go's float32(math.NaN()) gives); e = 0 is the float32
+// subnormal 2^-127.
+FORGE_HOST_DEVICE float forge_e8m0_to_f32(forge_e8m0 e) {
+	if (e == 255) {
+		return forge_f32_from_bits(0x7fc00000u);
+	}
+	if (e == 0) {
+		return forge_f32_from_bits(0x00400000u); // 2^-127
+	}
+	return forge_f32_from_bits((uint32_t)e << 23);
+}
+
+// forge_e8m0_half_scale is E8M0.HalfScale (ggml's ggml_e8m0_to_fp32_half):
+// 2^(e-128), with e = 255 read as 2^127 rather than NaN; e = 0 and 1 give the
+// subnormals 2^-128 and 2^-127.
+FORGE_HOST_DEVICE float forge_e8m0_half_scale(forge_e8m0 e) {
+	if (e < 2) {
+		return forge_f32_from_bits(0x00200000u << e); // 2^-128, 2^-127
+	}
+	return forge_f32_from_bits((uint32_t)(e - 1) << 23);
+}
+
+#endif // FORGE_PORTABILITY_H
