@@ -1,0 +1,97 @@
+package translate_test
+
+import (
+	"go/ast"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/rocmforge/forge/gen/translate"
+)
+
+// moduleRoot is the directory holding go.mod above the test's directory.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			t.Fatal("no go.mod above the test directory")
+		}
+	}
+}
+
+// load type-checks the package in dir (relative to the module root) from
+// source, as gen/load does.
+func load(t testing.TB, dir string) (*translate.Package, *packages.Package) {
+	t.Helper()
+	root := moduleRoot(t)
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+			packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,
+		Dir: root,
+	}
+	pkgs, err := packages.Load(cfg, "./"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 1 {
+		t.Fatalf("loading ./%s: %d packages", dir, len(pkgs))
+	}
+	p := pkgs[0]
+	for _, e := range p.Errors {
+		t.Errorf("%s: %v", dir, e)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return &translate.Package{Fset: p.Fset, Files: p.Syntax, Types: p.Types, Info: p.TypesInfo, Root: root}, p
+}
+
+// blockType is a struct type with a Dequant method, in source order.
+type blockType struct {
+	name string
+	file string // base name of the declaring file
+	pos  int
+}
+
+// blockTypes lists the package's types that have a Dequant method, by file
+// and position.
+func blockTypes(pkg *translate.Package) []blockType {
+	var out []blockType
+	for _, f := range pkg.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			tn, _ := pkg.Info.Defs[ts.Name].(*types.TypeName)
+			if tn == nil {
+				return false
+			}
+			if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, pkg.Types, "Dequant"); obj != nil {
+				if _, isFn := obj.(*types.Func); isFn {
+					p := pkg.Fset.Position(ts.Pos())
+					out = append(out, blockType{ts.Name.Name, filepath.Base(p.Filename), p.Offset})
+				}
+			}
+			return false
+		})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].file != out[j].file {
+			return out[i].file < out[j].file
+		}
+		return out[i].pos < out[j].pos
+	})
+	return out
+}
