@@ -2,8 +2,7 @@
 // device code: Block turns a block struct, its Dequant method, and every
 // helper function, block method and package-level table Dequant reaches
 // into a self-contained model.Device. It reads the type-checked package
-// (go/types); it never runs the spec, except that a caller may hand it the
-// run-time values of tables the spec computes (Package.TableValues).
+// (go/types); it never runs the spec.
 //
 // This comment is the reference for the device subset of Go: what a Dequant
 // body may contain, what each construct becomes, and where the C++ differs
@@ -77,8 +76,7 @@
 // zero; nested literals for nested arrays): var kvalues = [16]int8{-127, …}.
 // The values are read from go/types and emitted exactly (floats as
 // hexadecimal literals). A table initialised any other way (by a function
-// call, or not at all) is rejected, unless Package.TableValues supplies its
-// run-time value. Tables are read-only: an assignment to one is rejected;
+// call, or not at all) is rejected. Tables are read-only: an assignment to one is rejected;
 // the translator cannot see writes through pointers elsewhere in the
 // package, and assumes there are none after initialisation. Other
 // package-level variables are rejected; constants are emitted as values.

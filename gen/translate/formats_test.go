@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,32 +18,8 @@ import (
 	"github.com/rocmforge/forge/specs/formats"
 )
 
-// fp6Table computes an OCP FP6 decode table from the definition (as
-// specs/formats does at initialisation; the known-answer test of the
-// translated code checks the result against the spec's own Dequant).
-func fp6Table(mbits, bias int) (t [64]float32) {
-	for c := range 64 {
-		exp, man := (c&31)>>mbits, c&(1<<mbits-1)
-		var v float64
-		if exp == 0 {
-			v = math.Ldexp(float64(man), 1-bias-mbits)
-		} else {
-			v = math.Ldexp(float64(1<<mbits+man), exp-bias-mbits)
-		}
-		if c&32 != 0 {
-			v = -v
-		}
-		t[c] = float32(v)
-	}
-	return t
-}
-
 func loadFormats(t testing.TB) *translate.Package {
 	pkg, _ := load(t, "specs/formats")
-	pkg.TableValues = map[string]any{
-		"fp6E2M3Values": fp6Table(3, 1),
-		"fp6E3M2Values": fp6Table(2, 3),
-	}
 	return pkg
 }
 

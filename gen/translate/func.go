@@ -159,9 +159,27 @@ func (t *translator) function(fn *types.Func, cname string, at token.Pos) string
 	}
 	f.buf.WriteString(res.c + " " + cname + "(" + strings.Join(params, ", ") + ") {\n")
 	f.indent = 1
+	// A parameter the body never reads (F32's j) would trip -Wunused-parameter.
+	for i := 0; i < sig.Params().Len(); i++ {
+		if v := sig.Params().At(i); f.names[v] != "" && !f.uses(v) {
+			f.buf.WriteString("\t(void)" + f.names[v] + ";\n")
+		}
+	}
 	f.stmts(decl.Body.List)
 	f.buf.WriteString("}\n")
 	return f.buf.String()
+}
+
+// uses reports whether the function's body refers to v.
+func (f *fnTr) uses(v *types.Var) bool {
+	found := false
+	ast.Inspect(f.decl.Body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && f.t.pkg.Info.Uses[id] == v {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // nameLocals gives every variable the function declares a C name that is

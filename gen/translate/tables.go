@@ -13,8 +13,7 @@ import (
 
 // needTable makes sure the package-level table v is emitted and returns its
 // C name. A table is read-only device data whose values come from a
-// constant composite literal (or, for a table computed at initialisation,
-// from Package.TableValues).
+// constant composite literal.
 func (t *translator) needTable(v *types.Var, at token.Pos) string {
 	if name, ok := t.tableC[v]; ok {
 		return name
@@ -40,9 +39,7 @@ func (t *translator) needTable(v *types.Var, at token.Pos) string {
 	var vals []any
 	ok := false
 	init := t.varInits[v]
-	if rv, has := t.pkg.TableValues[v.Name()]; has {
-		vals, ok = t.runtimeValues(v, reflect.ValueOf(rv), arr, sc)
-	} else if lit, isLit := ast.Unparen(init).(*ast.CompositeLit); isLit {
+	if lit, isLit := ast.Unparen(init).(*ast.CompositeLit); isLit {
 		vals, ok = t.litValues(v, lit, arr, sc)
 	} else {
 		p := v.Pos()
@@ -191,38 +188,6 @@ func zeroValues(arr *types.Array, sc scalar) []any {
 		}
 	}
 	return vals
-}
-
-// runtimeValues reads a table's values from the running package (an array
-// or a pointer to one), checking it has the table's shape and element kind.
-func (t *translator) runtimeValues(v *types.Var, rv reflect.Value, arr *types.Array, sc scalar) ([]any, bool) {
-	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
-	}
-	if rv.Kind() != reflect.Array || int64(rv.Len()) != arr.Len() {
-		t.errorf(v.Pos(), "table %s: the supplied run-time value is %s, not %s", v.Name(), rv.Type(), types.TypeString(arr, nil))
-		return nil, false
-	}
-	elemArr, nested := types.Unalias(arr.Elem()).Underlying().(*types.Array)
-	vals := make([]any, arr.Len())
-	for i := range vals {
-		e := rv.Index(i)
-		if nested {
-			s, ok := t.runtimeValues(v, e, elemArr, sc)
-			if !ok {
-				return nil, false
-			}
-			vals[i] = s
-			continue
-		}
-		s, msg := runtimeLit(e, sc)
-		if msg != "" {
-			t.errorf(v.Pos(), "table %s: run-time element %d: %s", v.Name(), i, msg)
-			return nil, false
-		}
-		vals[i] = s
-	}
-	return vals, true
 }
 
 func runtimeLit(e reflect.Value, sc scalar) (string, string) {

@@ -26,15 +26,6 @@ type Package struct {
 	Info  *types.Info // Types, Defs, Uses and Selections must be filled
 	Root  string      // module root; positions in errors and #line directives are relative to it
 
-	// TableValues supplies, by Go name, the values of package-level tables
-	// that are computed when the package initialises instead of being
-	// spelled as constant composite literals: the generator cannot read
-	// those from the syntax tree. MXFP6's decode tables are the case: their
-	// code 32 is -0, which no Go constant can spell. Each value is the table
-	// as the running spec package holds it, an array of the table's Go type
-	// or a pointer to one. Optional; a computed table without an entry is
-	// rejected.
-	TableValues map[string]any
 }
 
 // Error is one construct outside the subset, at its position.
