@@ -2,14 +2,11 @@ package gogen
 
 import (
 	"bytes"
-	"flag"
 	"go/ast"
 	"go/build"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,10 +14,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/internal/modtest"
 )
 
-var update = flag.Bool("update", false, "rewrite generated/kernels and generated/suites in the worktree from the real specs")
+// realSpec is the module's own specs, as the generator loads them.
+func realSpec(t testing.TB) *model.Spec {
+	t.Helper()
+	r, err := load.Load(modtest.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Spec
+}
 
 func render(t *testing.T) []model.File {
 	t.Helper()
@@ -57,7 +64,7 @@ func TestFilesHeader(t *testing.T) {
 		if !strings.HasPrefix(lines[1], "// Sources: specs/") || !strings.HasSuffix(lines[1], "; rendered by gen/gogen.") {
 			t.Errorf("%s: second line %q", f.Path, lines[1])
 		}
-		if strings.Contains(string(f.Data), moduleRoot(t)) {
+		if strings.Contains(string(f.Data), modtest.Root(t)) {
 			t.Errorf("%s contains the absolute module path", f.Path)
 		}
 		file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Data, parser.ParseComments)
@@ -77,7 +84,7 @@ func TestFilesHeader(t *testing.T) {
 // TestGoBuildSeesGenerated checks the header the way the go command does,
 // through go/build on the committed files.
 func TestGoBuildSeesGenerated(t *testing.T) {
-	root := moduleRoot(t)
+	root := modtest.Root(t)
 	for _, dir := range []string{KernelsDir, SuitesDir} {
 		pkg, err := build.ImportDir(filepath.Join(root, dir), build.ImportComment)
 		if err != nil {
@@ -142,109 +149,5 @@ func TestFilesErrors(t *testing.T) {
 	}
 	if _, err := Files(&model.Spec{Module: "m"}); err == nil || !strings.Contains(err.Error(), "no formats") {
 		t.Errorf("empty spec: %v", err)
-	}
-}
-
-// TestCommittedOutput checks that generated/kernels and generated/suites in
-// the worktree are what Files renders from the real specs; -update rewrites
-// them.
-func TestCommittedOutput(t *testing.T) {
-	root := moduleRoot(t)
-	files := render(t)
-	if *update {
-		for _, dir := range []string{KernelsDir, SuitesDir} {
-			if err := os.RemoveAll(filepath.Join(root, dir)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, f := range files {
-			p := filepath.Join(root, filepath.FromSlash(f.Path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	want := map[string]string{}
-	for _, f := range files {
-		want[f.Path] = string(f.Data)
-	}
-	got := map[string]string{}
-	for _, dir := range []string{KernelsDir, SuitesDir} {
-		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(root, p)
-			got[filepath.ToSlash(rel)] = string(data)
-			return err
-		})
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("committed generated Go is stale; run `go test ./gen/gogen -run TestCommittedOutput -update` (-rendered +committed):\n%s", diff)
-	}
-}
-
-// TestGeneratedModule writes the rendered files into a temporary copy of
-// the module (without its committed generated/) and runs go vet and go test
-// on them there: every generated file must build, vet clean and pass on the
-// cpu backend.
-func TestGeneratedModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests the generated packages; skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not found")
-	}
-	root := moduleRoot(t)
-	dir := t.TempDir()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() && (rel == ".git" || rel == "generated") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range render(t) {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{
-		{"vet", "./generated/..."},
-		{"test", "-count=1", "./generated/..."},
-	} {
-		cmd := exec.Command(goTool, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "FORGE_BACKEND=cpu", "GOWORK=off", "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod", "GOPROXY=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s in a copy of the module: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		t.Logf("go %s:\n%s", strings.Join(args, " "), out)
 	}
 }
