@@ -246,12 +246,16 @@ const codeOutOfMemory = 2
 // Error is a non-zero return code of a runtime ABI function: the HIP or
 // CUDA error code, with the runtime's message for it.
 type Error struct {
-	Op   string // the function: "forge_rt_malloc"
-	Code int    // hipError_t / cudaError_t, or abi.CodeInvalid
-	Msg  string // forge_rt_error_string(Code)
+	Op      string // the function: "forge_rt_malloc"
+	Code    int    // hipError_t / cudaError_t, or abi.CodeInvalid
+	Msg     string // forge_rt_error_string(Code)
+	Context string // what was being done, if more than Op says: "allocating 1024 bytes on <device>"
 }
 
 func (e *Error) Error() string {
+	if e.Context != "" {
+		return fmt.Sprintf("gpu: %s: %s: error %d: %s", e.Context, e.Op, e.Code, e.Msg)
+	}
 	return fmt.Sprintf("gpu: %s: error %d: %s", e.Op, e.Code, e.Msg)
 }
 
@@ -576,7 +580,9 @@ func (d *Device) Malloc(bytes uint64) (abi.DevicePtr, error) {
 	}
 	var p C.uintptr_t
 	if rc := C.rt_malloc(d.rt, C.uint64_t(bytes), &p); rc != 0 {
-		return 0, fmt.Errorf("gpu: allocating %d bytes on %s: %w", bytes, d.info.Name, d.err("forge_rt_malloc", rc))
+		e := d.err("forge_rt_malloc", rc).(*Error)
+		e.Context = fmt.Sprintf("allocating %d bytes on %s", bytes, d.info.Name)
+		return 0, e
 	}
 	if p == 0 {
 		return 0, fmt.Errorf("gpu: forge_rt_malloc(%d) returned a null pointer without an error", bytes)
