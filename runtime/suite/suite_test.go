@@ -53,11 +53,12 @@ func TestBackendFromEnv(t *testing.T) {
 	}{
 		{"", "cpu", ""},
 		{"cpu", "cpu", ""},
-		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not available yet: forge's GPU backends (cuda, hip) come with the kernel-library runtime; available: cpu`},
-		{"cuda", "", `backend "cuda" is not available yet`},
-		{"tpu", "", `$FORGE_BACKEND=tpu: unknown backend "tpu"; available: cpu`},
+		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not linked into this program: import github.com/rocmforge/forge/runtime/gpubackend (runtime/suite/suitetest does); available: cpu, fakegpu, auto`},
+		{"cuda", "", `backend "cuda" is not linked into this program`},
+		{"tpu", "", `$FORGE_BACKEND=tpu: unknown backend "tpu"; available: cpu, fakegpu, auto`},
 	} {
 		t.Setenv(EnvBackend, tc.env)
+		t.Setenv(EnvLib, "")
 		b, err := BackendFromEnv()
 		switch {
 		case tc.err == "" && err != nil:

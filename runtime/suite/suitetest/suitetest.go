@@ -2,6 +2,12 @@
 // benchmarks (generated/suites) call: it checks a backend's kernels against
 // the format specs bit for bit and measures them. It is the only part of the
 // suite runtime that imports package testing.
+//
+// The backend is chosen by the test flags -backend and -lib (package
+// runtime/suite/suiteflags, which this package imports: go test
+// ./generated/suites -args -backend=cuda -lib=build/libforge_sm_90.so),
+// else by $FORGE_BACKEND and $FORGE_LIB; a flag wins over its variable.
+// Importing this package links the GPU backends (runtime/gpubackend).
 package suitetest
 
 import (
@@ -9,18 +15,27 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
+	_ "github.com/rocmforge/forge/runtime/gpubackend" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
 // EnvBenchElems sets how many elements a benchmark decodes per operation.
 const EnvBenchElems = "FORGE_BENCH_ELEMS"
 
-// DefaultBenchElems is the benchmark size when EnvBenchElems is unset: 16 Mi
-// elements, well past every cache.
-const DefaultBenchElems = 16 << 20
+// Benchmark sizes when EnvBenchElems is unset: on the cpu backend 16 Mi
+// elements, well past every cache; on a GPU 64 Mi elements (forge's
+// acceptance size: >= 64 M), so that the output alone (128 or 256 MiB) is
+// several times any GPU's L2.
+const (
+	DefaultBenchElems       = 16 << 20
+	DefaultDeviceBenchElems = 64 << 20
+)
 
 // maxReport is how many mismatches a failing check lists.
 const maxReport = 10
@@ -33,15 +48,73 @@ const (
 	sentinelF16 = 0xdead
 )
 
-// Backend returns the backend $FORGE_BACKEND names (default cpu), failing
-// the test, with the reason, when it is unknown or unavailable.
+// Choice is the backend and library the flags and environment name, and
+// where each came from ("-backend", "$FORGE_BACKEND", "default").
+type Choice struct {
+	Backend, Lib     string
+	BackendBy, LibBy string
+}
+
+// Chosen reads the backend choice: the -backend and -lib flags, else
+// $FORGE_BACKEND and $FORGE_LIB.
+func Chosen() Choice {
+	c := Choice{Backend: suiteflags.Backend(), BackendBy: "-backend", Lib: suiteflags.Lib(), LibBy: "-lib"}
+	if c.Backend == "" {
+		c.Backend, c.BackendBy = os.Getenv(suite.EnvBackend), "$"+suite.EnvBackend
+		if c.Backend == "" {
+			c.Backend, c.BackendBy = suite.DefaultBackend, "default"
+		}
+	}
+	if c.Lib == "" {
+		c.Lib, c.LibBy = os.Getenv(suite.EnvLib), "$"+suite.EnvLib
+	}
+	return c
+}
+
+// announced records the selections already logged to stderr, so that a
+// run names its GPU device once, not once per test.
+var (
+	announceMu sync.Mutex
+	announced  = map[string]bool{}
+)
+
+// Select opens the chosen backend (see Chosen).
+func Select() (*suite.Selection, error) {
+	c := Chosen()
+	s, err := suite.Select(c.Backend, c.Lib)
+	if err != nil {
+		by := c.BackendBy + "=" + c.Backend
+		if c.Lib != "" {
+			by += ", " + c.LibBy + "=" + c.Lib
+		}
+		return nil, fmt.Errorf("%s: %w", by, err)
+	}
+	return s, nil
+}
+
+// Backend returns the chosen backend (see Chosen), failing the test, with
+// the reason, when it is unknown or unavailable. A GPU backend, or any
+// choice "auto" makes, is announced on stderr once per process: which
+// backend, library and device the run uses.
 func Backend(tb testing.TB) suite.Backend {
 	tb.Helper()
-	b, err := suite.BackendFromEnv()
+	s, err := Select()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return b
+	msg := "forge: " + s.Why
+	if db, ok := s.Backend.(suite.DeviceBackend); ok {
+		msg += ": " + db.Describe()
+	}
+	announceMu.Lock()
+	first := !announced[msg]
+	announced[msg] = true
+	announceMu.Unlock()
+	if first && (s.Name != suite.DefaultBackend || Chosen().Backend == suite.AutoBackend) {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	tb.Log(msg)
+	return s.Backend
 }
 
 // checkCase is one input of CheckDequant.
@@ -114,10 +187,15 @@ func CheckDequant(tb testing.TB, f *formats.Format, output string) {
 	}
 }
 
-// BenchElems is the benchmark size: $FORGE_BENCH_ELEMS, default 16 Mi.
-func BenchElems() (int, error) {
+// BenchElems is the benchmark size on backend be: $FORGE_BENCH_ELEMS,
+// default DefaultDeviceBenchElems on a device backend and DefaultBenchElems
+// on the cpu.
+func BenchElems(be suite.Backend) (int, error) {
 	s := os.Getenv(EnvBenchElems)
 	if s == "" {
+		if _, ok := be.(suite.DeviceBackend); ok {
+			return DefaultDeviceBenchElems, nil
+		}
 		return DefaultBenchElems, nil
 	}
 	n, err := strconv.Atoi(s)
@@ -127,27 +205,70 @@ func BenchElems() (int, error) {
 	return n, nil
 }
 
+// benchInput caches the last benchmark input: the reference quantizer
+// takes seconds over 64 Mi elements, and a format's f32 and f16
+// benchmarks, which run one after the other, decode the same blocks.
+var benchInput struct {
+	sync.Mutex
+	f       *formats.Format
+	nBlocks int
+	src     []byte
+}
+
+func quantized(f *formats.Format, nBlocks int) ([]byte, error) {
+	benchInput.Lock()
+	defer benchInput.Unlock()
+	if benchInput.f == f && benchInput.nBlocks == nBlocks {
+		return benchInput.src, nil
+	}
+	benchInput.f, benchInput.src = nil, nil // let the old input go first
+	src, err := suite.QuantizedBlocks(f, nBlocks, suite.Seed(f.Name))
+	if err != nil {
+		return nil, err
+	}
+	benchInput.f, benchInput.nBlocks, benchInput.src = f, nBlocks, src
+	return src, nil
+}
+
 // BenchDequant measures decoding BenchElems elements (rounded down to whole
-// blocks, at least one) of format f to output on the selected backend. It
-// reports bytes read plus written per operation (MB/s) and elements/s.
-// The input is reference-quantized data, made before the timer starts.
+// blocks, at least one) of format f to output on the selected backend. The
+// input is reference-quantized data, made before the timer starts.
+//
+// On the cpu backend it times whole calls and reports bytes read plus
+// written per operation (MB/s) and elements/s. On a device backend
+// (suite.DeviceBackend) the input and output stay in device memory and
+// only the kernels are timed, with device events around b.N back-to-back
+// launches; it reports GB/s (bytes read + written per second of device
+// time), elems/s, dev-ns/op, and %copy: GB/s as a percentage of the
+// library's forge_copy bandwidth (CopyBandwidth), the roofline. ns/op
+// there is host time, including one synchronisation per run.
 func BenchDequant(b *testing.B, f *formats.Format, output string) {
 	size := suite.OutputSize(output)
 	if size == 0 {
 		b.Fatalf("%s: unknown dequant output %q", f.Name, output)
 	}
-	elems, err := BenchElems()
+	be := Backend(b)
+	elems, err := BenchElems(be)
 	if err != nil {
 		b.Fatal(err)
 	}
-	be := Backend(b)
 	nBlocks := max(1, elems/f.BlockElems)
 	elems = nBlocks * f.BlockElems
-	src, err := suite.QuantizedBlocks(f, nBlocks, suite.Seed(f.Name))
+	src, err := quantized(f, nBlocks)
 	if err != nil {
 		b.Fatalf("%s: reference quantizer: %v", f.Name, err)
 	}
-	b.SetBytes(int64(len(src) + elems*size))
+	bytes := int64(len(src) + elems*size)
+	if db, ok := be.(suite.DeviceBackend); ok {
+		r, err := db.PrepareDequant(f, output, src)
+		if err != nil {
+			b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
+		}
+		defer r.Close()
+		benchDevice(b, db, r, bytes, elems, elems)
+		return
+	}
+	b.SetBytes(bytes)
 	var run func() error
 	switch output {
 	case suite.OutputF32:
@@ -164,5 +285,138 @@ func BenchDequant(b *testing.B, f *formats.Format, output string) {
 	}
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(elems)*float64(b.N)/s, "elems/s")
+	}
+}
+
+// benchDevice times b.N back-to-back runs of r, which moves bytes bytes
+// and produces elems elements per run, after one warm-up run (which loads
+// the kernel: CUDA loads modules lazily). copyElems sizes the copy
+// roofline.
+func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes int64, elems, copyElems int) {
+	if _, err := r.Run(1); err != nil {
+		b.Fatalf("warm-up on %s: %v", db.Name(), err)
+	}
+	roof, err := CopyBandwidth(db, copyElems)
+	if err != nil {
+		b.Fatalf("copy roofline on %s: %v", db.Name(), err)
+	}
+	b.ResetTimer()
+	dt, err := r.Run(b.N)
+	b.StopTimer()
+	if err != nil {
+		b.Fatalf("on %s: %v", db.Name(), err)
+	}
+	s := dt.Seconds()
+	if s <= 0 {
+		b.Fatalf("on %s: the device timer measured %v for %d runs", db.Name(), dt, b.N)
+	}
+	gbps := float64(bytes) * float64(b.N) / s / 1e9
+	b.ReportMetric(gbps, "GB/s")
+	b.ReportMetric(float64(elems)*float64(b.N)/s, "elems/s")
+	b.ReportMetric(s*1e9/float64(b.N), "dev-ns/op")
+	b.ReportMetric(100*gbps/roof.GBps, "%copy")
+}
+
+// Roofline is a measured copy bandwidth.
+type Roofline struct {
+	Bytes int64   // size of the source (and of the destination)
+	GBps  float64 // (bytes read + bytes written) / s, in 1e9 bytes/s
+	Runs  int     // copies in the best trial
+	Best  time.Duration
+}
+
+// CopyBytes is the size of the copy roofline's buffers: as many bytes as
+// the f32 output of elems elements, and at least 4 times the L2, so that
+// the copy streams from and to memory.
+func CopyBytes(db suite.DeviceBackend, elems int) int64 {
+	return max(4*db.L2Bytes(), 4*int64(elems))
+}
+
+var (
+	rooflineMu sync.Mutex
+	rooflines  = map[string]Roofline{}
+)
+
+// CopyBandwidth measures, once per process and backend, the bandwidth of
+// the library's forge_copy kernel over CopyBytes(db, elems): the best of 3
+// trials of back-to-back copies lasting about 50 ms each, timed with
+// device events. It is what %copy compares kernels with.
+func CopyBandwidth(db suite.DeviceBackend, elems int) (Roofline, error) {
+	rooflineMu.Lock()
+	defer rooflineMu.Unlock()
+	key := db.Describe()
+	if r, ok := rooflines[key]; ok {
+		return r, nil
+	}
+	bytes := CopyBytes(db, elems)
+	r, err := db.PrepareCopy(bytes)
+	if err != nil {
+		return Roofline{}, err
+	}
+	defer r.Close()
+	if _, err := r.Run(2); err != nil {
+		return Roofline{}, err
+	}
+	one, err := r.Run(1)
+	if err != nil {
+		return Roofline{}, err
+	}
+	n := 1000
+	if one > 0 {
+		n = int(min(1000, max(1, 50*time.Millisecond/one)))
+	}
+	roof := Roofline{Bytes: bytes, Runs: n}
+	for range 3 {
+		dt, err := r.Run(n)
+		if err != nil {
+			return Roofline{}, err
+		}
+		if dt <= 0 {
+			continue
+		}
+		if gbps := 2 * float64(bytes) * float64(n) / dt.Seconds() / 1e9; gbps > roof.GBps {
+			roof.GBps, roof.Best = gbps, dt
+		}
+	}
+	if roof.GBps <= 0 {
+		return Roofline{}, fmt.Errorf("forge_copy of %d bytes: the device timer measured nothing", bytes)
+	}
+	rooflines[key] = roof
+	fmt.Fprintf(os.Stderr, "forge: copy roofline on %s: forge_copy of %d MiB: %.1f GB/s (read + written; best of 3 trials of %d copies)\n",
+		db.Name(), bytes>>20, roof.GBps, n)
+	return roof, nil
+}
+
+// BenchCopy measures the copy roofline itself: on a device backend, the
+// library's forge_copy kernel over CopyBytes (device to device, timed with
+// device events; GB/s counts bytes read + written); on the cpu backend,
+// Go's copy of 4 × BenchElems bytes on one goroutine (MB/s and GB/s).
+func BenchCopy(b *testing.B) {
+	be := Backend(b)
+	elems, err := BenchElems(be)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if db, ok := be.(suite.DeviceBackend); ok {
+		bytes := CopyBytes(db, elems)
+		r, err := db.PrepareCopy(bytes)
+		if err != nil {
+			b.Fatalf("forge_copy on %s: %v", be.Name(), err)
+		}
+		defer r.Close()
+		benchDevice(b, db, r, 2*bytes, int(bytes/4), elems)
+		return
+	}
+	n := 4 * elems
+	src, dst := make([]byte, n), make([]byte, n)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	b.SetBytes(2 * int64(n))
+	for b.Loop() {
+		copy(dst, src)
+	}
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(2*float64(n)*float64(b.N)/s/1e9, "GB/s")
 	}
 }

@@ -1,0 +1,278 @@
+// Package gpubackend is forge's GPU backend for the suites: a suite.Backend
+// (and suite.DeviceBackend) over a kernel library loaded by runtime/gpu.
+// Importing it registers the "cuda" backend (NVIDIA libraries) and the
+// "hip" backend (AMD libraries) with runtime/suite, whose Select finds the
+// library (-lib, $FORGE_LIB, or a libforge_*.so beside the executable or in
+// build/). runtime/suite/suitetest imports it, so the generated suites run
+// on a GPU with `go test ./generated/suites -args -backend=cuda -lib=...`.
+//
+// Dequantize and DequantizeF16 take host slices, like the cpu backend: they
+// copy the blocks to device memory from the device's caching allocator,
+// launch the generated launcher, synchronise and copy the output back. The
+// benchmarks' path (PrepareDequant, PrepareCopy) keeps the data on the
+// device and times the kernels alone with device events.
+package gpubackend
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/rocmforge/forge/generated/kernels"
+	"github.com/rocmforge/forge/runtime/abi"
+	"github.com/rocmforge/forge/runtime/devmem"
+	"github.com/rocmforge/forge/runtime/gpu"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// EnvDevice selects the device index the registered backends open
+// (default 0).
+const EnvDevice = "FORGE_DEVICE"
+
+func init() {
+	for _, name := range gpu.BackendNames() {
+		suite.RegisterLibraryBackend(name, func(lib string) (suite.Backend, error) {
+			device := 0
+			if s := os.Getenv(EnvDevice); s != "" {
+				n, err := strconv.Atoi(s)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("$%s=%q: want a device index >= 0", EnvDevice, s)
+				}
+				device = n
+			}
+			return Open(name, lib, device)
+		})
+	}
+}
+
+// Backend runs the dequant kernels of one kernel library on one device. It
+// is safe for concurrent use.
+type Backend struct {
+	name string
+	dev  *gpu.Device
+	mem  *devmem.Allocator
+}
+
+var _ suite.DeviceBackend = (*Backend)(nil)
+
+// Open opens backend name ("cuda" or "hip") on the library at lib and
+// device index device.
+func Open(name, lib string, device int) (*Backend, error) {
+	d, err := gpu.OpenBackend(name, lib, device)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{name: name, dev: d, mem: d.Memory()}, nil
+}
+
+// Name is the backend's name: "cuda" or "hip".
+func (b *Backend) Name() string { return b.name }
+
+// Device is the device the backend runs on.
+func (b *Backend) Device() *gpu.Device { return b.dev }
+
+// Describe names the device and library.
+func (b *Backend) Describe() string { return b.dev.Info().String() }
+
+// L2Bytes is the device's L2 cache size.
+func (b *Backend) L2Bytes() int64 { return int64(b.dev.Info().L2Bytes) }
+
+// Close releases the device's cached memory.
+func (b *Backend) Close() error { return b.dev.Close() }
+
+// Dequantize decodes the whole blocks in src into dst on the device.
+func (b *Backend) Dequantize(f *formats.Format, dst []float32, src []byte) error {
+	return dequantize(b, f, suite.OutputF32, dst, src)
+}
+
+// DequantizeF16 decodes the whole blocks in src into binary16 bits on the
+// device.
+func (b *Backend) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
+	return dequantize(b, f, suite.OutputF16, dst, src)
+}
+
+// launcher finds the launcher of f's dequant kernel to output.
+func (b *Backend) launcher(f *formats.Format, output string) (kernels.DequantFunc, error) {
+	kernel := "dequant_" + output
+	fn, ok := b.dev.Kernels().Dequant(kernel, f.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
+	}
+	return fn, nil
+}
+
+func dequantize[T float32 | uint16](b *Backend, f *formats.Format, output string, dst []T, src []byte) (err error) {
+	if err := f.CheckSizes(len(dst), len(src)); err != nil {
+		return err
+	}
+	fn, err := b.launcher(f, output)
+	if err != nil {
+		return err
+	}
+	nBlocks := len(src) / f.BlockBytes
+	if nBlocks == 0 {
+		return nil
+	}
+	var z T
+	outBytes := uint64(len(dst)) * uint64(unsafe.Sizeof(z))
+	what := fmt.Sprintf("%s dequant_%s on %s", f.Name, output, b.name)
+	dsrc, err := b.mem.Alloc(uint64(len(src)))
+	if err != nil {
+		return fmt.Errorf("%s: input: %w", what, err)
+	}
+	// The buffers go back to the cache only after the synchronous copy
+	// back below: no kernel uses them any more.
+	defer b.free(dsrc, &err)
+	ddst, err := b.mem.Alloc(outBytes)
+	if err != nil {
+		return fmt.Errorf("%s: output: %w", what, err)
+	}
+	defer b.free(ddst, &err)
+	if err := b.dev.H2D(dsrc, src); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := b.dev.Launch(func() error { return fn(dsrc, ddst, int64(nBlocks), 0) }); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	// A kernel's own faults surface at the next synchronisation.
+	if err := b.dev.Synchronize(); err != nil {
+		return fmt.Errorf("%s: after the kernel: %w", what, err)
+	}
+	if err := gpu.Download(b.dev, dst, ddst); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// free returns p to the cache, reporting a failure if nothing else failed.
+func (b *Backend) free(p abi.DevicePtr, err *error) {
+	if e := b.mem.Free(p); e != nil && *err == nil {
+		*err = e
+	}
+}
+
+// resident is a kernel with its buffers on the device.
+type resident struct {
+	b      *Backend
+	bufs   []abi.DevicePtr
+	launch func() error
+	timer  *gpu.Timer
+}
+
+func (b *Backend) newResident(sizes ...uint64) (*resident, error) {
+	r := &resident{b: b}
+	for _, n := range sizes {
+		p, err := b.mem.Alloc(n)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.bufs = append(r.bufs, p)
+	}
+	t, err := b.dev.NewTimer(0)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.timer = t
+	return r, nil
+}
+
+// Run launches the kernel n times between two device events on the default
+// stream and returns the device time between them.
+func (r *resident) Run(n int) (time.Duration, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("%s: Run(%d): want at least one launch", r.b.name, n)
+	}
+	var dt time.Duration
+	err := r.b.dev.Launch(func() error {
+		if err := r.timer.Start(); err != nil {
+			return err
+		}
+		for range n {
+			if err := r.launch(); err != nil {
+				return err
+			}
+		}
+		var err error
+		dt, err = r.timer.Stop()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Stop waited for the end event; a kernel's fault surfaces here.
+	if err := r.b.dev.Synchronize(); err != nil {
+		return 0, err
+	}
+	return dt, nil
+}
+
+// Close frees the buffers and the timer.
+func (r *resident) Close() error {
+	var first error
+	if r.timer != nil {
+		first = r.timer.Close()
+		r.timer = nil
+	}
+	for _, p := range r.bufs {
+		if err := r.b.mem.Free(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.bufs = nil
+	return first
+}
+
+// PrepareDequant uploads src and allocates the output of f's dequant
+// kernel to output on the device.
+func (b *Backend) PrepareDequant(f *formats.Format, output string, src []byte) (suite.Resident, error) {
+	size := suite.OutputSize(output)
+	if size == 0 {
+		return nil, fmt.Errorf("%s: unknown dequant output %q", b.name, output)
+	}
+	if len(src) == 0 || len(src)%f.BlockBytes != 0 {
+		return nil, fmt.Errorf("%s: %d bytes is not a positive number of %d-byte %s blocks", b.name, len(src), f.BlockBytes, f.Name)
+	}
+	fn, err := b.launcher(f, output)
+	if err != nil {
+		return nil, err
+	}
+	nBlocks := len(src) / f.BlockBytes
+	r, err := b.newResident(uint64(len(src)), uint64(nBlocks)*uint64(f.BlockElems)*uint64(size))
+	if err != nil {
+		return nil, fmt.Errorf("%s dequant_%s on %s: %w", f.Name, output, b.name, err)
+	}
+	if err := b.dev.H2D(r.bufs[0], src); err != nil {
+		r.Close()
+		return nil, err
+	}
+	in, out := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return fn(in, out, int64(nBlocks), 0) }
+	return r, nil
+}
+
+// PrepareCopy allocates two buffers of bytes bytes for forge_copy; the
+// source is filled, so that its pages are mapped before any timing.
+func (b *Backend) PrepareCopy(bytes int64) (suite.Resident, error) {
+	if bytes <= 0 {
+		return nil, fmt.Errorf("%s: copy of %d bytes", b.name, bytes)
+	}
+	n := uint64(bytes)
+	r, err := b.newResident(n, n)
+	if err != nil {
+		return nil, fmt.Errorf("forge_copy of %s on %s: %w", devmem.FormatBytes(n), b.name, err)
+	}
+	for _, p := range r.bufs {
+		if err := b.dev.Memset(p, 0x5a, n); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	src, dst := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return b.dev.Copy(dst, src, n, 0) }
+	return r, nil
+}
