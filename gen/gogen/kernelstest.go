@@ -19,6 +19,9 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 	f.ImportName(fakePkg, "abitest")
 	f.ImportName(suitePkg, "suite")
 	f.ImportName(formatsPkg, "formats")
+	// The suites' -backend and -lib flags, so that
+	// `go test ./generated/... -args -backend=cuda -lib=...` parses here too.
+	f.Anon(s.Module + "/runtime/suite/suiteflags")
 
 	t := jen.Id("t")
 	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }

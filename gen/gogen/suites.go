@@ -63,6 +63,11 @@ func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
 			),
 		),
 	)
+	f.Comment("BenchmarkCopy measures the device-to-device copy roofline on $FORGE_BACKEND")
+	f.Comment("(the forge_copy kernel on a GPU): the bandwidth the dequant benchmarks' %copy compares with.")
+	f.Func().Id("BenchmarkCopy").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.Qual(s.Module+"/runtime/suite/suitetest", "BenchCopy").Call(jen.Id("b")),
+	)
 	return f
 }
 

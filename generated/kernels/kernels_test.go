@@ -13,6 +13,7 @@ import (
 	"github.com/rocmforge/forge/runtime/abi"
 	"github.com/rocmforge/forge/runtime/abi/abitest"
 	"github.com/rocmforge/forge/runtime/suite"
+	_ "github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite"
+	suitetest "github.com/rocmforge/forge/runtime/suite/suitetest"
 )
 
 // TestRegistered checks that init registered every generated suite, in order.
@@ -64,4 +65,10 @@ func TestRegistered(t *testing.T) {
 			t.Errorf("suite %d is %+v, want %s", i, s, want[i])
 		}
 	}
+}
+
+// BenchmarkCopy measures the device-to-device copy roofline on $FORGE_BACKEND
+// (the forge_copy kernel on a GPU): the bandwidth the dequant benchmarks' %copy compares with.
+func BenchmarkCopy(b *testing.B) {
+	suitetest.BenchCopy(b)
 }
