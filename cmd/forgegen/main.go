@@ -23,7 +23,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "module root `DIR` (default: the directory holding go.mod, above the working directory)"},
 		},
-		Commands: []*cli.Command{generateCmd(), checkCmd(), listCmd(), explainCmd()},
+		Commands: []*cli.Command{generateCmd(), checkCmd(), listCmd(), buildCmd(), explainCmd()},
 	}
 	if err := app.Run(args); err != nil {
 		fmt.Fprintln(stderr, "forgegen:", err)

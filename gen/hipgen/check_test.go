@@ -35,12 +35,15 @@ func TestHipccCheck(t *testing.T) {
 		switch {
 		case strings.HasPrefix(target, "sm_"):
 			want = `(ok|skip) .*  ` + regexp.QuoteMeta(rel) + `  `
-		case strings.HasSuffix(rel, "/"+ABIName):
-			want = `ok .*  ` + regexp.QuoteMeta(rel) + `  .*; 0 kernels`
-		case target == "gfx90a":
-			want = `ok .*  ` + regexp.QuoteMeta(rel) + `  .*; 2 kernels, wave64\)`
 		default:
-			want = `ok .*  ` + regexp.QuoteMeta(rel) + `  .*; 2 kernels, wave32\)`
+			kernels, wave := "2", "32" // dequant_f32, dequant_f16
+			if strings.HasSuffix(rel, "/"+RuntimeName) {
+				kernels = "1" // forge_copy
+			}
+			if target == "gfx90a" {
+				wave = "64"
+			}
+			want = `ok .*  ` + regexp.QuoteMeta(rel) + `  .*; ` + kernels + ` kernels, wave` + wave + `\)`
 		}
 		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
 			t.Errorf("no line matching %q", want)

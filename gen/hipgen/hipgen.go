@@ -1,9 +1,10 @@
 // Package hipgen renders forge's HIP sources from the loaded specs: for every
 // target, format and kernel family, generated/hip/<target>/<format>_<family>.hip
-// from templates/hip/<family>.hip.tmpl; per target, forge_abi.hip (the one
-// definition of forge_abi_version in that target's library) from
-// abi.hip.tmpl; and generated/hip/forge_portability.h, a copy of the
-// templates' header. It owns the template data the templates see and the
+// from templates/hip/<family>.hip.tmpl; per target, forge_runtime.hip from
+// runtime.hip.tmpl, the one definition in that target's library of
+// everything that is not format-specific (forge_abi_version, the runtime ABI
+// forge_rt_*, the forge_copy kernel); and generated/hip/forge_portability.h,
+// a copy of the templates' header. It owns the template data the templates see and the
 // launch-grid cap; the kernel shape is the templates' (templates/hip).
 //
 // Rendering is pure: Files reads only the embedded templates and the spec,
@@ -33,10 +34,11 @@ const (
 	TemplateDir = "templates/hip"
 	// HeaderName is the portability header, in TemplateDir and in Dir.
 	HeaderName = "forge_portability.h"
-	// ABIName is the per-target file that exports forge_abi_version.
-	ABIName = "forge_abi.hip"
-	// abiTemplate renders ABIName.
-	abiTemplate = "abi.hip.tmpl"
+	// RuntimeName is the per-target file that defines forge_abi_version,
+	// the forge_rt_* runtime ABI and forge_copy.
+	RuntimeName = "forge_runtime.hip"
+	// runtimeTemplate renders RuntimeName.
+	runtimeTemplate = "runtime.hip.tmpl"
 
 	// GridCap caps the workgroups a launcher starts; the kernels grid-stride
 	// over the rest. 65535 workgroups of ≥ 32 threads keep any current GPU
@@ -44,6 +46,30 @@ const (
 	// H100 ~2k), and stay within every runtime's grid limit.
 	GridCap = 65535
 )
+
+// RuntimeSymbols are the extern "C" functions every kernel library exports
+// besides its launchers, all defined in RuntimeName: forge_abi_version, the
+// runtime ABI (declared in forge_portability.h) and forge_copy.
+var RuntimeSymbols = []string{
+	"forge_abi_version",
+	"forge_rt_init",
+	"forge_rt_error_string",
+	"forge_rt_device_info",
+	"forge_rt_mem_info",
+	"forge_rt_malloc",
+	"forge_rt_free",
+	"forge_rt_memcpy_h2d",
+	"forge_rt_memcpy_d2h",
+	"forge_rt_memset",
+	"forge_rt_synchronize",
+	"forge_rt_stream_create",
+	"forge_rt_stream_destroy",
+	"forge_rt_event_create",
+	"forge_rt_event_destroy",
+	"forge_rt_event_record",
+	"forge_rt_event_elapsed_ms",
+	"forge_copy",
+}
 
 // lineResetMark is what the templates' lineReset emits; render replaces it
 // with a #line directive naming the generated file at the next line.
@@ -84,11 +110,12 @@ type kernelData struct {
 	Convert string // the intrinsic from float to CType, or ""
 }
 
-// abiData is what abi.hip.tmpl sees.
-type abiData struct {
+// runtimeData is what runtime.hip.tmpl sees.
+type runtimeData struct {
 	Header   string
 	Template string
 	Target   *model.Target
+	GridCap  int // forge_copy's cap on workgroups
 }
 
 func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
@@ -107,7 +134,7 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 		files = append(files, model.File{Path: path.Join(Dir, HeaderName), Data: b.Bytes()})
 	}
 
-	abiTmpl, err := parse(fsys, abiTemplate)
+	rtTmpl, err := parse(fsys, runtimeTemplate)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -120,10 +147,10 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 
 	for _, t := range s.Targets {
 		dir := path.Join(Dir, t.Name)
-		if abiTmpl != nil {
-			p := path.Join(dir, ABIName)
-			data := abiData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, abiTemplate), Target: t}
-			if b, err := execute(abiTmpl, p, data); err != nil {
+		if rtTmpl != nil {
+			p := path.Join(dir, RuntimeName)
+			data := runtimeData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, runtimeTemplate), Target: t, GridCap: GridCap}
+			if b, err := execute(rtTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
 				files = append(files, model.File{Path: p, Data: b})

@@ -54,7 +54,7 @@ func TestFilesPaths(t *testing.T) {
 	var want []string
 	want = append(want, "generated/hip/forge_portability.h")
 	for _, tg := range s.Targets {
-		want = append(want, "generated/hip/"+tg.Name+"/forge_abi.hip")
+		want = append(want, "generated/hip/"+tg.Name+"/"+RuntimeName)
 		for _, f := range s.Formats {
 			want = append(want, "generated/hip/"+tg.Name+"/"+f.Lower()+"_dequant.hip")
 		}
@@ -103,8 +103,8 @@ func TestHeaders(t *testing.T) {
 			if !bytes.HasSuffix(f.Data, src) {
 				t.Errorf("%s: not the template header after its two header lines", f.Path)
 			}
-		case strings.HasSuffix(f.Path, "/"+ABIName):
-			if !strings.HasPrefix(lines[1], "// Target:   specs/targets/") || lines[2] != "// Template: templates/hip/abi.hip.tmpl" {
+		case strings.HasSuffix(f.Path, "/"+RuntimeName):
+			if !strings.HasPrefix(lines[1], "// Target:   specs/targets/") || lines[2] != "// Template: templates/hip/runtime.hip.tmpl" {
 				t.Errorf("%s: source lines %q", f.Path, lines[1:3])
 			}
 		default:
@@ -164,7 +164,7 @@ func TestWaveAgnostic(t *testing.T) {
 		s = strings.ReplaceAll(s, "FORGE_TARGET_WAVE_SIZE "+wave, "FORGE_TARGET_WAVE_SIZE W")
 		return s
 	}
-	for _, name := range []string{"forge_abi.hip", "q4_0_dequant.hip", "super256_dequant.hip"} {
+	for _, name := range []string{RuntimeName, "q4_0_dequant.hip", "super256_dequant.hip"} {
 		w32 := norm(files["generated/hip/gfx1030/"+name], "gfx1030", "32")
 		w64 := norm(files["generated/hip/gfx90a/"+name], "gfx90a", "64")
 		if diff := cmp.Diff(w32, w64); diff != "" {
@@ -199,16 +199,58 @@ func TestLauncherText(t *testing.T) {
 			t.Errorf("gfx1100/q4_0_dequant.hip lacks %q", want)
 		}
 	}
-	abi := string(files["generated/hip/gfx1100/forge_abi.hip"])
+	abi := string(files["generated/hip/gfx1100/"+RuntimeName])
 	if !strings.Contains(abi, "FORGE_EXPORT int forge_abi_version(void) {\n\treturn FORGE_ABI_VERSION;") {
-		t.Errorf("forge_abi.hip:\n%s", abi)
+		t.Errorf("%s:\n%s", RuntimeName, abi)
 	}
 	// forge_abi_version once per target library, and only there.
 	re := regexp.MustCompile(`int forge_abi_version\(`)
 	for p, b := range files {
 		n := len(re.FindAll(b, -1))
-		if want := map[bool]int{true: 1, false: 0}[path.Base(p) == ABIName]; n != want {
+		if want := map[bool]int{true: 1, false: 0}[path.Base(p) == RuntimeName]; n != want {
 			t.Errorf("%s: defines forge_abi_version %d times, want %d", p, n, want)
+		}
+	}
+}
+
+// Each runtime symbol is defined once per target library, in its
+// RuntimeName and nowhere else, and declared by the portability header; the
+// header's device-info struct is the 416-byte layout the Go side reads.
+func TestRuntimeText(t *testing.T) {
+	s := testSpec()
+	files := byPath(mustFiles(t, s))
+	hdr := string(files["generated/hip/"+HeaderName])
+	for _, sym := range RuntimeSymbols {
+		def := regexp.MustCompile(`(?m)^FORGE_EXPORT (int|const char\*) ` + sym + `\([^;]*\) \{$`)
+		decl := regexp.MustCompile(`(?m)^FORGE_EXPORT (int|const char\*) ` + sym + `\([^{]*\);`)
+		if sym != "forge_abi_version" && !decl.MatchString(hdr) {
+			t.Errorf("%s: not declared in %s", sym, HeaderName)
+		}
+		for p, b := range files {
+			n := len(def.FindAll(b, -1))
+			if want := map[bool]int{true: 1, false: 0}[path.Base(p) == RuntimeName]; n != want {
+				t.Errorf("%s: defines %s %d times, want %d", p, sym, n, want)
+			}
+		}
+	}
+	for _, want := range []string{
+		`static_assert(sizeof(forge_device_info) == 416, "forge_device_info: 416 bytes");`,
+		"\tint32_t pad;",
+		"\tuint64_t l2_bytes;",
+	} {
+		if !strings.Contains(hdr, want) {
+			t.Errorf("%s lacks %q", HeaderName, want)
+		}
+	}
+	for _, tg := range s.Targets {
+		rt := string(files["generated/hip/"+tg.Name+"/"+RuntimeName])
+		for _, want := range []string{
+			"#define FORGE_TARGET \"" + tg.Name + "\"\n",
+			"static constexpr uint32_t forge_copy_grid_cap = 65535;",
+		} {
+			if !strings.Contains(rt, want) {
+				t.Errorf("%s/%s lacks %q", tg.Name, RuntimeName, want)
+			}
 		}
 	}
 }

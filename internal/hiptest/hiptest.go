@@ -1,6 +1,7 @@
 // Package hiptest is test support for the packages that compile HIP
-// (templates/hip, gen/hipgen): finding hipcc, deciding whether its absence
-// skips or fails a test, and running the repository's compile-check script.
+// (templates/hip, gen/hipgen, gen/build): finding hipcc, deciding whether
+// its absence skips or fails a test, running the repository's compile-check
+// script, and a synthetic spec to render (Spec).
 package hiptest
 
 import (

@@ -19,7 +19,7 @@ import (
 
 // The embedded set is what gen/hipgen expects.
 func TestFS(t *testing.T) {
-	for _, name := range []string{"forge_portability.h", "dequant.hip.tmpl", "abi.hip.tmpl"} {
+	for _, name := range []string{"forge_portability.h", "dequant.hip.tmpl", "runtime.hip.tmpl"} {
 		if _, err := fs.Stat(FS, name); err != nil {
 			t.Error(err)
 		}
