@@ -236,6 +236,18 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #define forge_store_stream(p, v) __stcs((p), (v))
 #endif
 
+// forge_vec16 is a 16-byte vector of four uint32_t, 16-byte aligned: one
+// load or store of it is a single 128-bit memory instruction on both vendors
+// (global_load_dwordx4 / LDG.E.128), which is what a kernel at the memory
+// roofline issues (forge_copy). On AMD a clang vector type rather than HIP's
+// uint4, whose operators go through HIP's vector-type templates.
+#if defined(FORGE_AMD)
+typedef uint32_t forge_vec16 __attribute__((ext_vector_type(4)));
+#else
+typedef uint4 forge_vec16;
+#endif
+static_assert(sizeof(forge_vec16) == 16 && alignof(forge_vec16) == 16, "forge_vec16: 16 bytes, 16-byte aligned");
+
 // ---------------------------------------------------------------------------
 // Scalar types of the format specs, stored as their bits (Go's formats.Half,
 // formats.BFloat16 and formats.E8M0).
@@ -356,5 +368,119 @@ FORGE_HOST_DEVICE float forge_e8m0_half_scale(forge_e8m0 e) {
 	}
 	return forge_f32_from_bits((uint32_t)(e - 1) << 23);
 }
+
+// ---------------------------------------------------------------------------
+// The host runtime API (host code only: forge_runtime.hip).
+// FORGE_API(Name) is hipName on AMD and cudaName on NVIDIA. The two runtimes
+// spell the calls and constants forge uses alike and give them the same
+// signatures and meanings: Malloc, Free, Memcpy (with MemcpyHostToDevice,
+// MemcpyDeviceToHost), Memset, MemGetInfo, GetDeviceCount, SetDevice,
+// GetDevice, DeviceSynchronize, StreamCreate, StreamDestroy,
+// StreamSynchronize, EventCreate, EventDestroy, EventRecord,
+// EventSynchronize, EventElapsedTime, RuntimeGetVersion, DriverGetVersion,
+// GetErrorString, GetLastError, DeviceGetAttribute, GetDeviceProperties, the
+// constants Success and ErrorInvalidDevice, and the types Error_t, Stream_t,
+// Event_t and MemcpyKind. Only calls
+// that exist in CUDA 12 and 13 are used (CUDA 13 removed fields of
+// cudaDeviceProp, clockRate among them: read attributes instead).
+// Where the names differ they are spelled out below.
+#if defined(FORGE_AMD)
+#define FORGE_API(name) hip##name
+typedef hipDeviceProp_t forge_device_prop_t;
+typedef hipDeviceAttribute_t forge_device_attr_t;
+#define FORGE_ATTR_WARP_SIZE hipDeviceAttributeWarpSize
+#define FORGE_ATTR_COMPUTE_UNITS hipDeviceAttributeMultiprocessorCount
+#define FORGE_ATTR_CLOCK_KHZ hipDeviceAttributeClockRate
+#define FORGE_ATTR_MEM_CLOCK_KHZ hipDeviceAttributeMemoryClockRate
+#define FORGE_ATTR_MEM_BUS_WIDTH hipDeviceAttributeMemoryBusWidth
+#define FORGE_ATTR_L2_BYTES hipDeviceAttributeL2CacheSize
+#else
+#define FORGE_API(name) cuda##name
+typedef cudaDeviceProp forge_device_prop_t;
+typedef cudaDeviceAttr forge_device_attr_t;
+#define FORGE_ATTR_WARP_SIZE cudaDevAttrWarpSize
+#define FORGE_ATTR_COMPUTE_UNITS cudaDevAttrMultiProcessorCount
+#define FORGE_ATTR_CLOCK_KHZ cudaDevAttrClockRate
+#define FORGE_ATTR_MEM_CLOCK_KHZ cudaDevAttrMemoryClockRate
+#define FORGE_ATTR_MEM_BUS_WIDTH cudaDevAttrGlobalMemoryBusWidth
+#define FORGE_ATTR_L2_BYTES cudaDevAttrL2CacheSize
+#endif
+// FORGE_VENDOR is the vendor the file is compiled for, as the target specs
+// name it.
+#if defined(FORGE_AMD)
+#define FORGE_VENDOR "amd"
+#else
+#define FORGE_VENDOR "nvidia"
+#endif
+
+// ---------------------------------------------------------------------------
+// The library runtime ABI: besides its launchers and forge_abi_version, every
+// kernel library exports these (defined once per library, in the generated
+// <target>/forge_runtime.hip). The Go runtime (dlopen) declares the same
+// functions and struct; the declarations here make the compiler hold the
+// definitions to them (an extern "C" function defined with another
+// signature is an error).
+//
+// Results: FORGE_OK, FORGE_ERR_INVALID for an argument refused before the
+// runtime is called (a null out-pointer, a negative device), else the
+// runtime's own error code (hipError_t / cudaError_t as int), which
+// forge_rt_error_string describes. Calls are synchronous unless marked
+// async. Pointers named dst/src/p are device pointers except where the name
+// says host; streams and events are the runtime's handles as void* (NULL is
+// the default stream).
+//
+// forge_device_info's layout is fixed (416 bytes, offsets asserted below):
+// the Go side reads it by offset. Strings are NUL-terminated, truncated to
+// fit; a field the runtime cannot report is 0.
+typedef struct forge_device_info {
+	char name[256];             // the runtime's device name: "NVIDIA H100 80GB HBM3", "AMD Radeon RX 7900 XTX"
+	char arch[64];              // "sm_90", "gfx1100" (AMD feature suffixes such as ":xnack-" dropped)
+	char vendor[16];            // "amd" or "nvidia": how the library was compiled
+	char target[32];            // the forge target the library was built for (FORGE_TARGET)
+	int32_t wave_size;          // wavefront / warp width
+	int32_t compute_units;      // CUs (AMD) / SMs (NVIDIA)
+	int32_t clock_khz;          // peak core clock
+	int32_t mem_clock_khz;      // peak memory clock
+	int32_t mem_bus_width_bits; // global memory bus width
+	int32_t runtime_version;    // hipRuntimeGetVersion / cudaRuntimeGetVersion
+	int32_t driver_version;     // hipDriverGetVersion / cudaDriverGetVersion
+	int32_t pad;                // 0
+	uint64_t total_mem;         // bytes of device memory
+	uint64_t l2_bytes;          // bytes of L2 cache
+} forge_device_info;
+
+static_assert(sizeof(forge_device_info) == 416, "forge_device_info: 416 bytes");
+static_assert(offsetof(forge_device_info, name) == 0 && offsetof(forge_device_info, arch) == 256 &&
+	offsetof(forge_device_info, vendor) == 320 && offsetof(forge_device_info, target) == 336,
+	"forge_device_info: string offsets");
+static_assert(offsetof(forge_device_info, wave_size) == 368 && offsetof(forge_device_info, compute_units) == 372 &&
+	offsetof(forge_device_info, clock_khz) == 376 && offsetof(forge_device_info, mem_clock_khz) == 380 &&
+	offsetof(forge_device_info, mem_bus_width_bits) == 384 && offsetof(forge_device_info, runtime_version) == 388 &&
+	offsetof(forge_device_info, driver_version) == 392 && offsetof(forge_device_info, pad) == 396,
+	"forge_device_info: int32 offsets");
+static_assert(offsetof(forge_device_info, total_mem) == 400 && offsetof(forge_device_info, l2_bytes) == 408,
+	"forge_device_info: uint64 offsets");
+
+FORGE_EXPORT int forge_rt_init(int device);                     // select the device (for every later call); call first
+FORGE_EXPORT const char* forge_rt_error_string(int code);       // a code's description; never NULL
+FORGE_EXPORT int forge_rt_device_info(forge_device_info* out);  // the current device
+FORGE_EXPORT int forge_rt_mem_info(uint64_t* free_bytes, uint64_t* total_bytes);
+FORGE_EXPORT int forge_rt_malloc(uint64_t bytes, void** out);   // *out = NULL on failure and for 0 bytes
+FORGE_EXPORT int forge_rt_free(void* p);                        // NULL: nothing to do
+FORGE_EXPORT int forge_rt_memcpy_h2d(void* dst, const void* host_src, uint64_t bytes);
+FORGE_EXPORT int forge_rt_memcpy_d2h(void* host_dst, const void* src, uint64_t bytes);
+FORGE_EXPORT int forge_rt_memset(void* p, int value, uint64_t bytes);
+FORGE_EXPORT int forge_rt_synchronize(void);                    // waits for all work on the device
+FORGE_EXPORT int forge_rt_stream_create(void** out);
+FORGE_EXPORT int forge_rt_stream_destroy(void* stream);         // NULL: nothing to do
+FORGE_EXPORT int forge_rt_event_create(void** out);
+FORGE_EXPORT int forge_rt_event_destroy(void* event);           // NULL: nothing to do
+FORGE_EXPORT int forge_rt_event_record(void* event, void* stream); // async
+FORGE_EXPORT int forge_rt_event_elapsed_ms(void* start, void* end, float* ms); // waits for end
+// forge_copy: the device-to-device copy kernel (not the runtime's memcpy),
+// the memory roofline runs are compared with. bytes from src to dst (device
+// memory, not overlapping); any alignment. async, on stream; returns the
+// launch error.
+FORGE_EXPORT int forge_copy(const void* src, void* dst, uint64_t bytes, void* stream);
 
 #endif // FORGE_PORTABILITY_H
