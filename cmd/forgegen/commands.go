@@ -96,7 +96,7 @@ func listCmd() *cli.Command {
 					def = "yes"
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d×%d\t%s\n", t.Name, t.Vendor, t.WaveSize, def,
-					t.Dequant.ThreadsPerBlock, t.Dequant.BlocksPerThread, t.Doc)
+					t.Dequant.ThreadsPerBlock, t.Dequant.VectorsPerThread, t.Doc)
 			}
 			fmt.Fprintln(w, "\nFAMILY\tKERNELS\tDESCRIPTION")
 			for _, f := range s.Families {

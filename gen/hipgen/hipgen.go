@@ -77,9 +77,12 @@ const lineResetMark = "#line FORGE_LINE_RESET"
 
 // outputs maps a kernel's Output to the C element type its launcher writes
 // and the intrinsic that converts Dequant's float32 to it ("" for none).
-var outputs = map[string]struct{ ctype, convert string }{
-	"f32": {"float", ""},
-	"f16": {"uint16_t", "forge_f32_to_half"},
+var outputs = map[string]struct {
+	ctype, convert string
+	size           int
+}{
+	"f32": {"float", "", 4},
+	"f16": {"uint16_t", "forge_f32_to_half", 2},
 }
 
 // Files renders every generated HIP file for s, sorted by path. On any
@@ -108,6 +111,8 @@ type kernelData struct {
 	Output  string // "f32", "f16"
 	CType   string // the element type of dst: "float", "uint16_t"
 	Convert string // the intrinsic from float to CType, or ""
+	Size    int    // bytes per output element
+	Vec     int    // output elements per 16-byte vector store
 }
 
 // runtimeData is what runtime.hip.tmpl sees.
@@ -216,6 +221,7 @@ func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*family
 		data.Kernels = append(data.Kernels, kernelData{
 			Name: k.Name, Symbol: sym, Kernel: sym + "_kernel",
 			Output: k.Output, CType: out.ctype, Convert: out.convert,
+			Size: out.size, Vec: 16 / out.size,
 		})
 	}
 	return data, nil

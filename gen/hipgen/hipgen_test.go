@@ -190,8 +190,8 @@ func TestLauncherText(t *testing.T) {
 		"if (n_blocks < 0) {\n\t\treturn FORGE_ERR_INVALID;",
 		"if (n_blocks == 0) {\n\t\treturn FORGE_OK;",
 		"if (!src || !dst || n_blocks > forge_q4_0_max_blocks) {\n\t\treturn FORGE_ERR_INVALID;",
-		`d[o] = forge_f32_to_half(forge_BlockQ4_0_Dequant(`,
-		`d[o] = (forge_BlockQ4_0_Dequant(`,
+		`out.v[c] = forge_f32_to_half(forge_BlockQ4_0_Dequant(b, (int32_t)(j | c)));`,
+		`out.v[c] = (forge_BlockQ4_0_Dequant(b, (int32_t)(j | c)));`,
 		`static constexpr uint32_t forge_q4_0_threads = 256;`,
 		`static constexpr uint32_t forge_q4_0_grid_cap = 65535;`,
 	} {

@@ -47,7 +47,9 @@ func TestLauncherHost(t *testing.T) {
 					exe := fmt.Sprintf("%s_%s", tg.Name, k.Symbol(f))
 					hiptest.Run(t, tmp, cxx, "-O1", "-DFORGE_LAUNCHER="+k.Symbol(f), "-DFORGE_DST="+dst,
 						filepath.Join(testdata, "launcher_main.cc"), obj, "hipstub.o", "-o", exe)
-					tile := int64(tg.Dequant.ThreadsPerBlock * tg.Dequant.BlocksPerThread)
+					// A workgroup's step: ThreadsPerBlock·VectorsPerThread 16-byte vectors, in blocks.
+					vec := int64(16 / map[string]int{"f32": 4, "f16": 2}[k.Output])
+					tile := int64(tg.Dequant.ThreadsPerBlock*tg.Dequant.VectorsPerThread) * vec / int64(f.BlockElems)
 					maxBlocks := int64(1) << 62 / int64(f.BlockElems)
 					out := hiptest.Run(t, tmp, "./"+exe, fmt.Sprint(tile), fmt.Sprint(maxBlocks))
 					checkLauncherCases(t, out, tg, tile, maxBlocks)

@@ -138,7 +138,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			Pos:          l.pos(r.call.Pos()),
 			Dequant: model.DequantTuning{
 				ThreadsPerBlock: l.integer(dq, "ThreadsPerBlock"),
-				BlocksPerThread: l.integer(dq, "BlocksPerThread"),
+				VectorsPerThread: l.integer(dq, "VectorsPerThread"),
 			},
 		}
 		switch t.Vendor {
@@ -163,8 +163,8 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			l.errorf(dq.at("ThreadsPerBlock").Pos(), "target %s: Dequant.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
 				t.Name, tpb, t.WaveSize)
 		}
-		if bpt := t.Dequant.BlocksPerThread; bpt < 1 || bpt > 64 {
-			l.errorf(dq.at("BlocksPerThread").Pos(), "target %s: Dequant.BlocksPerThread %d must be in [1, 64]", t.Name, bpt)
+		if bpt := t.Dequant.VectorsPerThread; bpt < 1 || bpt > 16 {
+			l.errorf(dq.at("VectorsPerThread").Pos(), "target %s: Dequant.VectorsPerThread %d must be in [1, 16]", t.Name, bpt)
 		}
 		if t.Default {
 			defaults = append(defaults, t)

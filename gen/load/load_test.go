@@ -55,8 +55,8 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q4_0.go", "BlockBytes: 18", "BlockBytes: 19")
 	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
-	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},\n})\n\n// GFX90A",
-		"Dequant:  DequantTuning{ThreadsPerBlock: 48, BlocksPerThread: 0},\n})\n\n// GFX90A")
+	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n})\n\n// GFX90A",
+		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n})\n\n// GFX90A")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
 	_, err := load.Load(dir)
@@ -71,7 +71,7 @@ func TestValidation(t *testing.T) {
 		`^specs/formats/q4_1\.go:\d+:\d+: ggml type 2 of Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
 		`^specs/formats/q8_0\.go:\d+:\d+: format Q8_0: BlockElems 48 must be 1 \(a scalar format\) or a positive multiple of 32$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.ThreadsPerBlock 48 must be a multiple of the wave size 32`,
-		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.BlocksPerThread 0 must be in \[1, 64\]$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.VectorsPerThread 0 must be in \[1, 16\]$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90 is Default, and so is gfx1100 \(specs/targets/amd\.go:\d+:\d+\): exactly one target must be$`,
 	}
 	got := map[string]bool{}

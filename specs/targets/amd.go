@@ -7,7 +7,7 @@ var GFX1100 = register(Target{
 	WaveSize: 32,
 	Default:  true,
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 })
 
 // GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
@@ -16,7 +16,7 @@ var GFX1030 = register(Target{
 	Vendor:   "amd",
 	WaveSize: 32,
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 })
 
 // GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
@@ -25,5 +25,5 @@ var GFX90A = register(Target{
 	Vendor:   "amd",
 	WaveSize: 64,
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, BlocksPerThread: 1},
+	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 })

@@ -49,35 +49,86 @@ FORGE_DEVICE float forge_BlockMXFP6_E2M3_Dequant(const forge_BlockMXFP6_E2M3* __
 static_assert(sizeof(forge_BlockMXFP6_E2M3) == 25,
 	"forge_BlockMXFP6_E2M3: the device block is not 25 bytes, as the MXFP6_E2M3 spec says");
 
-static constexpr uint32_t forge_mxfp6_e2m3_threads = 256;        // per workgroup
-static constexpr uint32_t forge_mxfp6_e2m3_blocks_per_thread = 1; // quant blocks per thread per tile
-static constexpr uint32_t forge_mxfp6_e2m3_elems = 32;         // elements per quant block
-static constexpr int64_t forge_mxfp6_e2m3_tile = (int64_t)forge_mxfp6_e2m3_threads * forge_mxfp6_e2m3_blocks_per_thread;
+static constexpr uint32_t forge_mxfp6_e2m3_threads = 256; // per workgroup
+static constexpr uint32_t forge_mxfp6_e2m3_vectors_per_thread = 1; // 16-byte vectors per thread per step
+static constexpr uint32_t forge_mxfp6_e2m3_elems = 32; // elements per quant block
 static constexpr uint32_t forge_mxfp6_e2m3_grid_cap = 65535;
 // The largest count a launcher accepts: n_blocks·BlockElems stays below 2^62,
-// so no index, nor a tile base one grid-stride past the end, overflows.
+// so no index, nor a step one grid-stride past the end, overflows.
 static constexpr int64_t forge_mxfp6_e2m3_max_blocks = ((int64_t)1 << 62) / forge_mxfp6_e2m3_elems;
 
 static_assert(forge_mxfp6_e2m3_threads % FORGE_WAVE_SIZE == 0,
 	"gfx1100: Dequant.ThreadsPerBlock must be a multiple of the wave size");
-static_assert((uint64_t)forge_mxfp6_e2m3_tile * forge_mxfp6_e2m3_elems <= ((uint64_t)1 << 31),
-	"gfx1100: a MXFP6_E2M3 dequant tile's element offsets must fit 32 bits");
 
 // dequant_f32: element i of dst = forge_BlockMXFP6_E2M3_Dequant(block i/32, element i%32).
+static constexpr uint32_t forge_dequant_f32_mxfp6_e2m3_kernel_vec = 4; // f32 elements per 16-byte vector
+static_assert(forge_mxfp6_e2m3_elems == 1 || forge_mxfp6_e2m3_elems % forge_dequant_f32_mxfp6_e2m3_kernel_vec == 0,
+	"MXFP6_E2M3: a 16-byte vector of f32 must not straddle quant blocks");
+struct alignas(16) forge_dequant_f32_mxfp6_e2m3_kernel_vector {
+	float v[4];
+};
+
+// forge_dequant_f32_mxfp6_e2m3_kernel_one is element e.
+FORGE_DEVICE float forge_dequant_f32_mxfp6_e2m3_kernel_one(const forge_BlockMXFP6_E2M3* __restrict__ src, uint64_t e) {
+	return (forge_BlockMXFP6_E2M3_Dequant(src + e / forge_mxfp6_e2m3_elems, (int32_t)(e % forge_mxfp6_e2m3_elems)));
+}
+
+// forge_dequant_f32_mxfp6_e2m3_kernel_at is the vector of 4 elements from e, a multiple of 4.
+// The index arithmetic is unsigned so that the compiler can see that the
+// vector's elements share a block and its sub-block: once Dequant is
+// inlined, their scale loads and conversions are done once per vector.
+FORGE_DEVICE forge_dequant_f32_mxfp6_e2m3_kernel_vector forge_dequant_f32_mxfp6_e2m3_kernel_at(const forge_BlockMXFP6_E2M3* __restrict__ src, uint64_t e) {
+	forge_dequant_f32_mxfp6_e2m3_kernel_vector out;
+	if (forge_mxfp6_e2m3_elems == 1) {
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f32_mxfp6_e2m3_kernel_vec; ++c) {
+			out.v[c] = (forge_BlockMXFP6_E2M3_Dequant(src + e + c, 0));
+		}
+	} else {
+		const forge_BlockMXFP6_E2M3* __restrict__ b = src + e / forge_mxfp6_e2m3_elems;
+		const uint32_t j = (uint32_t)(e % forge_mxfp6_e2m3_elems);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f32_mxfp6_e2m3_kernel_vec; ++c) {
+			out.v[c] = (forge_BlockMXFP6_E2M3_Dequant(b, (int32_t)(j | c)));
+		}
+	}
+	return out;
+}
+
+// In each grid-stride step a workgroup covers ThreadsPerBlock·VectorsPerThread
+// consecutive vectors, thread t taking vectors t, t+T, t+2T, ...: every store
+// instruction of a wave writes consecutive 16-byte slots. Vectors: 16-byte
+// stores (dst 16-byte aligned); otherwise element stores.
+template <bool Vectors>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_mxfp6_e2m3_threads)
 forge_dequant_f32_mxfp6_e2m3_kernel(const forge_BlockMXFP6_E2M3* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
-	const int64_t stride = (int64_t)forge_grid_dim() * forge_mxfp6_e2m3_tile;
-	for (int64_t first = (int64_t)forge_block_idx() * forge_mxfp6_e2m3_tile; first < n_blocks; first += stride) {
-		const forge_BlockMXFP6_E2M3* __restrict__ s = src + first;
-		float* __restrict__ d = dst + first * forge_mxfp6_e2m3_elems;
-		const int64_t left = n_blocks - first;
-		const uint32_t limit = (uint32_t)(left < forge_mxfp6_e2m3_tile ? left : forge_mxfp6_e2m3_tile) * forge_mxfp6_e2m3_elems;
-		for (uint32_t k = 0; k < forge_mxfp6_e2m3_blocks_per_thread * forge_mxfp6_e2m3_elems; ++k) {
-			const uint32_t o = k * forge_mxfp6_e2m3_threads + forge_thread_idx();
-			if (o < limit) {
-				d[o] = (forge_BlockMXFP6_E2M3_Dequant(s + o / forge_mxfp6_e2m3_elems, (int32_t)(o % forge_mxfp6_e2m3_elems)));
+	const uint64_t n = (uint64_t)n_blocks * forge_mxfp6_e2m3_elems;
+	const uint64_t nvec = n / forge_dequant_f32_mxfp6_e2m3_kernel_vec;
+	const uint64_t per_group = (uint64_t)forge_mxfp6_e2m3_threads * forge_mxfp6_e2m3_vectors_per_thread;
+	const uint64_t stride = (uint64_t)forge_grid_dim() * per_group;
+	for (uint64_t first = (uint64_t)forge_block_idx() * per_group; first < nvec; first += stride) {
+#pragma unroll
+		for (uint32_t k = 0; k < forge_mxfp6_e2m3_vectors_per_thread; ++k) {
+			const uint64_t v = first + k * forge_mxfp6_e2m3_threads + forge_thread_idx();
+			if (v < nvec) {
+				const uint64_t e = v * forge_dequant_f32_mxfp6_e2m3_kernel_vec;
+				const forge_dequant_f32_mxfp6_e2m3_kernel_vector out = forge_dequant_f32_mxfp6_e2m3_kernel_at(src, e);
+				if (Vectors) {
+					*reinterpret_cast<forge_dequant_f32_mxfp6_e2m3_kernel_vector*>(dst + e) = out;
+				} else {
+#pragma unroll
+					for (uint32_t c = 0; c < forge_dequant_f32_mxfp6_e2m3_kernel_vec; ++c) {
+						dst[e + c] = out.v[c];
+					}
+				}
 			}
 		}
+	}
+	// The last n % 4 elements (scalar formats only: a quant block holds whole vectors).
+	const uint64_t tail = n - nvec * forge_dequant_f32_mxfp6_e2m3_kernel_vec;
+	if (forge_block_idx() == 0 && forge_thread_idx() < tail) {
+		const uint64_t e = nvec * forge_dequant_f32_mxfp6_e2m3_kernel_vec + forge_thread_idx();
+		dst[e] = forge_dequant_f32_mxfp6_e2m3_kernel_one(src, e);
 	}
 }
 
@@ -100,31 +151,92 @@ FORGE_EXPORT int forge_dequant_f32_mxfp6_e2m3(const void* src, float* dst, int64
 	if ((uintptr_t)src % alignof(forge_BlockMXFP6_E2M3) != 0 || (uintptr_t)dst % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	const int64_t tiles = n_blocks / forge_mxfp6_e2m3_tile + (n_blocks % forge_mxfp6_e2m3_tile != 0);
-	const uint32_t grid = tiles < forge_mxfp6_e2m3_grid_cap ? (uint32_t)tiles : forge_mxfp6_e2m3_grid_cap;
+	const int64_t nvec = n_blocks * forge_mxfp6_e2m3_elems / forge_dequant_f32_mxfp6_e2m3_kernel_vec;
+	const int64_t per_group = (int64_t)forge_mxfp6_e2m3_threads * forge_mxfp6_e2m3_vectors_per_thread;
+	const int64_t groups = nvec / per_group + (nvec % per_group != 0);
+	const uint32_t grid = groups < 1 ? 1u : groups < forge_mxfp6_e2m3_grid_cap ? (uint32_t)groups : forge_mxfp6_e2m3_grid_cap;
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_dequant_f32_mxfp6_e2m3_kernel, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
-		(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	if ((uintptr_t)dst % 16 == 0) {
+		FORGE_LAUNCH(forge_dequant_f32_mxfp6_e2m3_kernel<true>, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
+			(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	} else {
+		FORGE_LAUNCH(forge_dequant_f32_mxfp6_e2m3_kernel<false>, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
+			(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	}
 	return forge_last_error();
 }
 
 // dequant_f16: element i of dst = forge_BlockMXFP6_E2M3_Dequant(block i/32, element i%32), rounded by forge_f32_to_half.
+static constexpr uint32_t forge_dequant_f16_mxfp6_e2m3_kernel_vec = 8; // f16 elements per 16-byte vector
+static_assert(forge_mxfp6_e2m3_elems == 1 || forge_mxfp6_e2m3_elems % forge_dequant_f16_mxfp6_e2m3_kernel_vec == 0,
+	"MXFP6_E2M3: a 16-byte vector of f16 must not straddle quant blocks");
+struct alignas(16) forge_dequant_f16_mxfp6_e2m3_kernel_vector {
+	uint16_t v[8];
+};
+
+// forge_dequant_f16_mxfp6_e2m3_kernel_one is element e.
+FORGE_DEVICE uint16_t forge_dequant_f16_mxfp6_e2m3_kernel_one(const forge_BlockMXFP6_E2M3* __restrict__ src, uint64_t e) {
+	return forge_f32_to_half(forge_BlockMXFP6_E2M3_Dequant(src + e / forge_mxfp6_e2m3_elems, (int32_t)(e % forge_mxfp6_e2m3_elems)));
+}
+
+// forge_dequant_f16_mxfp6_e2m3_kernel_at is the vector of 8 elements from e, a multiple of 8.
+// The index arithmetic is unsigned so that the compiler can see that the
+// vector's elements share a block and its sub-block: once Dequant is
+// inlined, their scale loads and conversions are done once per vector.
+FORGE_DEVICE forge_dequant_f16_mxfp6_e2m3_kernel_vector forge_dequant_f16_mxfp6_e2m3_kernel_at(const forge_BlockMXFP6_E2M3* __restrict__ src, uint64_t e) {
+	forge_dequant_f16_mxfp6_e2m3_kernel_vector out;
+	if (forge_mxfp6_e2m3_elems == 1) {
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f16_mxfp6_e2m3_kernel_vec; ++c) {
+			out.v[c] = forge_f32_to_half(forge_BlockMXFP6_E2M3_Dequant(src + e + c, 0));
+		}
+	} else {
+		const forge_BlockMXFP6_E2M3* __restrict__ b = src + e / forge_mxfp6_e2m3_elems;
+		const uint32_t j = (uint32_t)(e % forge_mxfp6_e2m3_elems);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f16_mxfp6_e2m3_kernel_vec; ++c) {
+			out.v[c] = forge_f32_to_half(forge_BlockMXFP6_E2M3_Dequant(b, (int32_t)(j | c)));
+		}
+	}
+	return out;
+}
+
+// In each grid-stride step a workgroup covers ThreadsPerBlock·VectorsPerThread
+// consecutive vectors, thread t taking vectors t, t+T, t+2T, ...: every store
+// instruction of a wave writes consecutive 16-byte slots. Vectors: 16-byte
+// stores (dst 16-byte aligned); otherwise element stores.
+template <bool Vectors>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_mxfp6_e2m3_threads)
 forge_dequant_f16_mxfp6_e2m3_kernel(const forge_BlockMXFP6_E2M3* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
-	const int64_t stride = (int64_t)forge_grid_dim() * forge_mxfp6_e2m3_tile;
-	for (int64_t first = (int64_t)forge_block_idx() * forge_mxfp6_e2m3_tile; first < n_blocks; first += stride) {
-		const forge_BlockMXFP6_E2M3* __restrict__ s = src + first;
-		uint16_t* __restrict__ d = dst + first * forge_mxfp6_e2m3_elems;
-		const int64_t left = n_blocks - first;
-		const uint32_t limit = (uint32_t)(left < forge_mxfp6_e2m3_tile ? left : forge_mxfp6_e2m3_tile) * forge_mxfp6_e2m3_elems;
-		for (uint32_t k = 0; k < forge_mxfp6_e2m3_blocks_per_thread * forge_mxfp6_e2m3_elems; ++k) {
-			const uint32_t o = k * forge_mxfp6_e2m3_threads + forge_thread_idx();
-			if (o < limit) {
-				d[o] = forge_f32_to_half(forge_BlockMXFP6_E2M3_Dequant(s + o / forge_mxfp6_e2m3_elems, (int32_t)(o % forge_mxfp6_e2m3_elems)));
+	const uint64_t n = (uint64_t)n_blocks * forge_mxfp6_e2m3_elems;
+	const uint64_t nvec = n / forge_dequant_f16_mxfp6_e2m3_kernel_vec;
+	const uint64_t per_group = (uint64_t)forge_mxfp6_e2m3_threads * forge_mxfp6_e2m3_vectors_per_thread;
+	const uint64_t stride = (uint64_t)forge_grid_dim() * per_group;
+	for (uint64_t first = (uint64_t)forge_block_idx() * per_group; first < nvec; first += stride) {
+#pragma unroll
+		for (uint32_t k = 0; k < forge_mxfp6_e2m3_vectors_per_thread; ++k) {
+			const uint64_t v = first + k * forge_mxfp6_e2m3_threads + forge_thread_idx();
+			if (v < nvec) {
+				const uint64_t e = v * forge_dequant_f16_mxfp6_e2m3_kernel_vec;
+				const forge_dequant_f16_mxfp6_e2m3_kernel_vector out = forge_dequant_f16_mxfp6_e2m3_kernel_at(src, e);
+				if (Vectors) {
+					*reinterpret_cast<forge_dequant_f16_mxfp6_e2m3_kernel_vector*>(dst + e) = out;
+				} else {
+#pragma unroll
+					for (uint32_t c = 0; c < forge_dequant_f16_mxfp6_e2m3_kernel_vec; ++c) {
+						dst[e + c] = out.v[c];
+					}
+				}
 			}
 		}
+	}
+	// The last n % 8 elements (scalar formats only: a quant block holds whole vectors).
+	const uint64_t tail = n - nvec * forge_dequant_f16_mxfp6_e2m3_kernel_vec;
+	if (forge_block_idx() == 0 && forge_thread_idx() < tail) {
+		const uint64_t e = nvec * forge_dequant_f16_mxfp6_e2m3_kernel_vec + forge_thread_idx();
+		dst[e] = forge_dequant_f16_mxfp6_e2m3_kernel_one(src, e);
 	}
 }
 
@@ -147,12 +259,19 @@ FORGE_EXPORT int forge_dequant_f16_mxfp6_e2m3(const void* src, uint16_t* dst, in
 	if ((uintptr_t)src % alignof(forge_BlockMXFP6_E2M3) != 0 || (uintptr_t)dst % alignof(uint16_t) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	const int64_t tiles = n_blocks / forge_mxfp6_e2m3_tile + (n_blocks % forge_mxfp6_e2m3_tile != 0);
-	const uint32_t grid = tiles < forge_mxfp6_e2m3_grid_cap ? (uint32_t)tiles : forge_mxfp6_e2m3_grid_cap;
+	const int64_t nvec = n_blocks * forge_mxfp6_e2m3_elems / forge_dequant_f16_mxfp6_e2m3_kernel_vec;
+	const int64_t per_group = (int64_t)forge_mxfp6_e2m3_threads * forge_mxfp6_e2m3_vectors_per_thread;
+	const int64_t groups = nvec / per_group + (nvec % per_group != 0);
+	const uint32_t grid = groups < 1 ? 1u : groups < forge_mxfp6_e2m3_grid_cap ? (uint32_t)groups : forge_mxfp6_e2m3_grid_cap;
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_dequant_f16_mxfp6_e2m3_kernel, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
-		(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	if ((uintptr_t)dst % 16 == 0) {
+		FORGE_LAUNCH(forge_dequant_f16_mxfp6_e2m3_kernel<true>, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
+			(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	} else {
+		FORGE_LAUNCH(forge_dequant_f16_mxfp6_e2m3_kernel<false>, dim3(grid), dim3(forge_mxfp6_e2m3_threads), 0, stream,
+			(const forge_BlockMXFP6_E2M3*)src, dst, n_blocks);
+	}
 	return forge_last_error();
 }
