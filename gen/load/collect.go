@@ -137,7 +137,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			File:         r.file,
 			Pos:          l.pos(r.call.Pos()),
 			Dequant: model.DequantTuning{
-				ThreadsPerBlock: l.integer(dq, "ThreadsPerBlock"),
+				ThreadsPerBlock:  l.integer(dq, "ThreadsPerBlock"),
 				VectorsPerThread: l.integer(dq, "VectorsPerThread"),
 			},
 		}

@@ -59,7 +59,7 @@ type Target struct {
 
 // DequantTuning is the dequant family's tuning for a target.
 type DequantTuning struct {
-	ThreadsPerBlock int // a multiple of WaveSize, at most 1024
+	ThreadsPerBlock  int // a multiple of WaveSize, at most 1024
 	VectorsPerThread int // 16-byte output vectors each thread writes per grid-stride step, in [1, 16]
 }
 

@@ -18,7 +18,7 @@ type Target struct {
 
 // DequantTuning is the dequant kernel family's tuning.
 type DequantTuning struct {
-	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
+	ThreadsPerBlock  int // threads per workgroup: a multiple of WaveSize, at most 1024
 	VectorsPerThread int // 16-byte output vectors each thread writes per grid-stride step
 }
 
