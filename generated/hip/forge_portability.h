@@ -288,6 +288,16 @@ FORGE_HOST_DEVICE uint32_t forge_f32_bits(float f) {
 // its payload and gains the quiet bit (0x7C01 → 0x7FC02000), as ggml's
 // conversion through the FPU does.
 FORGE_HOST_DEVICE float forge_half_to_f32(forge_half h) {
+#if defined(__CUDA_ARCH__)
+	// NVIDIA devices: every finite half (subnormals included) widens exactly
+	// in one cvt instruction; inf and NaN take the portable path below, so
+	// a NaN's payload is kept exactly as on the host.
+	if ((h & 0x7c00u) != 0x7c00u) {
+		float f;
+		asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)h));
+		return f;
+	}
+#endif
 	const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
 	const uint32_t exp = ((uint32_t)h >> 10) & 0x1fu;
 	const uint32_t man = (uint32_t)h & 0x3ffu;

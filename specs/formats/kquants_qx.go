@@ -22,7 +22,7 @@ func q3KScale(lo, hi uint8, i int32) int32 {
 	if i >= 8 {
 		low = int32(lo >> 4)
 	}
-	high := int32(hi>>(2*uint32(i>>2))) & 3
+	high := int32(hi>>(2*uint32((i>>2)&3))) & 3 // &3: i < 16, and it shows the device translation the shift is < 8
 	return low | high<<4
 }
 

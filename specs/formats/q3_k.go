@@ -22,7 +22,7 @@ func (b *BlockQ3_K) Dequant(j int32) float32 {
 	s := (j >> 5) & 3
 	l := j & 31
 	q := int32(b.Qs[32*n+l]>>(2*uint32(s))) & 3
-	if b.Hmask[l]&(1<<uint32(4*n+s)) == 0 {
+	if b.Hmask[l]&(1<<uint32((4*n+s)&7)) == 0 { // &7: 4n+s < 8; it saves the device a shift guard
 		q -= 4
 	}
 	i := 8*n + 2*s + l>>4

@@ -8,5 +8,5 @@ var SM90 = register(Target{
 	WaveSize:     32,
 	CompileFlags: []string{"-arch=sm_90"},
 	Doc:          "NVIDIA Hopper (H100), warp 32, via the portability header",
-	Dequant:      DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+	Dequant:      DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 2},
 })

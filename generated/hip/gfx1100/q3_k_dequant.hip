@@ -40,7 +40,7 @@ static FORGE_DEVICE int32_t forge_q3KScale(uint8_t lo, uint8_t hi, int32_t i) {
 		low = (int32_t)((uint8_t)((uint32_t)lo >> 4));
 	}
 #line 25 "specs/formats/kquants_qx.go"
-	int32_t high = ((int32_t)(((2u * ((uint32_t)(i >> 2))) < 32u) ? ((uint8_t)((uint32_t)hi >> (2u * ((uint32_t)(i >> 2))))) : ((uint8_t)0))) & 3;
+	int32_t high = ((int32_t)((uint8_t)((uint32_t)hi >> (2u * ((uint32_t)((i >> 2) & 3)))))) & 3;
 #line 26 "specs/formats/kquants_qx.go"
 	return low | ((int32_t)((uint32_t)high << 4));
 }
@@ -55,7 +55,7 @@ FORGE_DEVICE float forge_BlockQ3_K_Dequant(const forge_BlockQ3_K* __restrict__ b
 #line 24 "specs/formats/q3_k.go"
 	int32_t q = ((int32_t)((uint8_t)((uint32_t)b->Qs[(int32_t)((32u * (uint32_t)n) + (uint32_t)l)] >> (2u * ((uint32_t)s))))) & 3;
 #line 25 "specs/formats/q3_k.go"
-	if (((uint8_t)((uint32_t)b->Hmask[l] & (uint32_t)((((4u * (uint32_t)n) + (uint32_t)s) < 32u) ? ((uint8_t)(1u << ((4u * (uint32_t)n) + (uint32_t)s))) : ((uint8_t)0)))) == ((uint8_t)0)) {
+	if (((uint8_t)((uint32_t)b->Hmask[l] & (uint32_t)((uint8_t)(1u << ((uint32_t)(((int32_t)((4u * (uint32_t)n) + (uint32_t)s)) & 7)))))) == ((uint8_t)0)) {
 #line 26 "specs/formats/q3_k.go"
 		q = (int32_t)((uint32_t)q - 4u);
 	}
