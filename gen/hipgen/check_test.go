@@ -36,7 +36,7 @@ func TestHipccCheck(t *testing.T) {
 		case strings.HasPrefix(target, "sm_"):
 			want = `(ok|skip) .*  ` + regexp.QuoteMeta(rel) + `  `
 		default:
-			kernels, wave := "4", "32" // dequant_f32 and dequant_f16, each with vector and element stores
+			kernels, wave := "8", "32" // dequant_f32 and dequant_f16, each with vector or element stores and 32- or 64-bit indexing
 			if strings.HasSuffix(rel, "/"+RuntimeName) {
 				kernels = "1" // forge_copy
 			}

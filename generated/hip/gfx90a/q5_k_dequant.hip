@@ -102,7 +102,8 @@ struct alignas(16) forge_dequant_f32_q5_k_kernel_vector {
 };
 
 // forge_dequant_f32_q5_k_kernel_one is element e.
-FORGE_DEVICE float forge_dequant_f32_q5_k_kernel_one(const forge_BlockQ5_K* __restrict__ src, uint64_t e) {
+template <typename Index>
+FORGE_DEVICE float forge_dequant_f32_q5_k_kernel_one(const forge_BlockQ5_K* __restrict__ src, Index e) {
 	return (forge_BlockQ5_K_Dequant(src + e / forge_q5_k_elems, (int32_t)(e % forge_q5_k_elems)));
 }
 
@@ -110,7 +111,8 @@ FORGE_DEVICE float forge_dequant_f32_q5_k_kernel_one(const forge_BlockQ5_K* __re
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
-FORGE_DEVICE forge_dequant_f32_q5_k_kernel_vector forge_dequant_f32_q5_k_kernel_at(const forge_BlockQ5_K* __restrict__ src, uint64_t e) {
+template <typename Index>
+FORGE_DEVICE forge_dequant_f32_q5_k_kernel_vector forge_dequant_f32_q5_k_kernel_at(const forge_BlockQ5_K* __restrict__ src, Index e) {
 	forge_dequant_f32_q5_k_kernel_vector out;
 	if (forge_q5_k_elems == 1) {
 #pragma unroll
@@ -131,23 +133,27 @@ FORGE_DEVICE forge_dequant_f32_q5_k_kernel_vector forge_dequant_f32_q5_k_kernel_
 // In each grid-stride step a workgroup covers ThreadsPerBlock·VectorsPerThread
 // consecutive vectors, thread t taking vectors t, t+T, t+2T, ...: every store
 // instruction of a wave writes consecutive 16-byte slots. Vectors: 16-byte
-// stores (dst 16-byte aligned); otherwise element stores.
-template <bool Vectors>
+// stores (dst 16-byte aligned); otherwise element stores. Index is uint32_t
+// when every element index fits 31 bits (cheaper arithmetic), else uint64_t.
+template <bool Vectors, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q5_k_threads)
 forge_dequant_f32_q5_k_kernel(const forge_BlockQ5_K* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
-	const uint64_t n = (uint64_t)n_blocks * forge_q5_k_elems;
-	const uint64_t nvec = n / forge_dequant_f32_q5_k_kernel_vec;
-	const uint64_t per_group = (uint64_t)forge_q5_k_threads * forge_q5_k_vectors_per_thread;
-	const uint64_t stride = (uint64_t)forge_grid_dim() * per_group;
-	for (uint64_t first = (uint64_t)forge_block_idx() * per_group; first < nvec; first += stride) {
+	const Index n = (Index)n_blocks * forge_q5_k_elems;
+	const Index nvec = n / forge_dequant_f32_q5_k_kernel_vec;
+	const Index per_group = (Index)forge_q5_k_threads * forge_q5_k_vectors_per_thread;
+	const Index stride = (Index)forge_grid_dim() * per_group;
+	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
 #pragma unroll
 		for (uint32_t k = 0; k < forge_q5_k_vectors_per_thread; ++k) {
-			const uint64_t v = first + k * forge_q5_k_threads + forge_thread_idx();
+			const Index v = first + k * forge_q5_k_threads + forge_thread_idx();
 			if (v < nvec) {
-				const uint64_t e = v * forge_dequant_f32_q5_k_kernel_vec;
+				const Index e = v * forge_dequant_f32_q5_k_kernel_vec;
 				const forge_dequant_f32_q5_k_kernel_vector out = forge_dequant_f32_q5_k_kernel_at(src, e);
 				if (Vectors) {
-					*reinterpret_cast<forge_dequant_f32_q5_k_kernel_vector*>(dst + e) = out;
+					// A streamed 16-byte store: the output is not re-read soon.
+					forge_vec16 bits;
+					__builtin_memcpy(&bits, &out, sizeof bits);
+					forge_store_stream(reinterpret_cast<forge_vec16*>(dst + e), bits);
 				} else {
 #pragma unroll
 					for (uint32_t c = 0; c < forge_dequant_f32_q5_k_kernel_vec; ++c) {
@@ -158,9 +164,9 @@ forge_dequant_f32_q5_k_kernel(const forge_BlockQ5_K* __restrict__ src, float* __
 		}
 	}
 	// The last n % 4 elements (scalar formats only: a quant block holds whole vectors).
-	const uint64_t tail = n - nvec * forge_dequant_f32_q5_k_kernel_vec;
+	const Index tail = n - nvec * forge_dequant_f32_q5_k_kernel_vec;
 	if (forge_block_idx() == 0 && forge_thread_idx() < tail) {
-		const uint64_t e = nvec * forge_dequant_f32_q5_k_kernel_vec + forge_thread_idx();
+		const Index e = nvec * forge_dequant_f32_q5_k_kernel_vec + forge_thread_idx();
 		dst[e] = forge_dequant_f32_q5_k_kernel_one(src, e);
 	}
 }
@@ -191,12 +197,21 @@ FORGE_EXPORT int forge_dequant_f32_q5_k(const void* src, float* dst, int64_t n_b
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	// 32-bit indexing while every index and a grid-stride step past the end fit 32 bits.
+	const bool narrow = n_blocks <= (int64_t)(((uint64_t)1 << 31) / forge_q5_k_elems);
+	const forge_BlockQ5_K* blocks = (const forge_BlockQ5_K*)src;
 	if ((uintptr_t)dst % 16 == 0) {
-		FORGE_LAUNCH(forge_dequant_f32_q5_k_kernel<true>, dim3(grid), dim3(forge_q5_k_threads), 0, stream,
-			(const forge_BlockQ5_K*)src, dst, n_blocks);
+		if (narrow) {
+			FORGE_LAUNCH((forge_dequant_f32_q5_k_kernel<true, uint32_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		} else {
+			FORGE_LAUNCH((forge_dequant_f32_q5_k_kernel<true, uint64_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		}
 	} else {
-		FORGE_LAUNCH(forge_dequant_f32_q5_k_kernel<false>, dim3(grid), dim3(forge_q5_k_threads), 0, stream,
-			(const forge_BlockQ5_K*)src, dst, n_blocks);
+		if (narrow) {
+			FORGE_LAUNCH((forge_dequant_f32_q5_k_kernel<false, uint32_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		} else {
+			FORGE_LAUNCH((forge_dequant_f32_q5_k_kernel<false, uint64_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		}
 	}
 	return forge_last_error();
 }
@@ -210,7 +225,8 @@ struct alignas(16) forge_dequant_f16_q5_k_kernel_vector {
 };
 
 // forge_dequant_f16_q5_k_kernel_one is element e.
-FORGE_DEVICE uint16_t forge_dequant_f16_q5_k_kernel_one(const forge_BlockQ5_K* __restrict__ src, uint64_t e) {
+template <typename Index>
+FORGE_DEVICE uint16_t forge_dequant_f16_q5_k_kernel_one(const forge_BlockQ5_K* __restrict__ src, Index e) {
 	return forge_f32_to_half(forge_BlockQ5_K_Dequant(src + e / forge_q5_k_elems, (int32_t)(e % forge_q5_k_elems)));
 }
 
@@ -218,7 +234,8 @@ FORGE_DEVICE uint16_t forge_dequant_f16_q5_k_kernel_one(const forge_BlockQ5_K* _
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
-FORGE_DEVICE forge_dequant_f16_q5_k_kernel_vector forge_dequant_f16_q5_k_kernel_at(const forge_BlockQ5_K* __restrict__ src, uint64_t e) {
+template <typename Index>
+FORGE_DEVICE forge_dequant_f16_q5_k_kernel_vector forge_dequant_f16_q5_k_kernel_at(const forge_BlockQ5_K* __restrict__ src, Index e) {
 	forge_dequant_f16_q5_k_kernel_vector out;
 	if (forge_q5_k_elems == 1) {
 #pragma unroll
@@ -239,23 +256,27 @@ FORGE_DEVICE forge_dequant_f16_q5_k_kernel_vector forge_dequant_f16_q5_k_kernel_
 // In each grid-stride step a workgroup covers ThreadsPerBlock·VectorsPerThread
 // consecutive vectors, thread t taking vectors t, t+T, t+2T, ...: every store
 // instruction of a wave writes consecutive 16-byte slots. Vectors: 16-byte
-// stores (dst 16-byte aligned); otherwise element stores.
-template <bool Vectors>
+// stores (dst 16-byte aligned); otherwise element stores. Index is uint32_t
+// when every element index fits 31 bits (cheaper arithmetic), else uint64_t.
+template <bool Vectors, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q5_k_threads)
 forge_dequant_f16_q5_k_kernel(const forge_BlockQ5_K* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
-	const uint64_t n = (uint64_t)n_blocks * forge_q5_k_elems;
-	const uint64_t nvec = n / forge_dequant_f16_q5_k_kernel_vec;
-	const uint64_t per_group = (uint64_t)forge_q5_k_threads * forge_q5_k_vectors_per_thread;
-	const uint64_t stride = (uint64_t)forge_grid_dim() * per_group;
-	for (uint64_t first = (uint64_t)forge_block_idx() * per_group; first < nvec; first += stride) {
+	const Index n = (Index)n_blocks * forge_q5_k_elems;
+	const Index nvec = n / forge_dequant_f16_q5_k_kernel_vec;
+	const Index per_group = (Index)forge_q5_k_threads * forge_q5_k_vectors_per_thread;
+	const Index stride = (Index)forge_grid_dim() * per_group;
+	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
 #pragma unroll
 		for (uint32_t k = 0; k < forge_q5_k_vectors_per_thread; ++k) {
-			const uint64_t v = first + k * forge_q5_k_threads + forge_thread_idx();
+			const Index v = first + k * forge_q5_k_threads + forge_thread_idx();
 			if (v < nvec) {
-				const uint64_t e = v * forge_dequant_f16_q5_k_kernel_vec;
+				const Index e = v * forge_dequant_f16_q5_k_kernel_vec;
 				const forge_dequant_f16_q5_k_kernel_vector out = forge_dequant_f16_q5_k_kernel_at(src, e);
 				if (Vectors) {
-					*reinterpret_cast<forge_dequant_f16_q5_k_kernel_vector*>(dst + e) = out;
+					// A streamed 16-byte store: the output is not re-read soon.
+					forge_vec16 bits;
+					__builtin_memcpy(&bits, &out, sizeof bits);
+					forge_store_stream(reinterpret_cast<forge_vec16*>(dst + e), bits);
 				} else {
 #pragma unroll
 					for (uint32_t c = 0; c < forge_dequant_f16_q5_k_kernel_vec; ++c) {
@@ -266,9 +287,9 @@ forge_dequant_f16_q5_k_kernel(const forge_BlockQ5_K* __restrict__ src, uint16_t*
 		}
 	}
 	// The last n % 8 elements (scalar formats only: a quant block holds whole vectors).
-	const uint64_t tail = n - nvec * forge_dequant_f16_q5_k_kernel_vec;
+	const Index tail = n - nvec * forge_dequant_f16_q5_k_kernel_vec;
 	if (forge_block_idx() == 0 && forge_thread_idx() < tail) {
-		const uint64_t e = nvec * forge_dequant_f16_q5_k_kernel_vec + forge_thread_idx();
+		const Index e = nvec * forge_dequant_f16_q5_k_kernel_vec + forge_thread_idx();
 		dst[e] = forge_dequant_f16_q5_k_kernel_one(src, e);
 	}
 }
@@ -299,12 +320,21 @@ FORGE_EXPORT int forge_dequant_f16_q5_k(const void* src, uint16_t* dst, int64_t 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	// 32-bit indexing while every index and a grid-stride step past the end fit 32 bits.
+	const bool narrow = n_blocks <= (int64_t)(((uint64_t)1 << 31) / forge_q5_k_elems);
+	const forge_BlockQ5_K* blocks = (const forge_BlockQ5_K*)src;
 	if ((uintptr_t)dst % 16 == 0) {
-		FORGE_LAUNCH(forge_dequant_f16_q5_k_kernel<true>, dim3(grid), dim3(forge_q5_k_threads), 0, stream,
-			(const forge_BlockQ5_K*)src, dst, n_blocks);
+		if (narrow) {
+			FORGE_LAUNCH((forge_dequant_f16_q5_k_kernel<true, uint32_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		} else {
+			FORGE_LAUNCH((forge_dequant_f16_q5_k_kernel<true, uint64_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		}
 	} else {
-		FORGE_LAUNCH(forge_dequant_f16_q5_k_kernel<false>, dim3(grid), dim3(forge_q5_k_threads), 0, stream,
-			(const forge_BlockQ5_K*)src, dst, n_blocks);
+		if (narrow) {
+			FORGE_LAUNCH((forge_dequant_f16_q5_k_kernel<false, uint32_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		} else {
+			FORGE_LAUNCH((forge_dequant_f16_q5_k_kernel<false, uint64_t>), dim3(grid), dim3(forge_q5_k_threads), 0, stream, blocks, dst, n_blocks);
+		}
 	}
 	return forge_last_error();
 }
