@@ -1,0 +1,97 @@
+// Package bench holds forgebench's measurement model: a Run of Results, one
+// per benchmark, with the metadata of the machine that produced it. It is
+// the schema of forgebench's JSON output, of baselines, and of the input of
+// its reports; the engine that fills it, the writers and the comparison
+// live beside it.
+package bench
+
+import "time"
+
+// SchemaVersion is written into every JSON run and baseline; readers refuse
+// other versions with a clear error.
+const SchemaVersion = 1
+
+// Kind tells forgebench's JSON files apart from foreign JSON.
+const Kind = "forgebench.run"
+
+// Run is one forgebench run (or a saved baseline: a Run with a Name).
+type Run struct {
+	Kind     string    `json:"kind"`           // always Kind
+	Schema   int       `json:"schema_version"` // SchemaVersion
+	Name     string    `json:"name,omitempty"` // baseline name, when saved as one
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Meta     Meta      `json:"meta"`
+	Roofline *Roofline `json:"roofline,omitempty"` // the copy bandwidth measured in the same run
+	Results  []Result  `json:"results"`
+	// Interrupted is set when the run was stopped (Ctrl-C) before every
+	// selected benchmark finished; Results holds those that did.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Meta describes the hardware and software of a run.
+type Meta struct {
+	Backend       string `json:"backend"`             // cpu, cuda, hip
+	Library       string `json:"library,omitempty"`   // kernel library path (GPU backends)
+	Device        string `json:"device"`              // GPU name, or the CPU model
+	Arch          string `json:"arch"`                // sm_90, gfx1100, or GOARCH for cpu
+	Target        string `json:"target,omitempty"`    // forge target the library was built for
+	WaveSize      int    `json:"wave_size,omitempty"` // GPU wave/warp size
+	ComputeUnits  int    `json:"compute_units,omitempty"`
+	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`
+	Driver        string `json:"driver,omitempty"`  // driver version
+	Toolkit       string `json:"toolkit,omitempty"` // CUDA/HIP runtime version
+	CPUs          int    `json:"cpus"`              // GOMAXPROCS
+	GoVersion     string `json:"go_version"`
+	OS            string `json:"os"` // GOOS/GOARCH
+	Hostname      string `json:"hostname,omitempty"`
+	ForgeVersion  string `json:"forge_version"`          // module version, or "devel"
+	ForgeCommit   string `json:"forge_commit,omitempty"` // vcs revision, when known
+	ForgeModified bool   `json:"forge_modified,omitempty"`
+}
+
+// Roofline is the device-to-device copy bandwidth measured in the run.
+type Roofline struct {
+	Bytes int64   `json:"bytes"` // buffer size copied
+	GBps  float64 `json:"gbps"`  // bytes read + written per second / 1e9
+}
+
+// Result is one benchmark: one suite (format × kernel) at one shape.
+type Result struct {
+	Name     string `json:"name"`             // "dequant_f32/Q4_0", or "gguf/<tensor>/dequant_f32"
+	Suite    string `json:"suite"`            // the registered suite name
+	Family   string `json:"family"`           // "dequant", "copy"
+	Kernel   string `json:"kernel,omitempty"` // "dequant_f32"
+	Format   string `json:"format,omitempty"` // "Q4_0"
+	Output   string `json:"output,omitempty"` // "f32", "f16"
+	Shape    []int  `json:"shape,omitempty"`  // elements per dimension (a GGUF tensor's shape)
+	Elements int64  `json:"elements"`         // elements produced per iteration
+	// Bytes moved per iteration: quant blocks read, output written.
+	BytesRead    int64 `json:"bytes_read"`
+	BytesWritten int64 `json:"bytes_written"`
+	// FLOPs per iteration, for families where that is meaningful (0 otherwise).
+	FLOPs int64 `json:"flops,omitempty"`
+	// Compression is the format's storage relative to F32 (4 bytes per element
+	// ÷ the format's bytes per element); 0 where it does not apply.
+	Compression float64 `json:"compression,omitempty"`
+
+	Warmup  int             `json:"warmup"`     // iterations run before measuring
+	Samples []time.Duration `json:"samples_ns"` // one per measured iteration
+	Stats   Stats           `json:"stats"`
+}
+
+// Stats summarises Samples. Throughputs use the mean time per iteration.
+type Stats struct {
+	N       int           `json:"n"`
+	Min     time.Duration `json:"min_ns"`
+	Mean    time.Duration `json:"mean_ns"`
+	Max     time.Duration `json:"max_ns"`
+	P50     time.Duration `json:"p50_ns"`
+	P95     time.Duration `json:"p95_ns"`
+	P99     time.Duration `json:"p99_ns"`
+	StdDev  time.Duration `json:"stddev_ns"`
+	ElemsPS float64       `json:"elems_per_s"`
+	GBps    float64       `json:"gbps"`            // (BytesRead+BytesWritten)/mean/1e9
+	GFLOPS  float64       `json:"gflops,omitempty"` // FLOPs/mean/1e9, when FLOPs > 0
+	PctCopy float64       `json:"pct_copy,omitempty"`
+}
