@@ -3,7 +3,6 @@ package translate_test
 import (
 	"go/ast"
 	"go/types"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,30 +10,14 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/rocmforge/forge/gen/translate"
+	"github.com/rocmforge/forge/internal/modtest"
 )
-
-// moduleRoot is the directory holding go.mod above the test's directory.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above the test directory")
-		}
-	}
-}
 
 // load type-checks the package in dir (relative to the module root) from
 // source, as gen/load does.
 func load(t testing.TB, dir string) (*translate.Package, *packages.Package) {
 	t.Helper()
-	root := moduleRoot(t)
+	root := modtest.Root(t)
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
 			packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,

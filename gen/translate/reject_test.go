@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen/translate"
+	"github.com/rocmforge/forge/internal/modtest"
 )
 
 const rejectDir = "gen/translate/testdata/reject"
@@ -166,6 +167,6 @@ func TestAPIErrors(t *testing.T) {
 
 // relToRoot is a file name relative to the module root, slash-separated.
 func relToRoot(t *testing.T, name string) string {
-	root := moduleRoot(t)
+	root := modtest.Root(t)
 	return strings.TrimPrefix(strings.ReplaceAll(name, "\\", "/"), strings.ReplaceAll(root, "\\", "/")+"/")
 }

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/rocmforge/forge/internal/modtest"
 )
 
 // EnvRequire, when set to 1, turns the skip for a missing hipcc into a
@@ -50,30 +52,12 @@ func CXX(t testing.TB) string {
 	return p
 }
 
-// Root returns the module root (the directory holding go.mod above the
-// working directory).
-func Root(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above " + wd)
-		}
-	}
-}
-
 // Check runs .ci/hipcc-check on dir and returns its combined output and
 // whether it exited 0.
 func Check(t testing.TB, dir string) (string, bool) {
 	t.Helper()
 	HIPCC(t)
-	cmd := exec.Command("bash", filepath.Join(Root(t), ".ci", "hipcc-check"), dir)
+	cmd := exec.Command("bash", filepath.Join(modtest.Root(t), ".ci", "hipcc-check"), dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {

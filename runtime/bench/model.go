@@ -91,7 +91,7 @@ type Stats struct {
 	P99     time.Duration `json:"p99_ns"`
 	StdDev  time.Duration `json:"stddev_ns"`
 	ElemsPS float64       `json:"elems_per_s"`
-	GBps    float64       `json:"gbps"`            // (BytesRead+BytesWritten)/mean/1e9
+	GBps    float64       `json:"gbps"`             // (BytesRead+BytesWritten)/mean/1e9
 	GFLOPS  float64       `json:"gflops,omitempty"` // FLOPs/mean/1e9, when FLOPs > 0
 	PctCopy float64       `json:"pct_copy,omitempty"`
 }
