@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/bench"
+)
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "compare",
+		Usage: "compare a run with a baseline; exits 1 on any regression (significant and past the threshold)",
+		Description: "A benchmark regresses when its median is worse than the baseline's by more than the threshold\n" +
+			"AND the Mann-Whitney U test finds the samples differ (p < alpha), as benchstat judges.\n" +
+			"The run compared is --run RUN.json, or else a fresh run of the suites.",
+		ArgsUsage: "NAME",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "run", Usage: "compare the run in `RUN.json` (from `forgebench run --json`) instead of running the suites"},
+			&cli.StringFlag{Name: "baseline-file", Usage: "compare with the run or baseline in `FILE` instead of baseline NAME"},
+			baselineDirFlag(),
+			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "the relative change of the median that counts, as a `PERCENT`, for every metric"},
+			&cli.StringSliceFlag{Name: "metric", Usage: "per-metric thresholds, `METRIC=PERCENT`[,...]: time (ns/op samples), gbps (GB/s)"},
+			&cli.Float64Flag{Name: "alpha", Value: bench.DefaultAlpha, Usage: "significance `LEVEL` of the U test"},
+			&cli.StringFlag{Name: "json", Usage: "also write the comparison as JSON to `OUT` (\"-\": stdout, instead of the table); written atomically"},
+		}, runSuiteFlags()...),
+		Action: compareAction,
+	}
+}
+
+func compareAction(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fmt.Errorf("%s: want one baseline NAME, got %d arguments (see --help)", cmdPath(c), c.NArg())
+	}
+	name, file := c.Args().First(), c.String("baseline-file")
+	switch {
+	case name != "" && file != "":
+		return fmt.Errorf("%s: give baseline NAME or --baseline-file, not both", cmdPath(c))
+	case name == "" && file == "":
+		return fmt.Errorf("%s: name the baseline (NAME, or --baseline-file FILE); `forgebench baseline list` shows the saved ones", cmdPath(c))
+	}
+
+	// Options first: a typo should not cost a run of the suites.
+	opts := bench.DefaultCompareOptions()
+	var err error
+	if opts.Threshold, err = bench.ParseThreshold(c.String("threshold")); err != nil {
+		return fmt.Errorf("--threshold: %w", err)
+	}
+	if opts.Thresholds, err = bench.ParseMetricThresholds(c.StringSlice("metric")...); err != nil {
+		return fmt.Errorf("--metric: %w", err)
+	}
+	opts.Alpha = c.Float64("alpha")
+	if !(opts.Alpha > 0 && opts.Alpha < 1) {
+		return fmt.Errorf("--alpha %v: want a level between 0 and 1, e.g. 0.05", opts.Alpha)
+	}
+
+	var base *bench.Run
+	label := name
+	if file != "" {
+		base, err = bench.ReadRun(file)
+		label = file
+	} else {
+		base, err = baselineStore(c).Load(name)
+	}
+	if err != nil {
+		return err
+	}
+
+	var cur *bench.Run
+	curLabel := c.String("run")
+	if curLabel != "" {
+		cur, err = bench.ReadRun(curLabel)
+	} else {
+		cur, err = runSuites(c)
+		curLabel = "this run"
+	}
+	if err != nil {
+		return err
+	}
+
+	cmp := bench.Compare(base, cur, opts)
+	cmp.Baseline.Label, cmp.Current.Label = label, curLabel
+	out := c.String("json")
+	if out != "-" {
+		if err := cmp.WriteText(c.App.Writer); err != nil {
+			return err
+		}
+	}
+	if out != "" {
+		if err := writeComparisonJSON(c.App.Writer, out, cmp); err != nil {
+			return err
+		}
+	}
+	if cmp.Regressed() {
+		return cli.Exit(fmt.Sprintf("%d of %d benchmarks regressed against %s", cmp.Regressions, len(cmp.Benchmarks), label), 1)
+	}
+	return nil
+}
+
+func writeComparisonJSON(stdout io.Writer, out string, cmp *bench.Comparison) error {
+	enc := func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(cmp)
+	}
+	if out == "-" {
+		return enc(stdout)
+	}
+	return atomicfile.Write(out, 0o644, enc)
+}
