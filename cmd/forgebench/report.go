@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/bench/report"
+)
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "write a self-contained HTML report of a run (metadata, results, charts)",
+		Description: "Reads RUN.json (forgebench run --json, or a saved baseline) and writes one HTML\n" +
+			"file that loads nothing: the charts are inline SVG. With --baseline, it adds the\n" +
+			"change of every benchmark against that run, with regressions in red.",
+		ArgsUsage: "RUN.json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "html", Usage: "write the report to `PATH` (\"-\" for stdout); written atomically"},
+			&cli.StringFlag{Name: "baseline", Usage: "compare against the run or baseline JSON `FILE`"},
+			&cli.Float64Flag{Name: "threshold", Value: report.DefaultThreshold, Usage: "a significant change of at least `PERCENT` is a regression (or an improvement)"},
+		},
+		Action: reportAction,
+	}
+}
+
+func reportAction(c *cli.Context) error {
+	a, err := args(c, "RUN.json")
+	if err != nil {
+		return err
+	}
+	out := c.String("html")
+	if out == "" {
+		return fmt.Errorf("%s: no output: give --html PATH (or --html - for stdout)", cmdPath(c))
+	}
+	if t := c.Float64("threshold"); !(t > 0 && t < 1000) {
+		return fmt.Errorf("%s: --threshold %v: want a percentage above 0", cmdPath(c), t)
+	}
+	inputs := []string{a[0]}
+	run, err := readRunJSON(a[0])
+	if err != nil {
+		return err
+	}
+	opt := report.Options{Threshold: c.Float64("threshold")}
+	if b := c.String("baseline"); b != "" {
+		inputs = append(inputs, b)
+		if opt.Baseline, err = readRunJSON(b); err != nil {
+			return err
+		}
+	}
+	if out == "-" {
+		return report.Write(c.App.Writer, run, opt)
+	}
+	for _, in := range inputs {
+		if samePath(in, out) {
+			return fmt.Errorf("%s: --html %s would overwrite the input %s", cmdPath(c), out, in)
+		}
+	}
+	return atomicfile.Write(out, 0o644, func(w io.Writer) error {
+		return report.Write(w, run, opt)
+	})
+}
+
+// samePath reports whether a and b name the same file (or would).
+func samePath(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}
+
+// readRunJSON reads a forgebench run or baseline strictly: the file must be
+// one JSON object of Kind bench.Kind and schema bench.SchemaVersion, with
+// nothing after it, and every result named. It is a stand-in until the shared reader lands: the lead
+// replaces its calls with bench.ReadRun.
+func readRunJSON(path string) (*bench.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read run %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, not a forgebench run", path)
+	}
+	var head struct {
+		Kind   *string `json:"kind"`
+		Schema *int    `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: corrupt or not a forgebench run: %v", path, jsonErr(data, err))
+	}
+	switch {
+	case head.Kind == nil:
+		return nil, fmt.Errorf("%s: not a forgebench run (no \"kind\": %q)", path, bench.Kind)
+	case *head.Kind != bench.Kind:
+		return nil, fmt.Errorf("%s: not a forgebench run (kind %q, want %q)", path, *head.Kind, bench.Kind)
+	case head.Schema == nil:
+		return nil, fmt.Errorf("%s: forgebench run without a schema_version", path)
+	case *head.Schema != bench.SchemaVersion:
+		return nil, fmt.Errorf("%s: schema_version %d; this forgebench reads version %d", path, *head.Schema, bench.SchemaVersion)
+	}
+	// json.Unmarshal also refuses anything after the object.
+	var run bench.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("%s: corrupt forgebench run: %v", path, jsonErr(data, err))
+	}
+	for i, x := range run.Results {
+		if x.Name == "" {
+			return nil, fmt.Errorf("%s: corrupt forgebench run: result %d has no name", path, i)
+		}
+	}
+	return &run, nil
+}
+
+// jsonErr adds the line of a syntax error.
+func jsonErr(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		line := 1 + bytes.Count(data[:min(int(te.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	return err
+}
