@@ -31,6 +31,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands:       []*cli.Command{formatsCommand(), ggufCommand(), baselineCommand(), compareCommand()},
+		Commands:       []*cli.Command{formatsCommand(), ggufCommand(), baselineCommand(), compareCommand(), reportCommand()},
 	}
 }

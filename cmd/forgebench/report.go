@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/bench/report"
+)
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "write a self-contained HTML report of a run (metadata, results, charts)",
+		Description: "Reads RUN.json (forgebench run --json, or a saved baseline) and writes one HTML\n" +
+			"file that loads nothing: the charts are inline SVG. With --baseline, it adds the\n" +
+			"change of every benchmark against that run, with regressions in red.",
+		ArgsUsage: "RUN.json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "html", Usage: "write the report to `PATH` (\"-\" for stdout); written atomically"},
+			&cli.StringFlag{Name: "baseline", Usage: "compare against the run or baseline JSON `FILE`"},
+			&cli.Float64Flag{Name: "threshold", Value: report.DefaultThreshold, Usage: "a significant change of at least `PERCENT` is a regression (or an improvement)"},
+		},
+		Action: reportAction,
+	}
+}
+
+func reportAction(c *cli.Context) error {
+	a, err := args(c, "RUN.json")
+	if err != nil {
+		return err
+	}
+	out := c.String("html")
+	if out == "" {
+		return fmt.Errorf("%s: no output: give --html PATH (or --html - for stdout)", cmdPath(c))
+	}
+	if t := c.Float64("threshold"); !(t > 0 && t < 1000) {
+		return fmt.Errorf("%s: --threshold %v: want a percentage above 0", cmdPath(c), t)
+	}
+	inputs := []string{a[0]}
+	run, err := bench.ReadRun(a[0])
+	if err != nil {
+		return err
+	}
+	opt := report.Options{Threshold: c.Float64("threshold")}
+	if b := c.String("baseline"); b != "" {
+		inputs = append(inputs, b)
+		if opt.Baseline, err = bench.ReadRun(b); err != nil {
+			return err
+		}
+	}
+	if out == "-" {
+		return report.Write(c.App.Writer, run, opt)
+	}
+	for _, in := range inputs {
+		if samePath(in, out) {
+			return fmt.Errorf("%s: --html %s would overwrite the input %s", cmdPath(c), out, in)
+		}
+	}
+	return atomicfile.Write(out, 0o644, func(w io.Writer) error {
+		return report.Write(w, run, opt)
+	})
+}
+
+// samePath reports whether a and b name the same file (or would).
+func samePath(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}

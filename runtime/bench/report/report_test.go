@@ -1,0 +1,488 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/bench/benchtest"
+)
+
+func render(t *testing.T, run *bench.Run, opt Options) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, run, opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// node is a parsed XML element: the page is written to be well-formed XML
+// as well as HTML, so encoding/xml can check its structure.
+type node struct {
+	Name     string
+	Attr     map[string]string
+	Children []*node
+	Text     string // character data directly inside
+}
+
+func parseXML(t *testing.T, doc string) *node {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(doc))
+	d.Strict = true
+	root := &node{Name: "#document"}
+	stack := []*node{root}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line, col := d.InputPos()
+			lines := strings.Split(doc, "\n")
+			ctx := ""
+			if line-1 < len(lines) {
+				ctx = lines[line-1]
+			}
+			t.Fatalf("not well-formed at %d:%d: %v\n%s", line, col, err, ctx)
+		}
+		top := stack[len(stack)-1]
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			n := &node{Name: tok.Name.Local, Attr: map[string]string{}}
+			for _, a := range tok.Attr {
+				n.Attr[a.Name.Local] = a.Value
+			}
+			top.Children = append(top.Children, n)
+			stack = append(stack, n)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			top.Text += string(tok)
+			top.Children = append(top.Children, &node{Name: "#text", Text: string(tok)})
+		}
+	}
+	if len(stack) != 1 {
+		t.Fatalf("unclosed elements: %d", len(stack)-1)
+	}
+	return root
+}
+
+func (n *node) all(name string) []*node {
+	var out []*node
+	var walk func(*node)
+	walk = func(m *node) {
+		if m.Name == name {
+			out = append(out, m)
+		}
+		for _, c := range m.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func (n *node) byID(id string) *node {
+	var found *node
+	var walk func(*node)
+	walk = func(m *node) {
+		if found == nil && m.Attr["id"] == id {
+			found = m
+		}
+		for _, c := range m.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return found
+}
+
+// texts is all character data under n.
+func (n *node) texts() string {
+	var b strings.Builder
+	var walk func(*node)
+	walk = func(m *node) {
+		if m.Name == "#text" {
+			b.WriteString(m.Text)
+		}
+		for _, c := range m.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+func TestStructure(t *testing.T) {
+	run, base := benchtest.GPURun(1), benchtest.Baseline(1)
+	doc := parseXML(t, render(t, run, Options{Baseline: base}))
+
+	htmls := doc.all("html")
+	if len(htmls) != 1 || len(doc.all("head")) != 1 || len(doc.all("body")) != 1 {
+		t.Fatalf("want one html, head and body")
+	}
+	// Header: the run's metadata.
+	meta := doc.byID("meta")
+	if meta == nil {
+		t.Fatal("no metadata")
+	}
+	dts, dds := meta.all("dt"), meta.all("dd")
+	if len(dts) != len(dds) {
+		t.Fatalf("%d dt, %d dd", len(dts), len(dds))
+	}
+	got := map[string]string{}
+	for i := range dts {
+		got[dts[i].Text] = dds[i].Text
+	}
+	for k, v := range map[string]string{
+		"device": "NVIDIA H100 80GB HBM3", "backend": "cuda", "arch": "sm_90", "target": "sm_90",
+		"wave size": "32", "Go": "go1.26.8", "forge": "devel 7464704c0ffe",
+		"date": "2026-11-21 14:03:07 UTC", "copy roofline": "2924 GB/s (device copy of 256 MiB)",
+		"interrupted": "no", "results": "43",
+	} {
+		if got[k] != v {
+			t.Errorf("meta %q = %q, want %q", k, got[k], v)
+		}
+	}
+
+	// Chart 1: a panel per family/kernel, a bar per benchmark.
+	var bars int
+	for i, want := range []struct {
+		title string
+		n     int
+	}{{"dequant_f32", 21}, {"dequant_f16", 21}, {"copy", 1}} {
+		s := doc.byID("throughput-" + string(rune('1'+i)))
+		if s == nil || s.Name != "svg" {
+			t.Fatalf("no throughput panel %d", i+1)
+		}
+		if s.Attr["viewBox"] == "" {
+			t.Errorf("panel %d: no viewBox", i+1)
+		}
+		rects := s.all("rect")
+		if len(rects) != want.n {
+			t.Errorf("panel %s: %d bars, want %d", want.title, len(rects), want.n)
+		}
+		bars += len(rects)
+		if txt := s.texts(); !strings.Contains(txt, want.title) || !strings.Contains(txt, "copy 2924") || !strings.Contains(txt, "85%") {
+			t.Errorf("panel %d lacks its title, roofline or 85%% label: %q", i+1, txt)
+		}
+		for _, r := range rects {
+			if len(r.all("title")) != 1 {
+				t.Errorf("bar without a tooltip")
+			}
+		}
+	}
+	if bars != len(run.Results) {
+		t.Errorf("%d bars for %d results", bars, len(run.Results))
+	}
+	if doc.byID("throughput-4") != nil {
+		t.Error("a fourth panel")
+	}
+
+	// Chart 2: a column per benchmark (plus the group bands), the roofline
+	// and 85% lines labelled.
+	roof := doc.byID("roofline")
+	if roof == nil {
+		t.Fatal("no roofline chart")
+	}
+	var cols int
+	for _, r := range roof.all("rect") {
+		if len(r.all("title")) == 1 {
+			cols++
+		}
+	}
+	if cols != len(run.Results) {
+		t.Errorf("roofline chart: %d columns, want %d", cols, len(run.Results))
+	}
+	txt := roof.texts()
+	for _, s := range []string{"copy roofline 2924 GB/s", "85% · 2485 GB/s", "Q4_K", "MXFP6_E3M2"} {
+		if !strings.Contains(txt, s) {
+			t.Errorf("roofline chart lacks %q", s)
+		}
+	}
+	var dashed int
+	for _, l := range roof.all("line") {
+		if l.Attr["stroke-dasharray"] != "" {
+			dashed++
+		}
+	}
+	if dashed != 2 {
+		t.Errorf("roofline chart: %d dashed lines, want the roofline and 85%%", dashed)
+	}
+
+	// Chart 3: a bar per benchmark in both runs, coloured by its class.
+	delta := doc.byID("baseline")
+	if delta == nil {
+		t.Fatal("no baseline chart")
+	}
+	fills := map[string]string{}
+	for _, r := range delta.all("rect") {
+		tip := r.all("title")[0].Text
+		fills[strings.SplitN(tip, ":", 2)[0]] = r.Attr["fill"]
+	}
+	if len(fills) != 42 {
+		t.Errorf("baseline chart: %d bars, want 42 (the benchmarks in both runs)", len(fills))
+	}
+	for name, col := range map[string]string{
+		"dequant_f32/Q3_K":  colRegression,
+		"dequant_f16/TQ1_0": colRegression,
+		"dequant_f16/Q5_K":  colImprovement,
+	} {
+		if fills[name] != col {
+			t.Errorf("%s: fill %s, want %s", name, fills[name], col)
+		}
+	}
+	var red, green int
+	for _, c := range fills {
+		switch c {
+		case colRegression:
+			red++
+		case colImprovement:
+			green++
+		}
+	}
+	if red != 2 || green != 1 {
+		t.Errorf("%d regressions and %d improvements, want the 2 and 1 planted", red, green)
+	}
+	sum := doc.byID("summary").texts()
+	if !strings.Contains(sum, "2 regressions, 1 improvement") || !strings.Contains(sum, "of 42 benchmarks") {
+		t.Errorf("summary: %q", sum)
+	}
+	sec := doc.byID("baseline-section").texts()
+	if !strings.Contains(sec, "Only in the baseline: dequant_f32/Q1_X") || !strings.Contains(sec, "Only in this run: copy") {
+		t.Errorf("baseline section does not name the unmatched benchmarks: %q", sec)
+	}
+
+	// The table: a row per result, with the columns asked for.
+	table := doc.byID("results")
+	ths := table.all("th")
+	var heads []string
+	for _, th := range ths {
+		heads = append(heads, th.Text)
+	}
+	if h := strings.Join(heads, "|"); h != "name|format|kernel|n|p50|p95|p99|±stddev|GB/s|% copy|G elem/s|compression|vs baseline" {
+		t.Errorf("table columns: %s", h)
+	}
+	rows := table.all("tbody")[0].all("tr")
+	if len(rows) != len(run.Results) {
+		t.Fatalf("%d rows, want %d", len(rows), len(run.Results))
+	}
+	var q3k []string
+	for _, td := range rows[9].all("td") {
+		q3k = append(q3k, td.Text)
+	}
+	if q3k[0] != "dequant_f32/Q3_K" || q3k[1] != "Q3_K" || q3k[3] != "40" || !strings.HasSuffix(q3k[4], " µs") ||
+		q3k[11] != "9.31×" || !strings.HasPrefix(q3k[12], "+") {
+		t.Errorf("Q3_K row: %q", q3k)
+	}
+	if c := rows[9].all("td")[12].Attr["class"]; c != "num regression" {
+		t.Errorf("Q3_K delta class %q", c)
+	}
+}
+
+// TestSelfContained: the page fetches nothing and runs nothing.
+func TestSelfContained(t *testing.T) {
+	page := render(t, benchtest.GPURun(1), Options{Baseline: benchtest.Baseline(1)})
+	lower := strings.ToLower(page)
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "<object", "<embed", "src=", "href=", "url(", "@import", "@font-face"} {
+		if strings.Contains(lower, bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	rest := strings.ReplaceAll(lower, `xmlns="http://www.w3.org/2000/svg"`, "")
+	for _, bad := range []string{"http:", "https:", "ftp:", "file:", `"//`, "'//", "(//"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("page names a network address (%q)", bad)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a := render(t, benchtest.GPURun(1), Options{Baseline: benchtest.Baseline(1)})
+	b := render(t, benchtest.GPURun(1), Options{Baseline: benchtest.Baseline(1)})
+	if a != b {
+		t.Fatal("the same run rendered twice differs")
+	}
+	// Through JSON, as the command reads it: the same page.
+	rt := func(r *bench.Run) *bench.Run {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bench.Run
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatal(err)
+		}
+		return &out
+	}
+	c := render(t, rt(benchtest.GPURun(1)), Options{Baseline: rt(benchtest.Baseline(1))})
+	if a != c {
+		t.Fatal("the run read back from JSON renders differently")
+	}
+}
+
+// hostile names, as a GGUF file or a hand-edited run might carry them.
+var hostile = []string{
+	`<script>alert(1)</script>`,
+	`"><img src=x onerror=alert(1)>`,
+	`'><svg onload=alert(2)>`,
+	`</title></svg></table><h1>pwn</h1>`,
+	`]]><!-- -->&amp;&lt;`,
+	"bad\xff\xfeutf8\x00nul\x01ctl\x1b[31m",
+	"javascript:alert(3)",
+	"{{.Title}} ${x} \u202egnp.exe",
+}
+
+func TestHostileNamesAreEscaped(t *testing.T) {
+	run := benchtest.GPURun(2)
+	base := benchtest.Baseline(2)
+	run.Name = hostile[0]
+	run.Meta.Device = hostile[1]
+	run.Meta.Hostname = hostile[3]
+	run.Meta.Library = hostile[5]
+	run.Interrupted = true
+	base.Name = hostile[2]
+	base.Meta.Device = hostile[4]
+	for i, h := range hostile {
+		x := &run.Results[i]
+		x.Name, x.Suite = h, h
+		y := &base.Results[i]
+		y.Name = h // matched: appears in the baseline chart
+		run.Results[30+i].Kernel = h
+		run.Results[30+i].Family = hostile[(i+1)%len(hostile)]
+		run.Results[20+i].Format = h
+	}
+	page := render(t, run, Options{Baseline: base})
+	doc := parseXML(t, page) // well-formed despite them
+	lower := strings.ToLower(page)
+	for _, bad := range []string{"<script", "<img", "<h1>pwn", "<svg onload", "\x00", "\x01", "\x1b", "\xff"} {
+		if strings.Contains(lower, bad) {
+			t.Errorf("a hostile name came through unescaped: %q", bad)
+		}
+	}
+	// Only our elements: nothing a name smuggled in.
+	allowed := map[string]bool{"#document": true, "#text": true, "html": true, "head": true, "meta": true, "title": true, "style": true, "body": true,
+		"header": true, "h1": true, "h2": true, "p": true, "div": true, "dl": true, "dt": true, "dd": true, "strong": true,
+		"section": true, "span": true, "code": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
+		"td": true, "footer": true, "svg": true, "rect": true, "line": true, "text": true}
+	var walk func(*node)
+	walk = func(n *node) {
+		if !allowed[n.Name] {
+			t.Errorf("unexpected element <%s>", n.Name)
+		}
+		for k := range n.Attr {
+			if strings.HasPrefix(strings.ToLower(k), "on") {
+				t.Errorf("event attribute %s on <%s>", k, n.Name)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(doc)
+	// The names are there, as text.
+	txt := doc.texts()
+	for _, h := range []string{hostile[0], hostile[1], hostile[3], "javascript:alert(3)"} {
+		if !strings.Contains(txt, h) {
+			t.Errorf("%q does not appear as text", h)
+		}
+	}
+	if !strings.Contains(txt, "bad\uFFFD\uFFFDutf8\uFFFDnul\uFFFDctl\uFFFD[31m") {
+		t.Error("invalid UTF-8 and control characters are not replaced by U+FFFD")
+	}
+	if doc.byID("interrupted") == nil {
+		t.Error("no interrupted banner")
+	}
+}
+
+func TestEdgeCases(t *testing.T) {
+	t.Run("empty", func(t *testing.T) {
+		run := &bench.Run{Kind: bench.Kind, Schema: bench.SchemaVersion}
+		doc := parseXML(t, render(t, run, Options{Baseline: run}))
+		if !strings.Contains(doc.texts(), "This run has no results.") || !strings.Contains(doc.texts(), "measured no copy roofline") {
+			t.Error("an empty run does not say so")
+		}
+		if !strings.Contains(doc.byID("baseline").texts(), "no benchmark is in both runs") {
+			t.Error("the empty comparison does not say so")
+		}
+	})
+	t.Run("no roofline, no samples, odd numbers", func(t *testing.T) {
+		run := benchtest.GPURun(3)
+		run.Roofline = nil
+		base := benchtest.Baseline(3)
+		for i := range run.Results {
+			x := &run.Results[i]
+			x.Samples = nil
+			x.Stats.PctCopy = 0
+		}
+		run.Results[0].Stats.GBps = math.NaN()
+		run.Results[1].Stats.GBps = math.Inf(1)
+		run.Results[2].Stats = bench.Stats{}
+		run.Results[3].Compression = math.Inf(1)
+		doc := parseXML(t, render(t, run, Options{Baseline: base}))
+		if doc.byID("roofline") != nil {
+			t.Error("a roofline chart without a roofline")
+		}
+		if doc.byID("throughput-1") == nil || doc.byID("baseline") == nil {
+			t.Fatal("charts missing")
+		}
+		for _, s := range doc.all("svg") {
+			for _, n := range append(s.all("rect"), s.all("line")...) {
+				for k, v := range n.Attr {
+					if strings.Contains(v, "NaN") || strings.Contains(v, "Inf") {
+						t.Errorf("%s %s=%q", n.Name, k, v)
+					}
+				}
+			}
+		}
+		// Without samples the change is judged by size alone.
+		if !strings.Contains(doc.byID("baseline").texts(), "+30") {
+			t.Error("the Q3_K change is missing")
+		}
+	})
+	t.Run("hardware differs", func(t *testing.T) {
+		run, base := benchtest.GPURun(4), benchtest.Baseline(4)
+		base.Meta.Device = "AMD Radeon RX 7900 XTX"
+		base.Meta.Backend = "hip"
+		page := render(t, run, Options{Baseline: base})
+		if !strings.Contains(page, "Hardware: device differs") || !strings.Contains(page, "Hardware: backend differs") {
+			t.Error("no hardware warning")
+		}
+	})
+}
+
+func TestNiceAxis(t *testing.T) {
+	for _, c := range []struct{ max, top, step float64 }{
+		{2969, 3000, 500}, {2924, 3000, 500}, {29.9, 30, 10}, {20, 20, 5}, {1, 1, 0.2}, {0, 1, 0.2}, {0.031, 0.04, 0.01}, {123456, 125000, 25000},
+	} {
+		n := 6
+		if c.max == 29.9 || c.max == 20 {
+			n = 4
+		}
+		top, step := niceAxis(c.max, n)
+		if math.Abs(top-c.top) > 1e-9*c.top || math.Abs(step-c.step) > 1e-9*c.step {
+			t.Errorf("niceAxis(%v, %d) = %v, %v; want %v, %v", c.max, n, top, step, c.top, c.step)
+		}
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{0, "—"}, {850, "850 ns"}, {108_765, "109 µs"}, {12_345_678, "12.3 ms"}, {1_500_000, "1.50 ms"}, {2 * time.Second, "2.00 s"}} {
+		if got := fmtDur(c.d); got != c.want {
+			t.Errorf("fmtDur(%d) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	if got := clean("a\x00b\xffc\u202e"); got != "a\uFFFDb\uFFFDc\u202e" {
+		t.Errorf("clean: %q", got)
+	}
+}
