@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,30 +10,6 @@ import (
 
 	"github.com/rocmforge/forge/runtime/bench"
 )
-
-// ---- hook for the engine (wired by the lead) --------------------------------
-//
-// `baseline save` without --from and `compare` without --run measure a fresh
-// run. The engine that does so lives with `forgebench run`; these two
-// variables connect it:
-//
-//   - runSuites runs the selected suites (as `forgebench run` would, reading
-//     its flags from c) and returns the finished run; Ctrl-C handling and
-//     the progress output are the engine's.
-//   - runSuiteFlags returns fresh copies of the flags runSuites reads (suite
-//     and format selection, backend, iterations...); they are added to
-//     `baseline save` and `compare`.
-//
-// Until they are wired, both commands need a run file.
-var (
-	runSuites = func(c *cli.Context) (*bench.Run, error) {
-		return nil, errors.New("running the suites from this command is not wired yet: " +
-			"write a run with `forgebench run --json RUN.json` and pass it with --from (baseline save) or --run (compare)")
-	}
-	runSuiteFlags = func() []cli.Flag { return nil }
-)
-
-// ------------------------------------------------------------------------------
 
 func baselineDirFlag() cli.Flag {
 	return &cli.StringFlag{
@@ -62,7 +37,7 @@ func baselineCommand() *cli.Command {
 					&cli.StringFlag{Name: "from", Usage: "save the run in `RUN.json` (from `forgebench run --json`) instead of running the suites"},
 					&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace an existing baseline of that name"},
 					baselineDirFlag(),
-				}, runSuiteFlags()...),
+				}, benchFlags()...),
 				Action: baselineSave,
 			},
 			{
@@ -106,7 +81,7 @@ func baselineSave(c *cli.Context) error {
 	if from := c.String("from"); from != "" {
 		run, err = bench.ReadRun(from)
 	} else {
-		run, err = runSuites(c)
+		run, err = measure(c)
 	}
 	if err != nil {
 		return err
@@ -243,13 +218,13 @@ func showBaselineRun(w io.Writer, r *bench.Run) error {
 	fmt.Fprintln(tw, "NAME\tN\tMEDIAN\tMIN\tMAX\tGB/s")
 	for i := range r.Results {
 		res := &r.Results[i]
-		med, _ := bench.Summarize(res, bench.MetricTime, 0)
+		med, _ := bench.SummarizeMetric(res, bench.MetricTime, 0)
 		lo, hi := res.Samples[0], res.Samples[0]
 		for _, s := range res.Samples {
 			lo, hi = min(lo, s), max(hi, s)
 		}
 		gbps := "-"
-		if g, ok := bench.Summarize(res, bench.MetricGBps, 0); ok {
+		if g, ok := bench.SummarizeMetric(res, bench.MetricGBps, 0); ok {
 			gbps = bench.FormatMetric(bench.MetricGBps, g.Center)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s ± %s\t%s\t%s\t%s\n", res.Name, len(res.Samples),

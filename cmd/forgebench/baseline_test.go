@@ -234,11 +234,12 @@ func TestBaselineBadInput(t *testing.T) {
 	_, errOut = wantExit(t, 1, "baseline", "save", "../up", "--from", base, "--dir", dir)
 	contains(t, "bad name", errOut, `baseline name "../up"`)
 
-	// Without --from the engine runs the suites, once the lead wires it.
-	_, errOut = wantExit(t, 1, "baseline", "save", "main", "--dir", dir)
-	contains(t, "no --from", errOut, "not wired")
-	_, errOut = wantExit(t, 1, "compare", "--baseline-file", base)
-	contains(t, "no --run", errOut, "not wired")
+	// Without --from or --run the engine measures the suites: an unknown
+	// format is refused before anything runs.
+	_, errOut = wantExit(t, 1, "baseline", "save", "main", "--dir", dir, "--format", "NOPE")
+	contains(t, "no --from, bad filter", errOut, "Q4_0")
+	_, errOut = wantExit(t, 1, "compare", "--baseline-file", base, "--format", "NOPE")
+	contains(t, "no --run, bad filter", errOut, "Q4_0")
 
 	_, errOut = wantExit(t, 1, "compare", "--run", cur)
 	contains(t, "no baseline", errOut, "name the baseline")
@@ -249,4 +250,22 @@ func TestBaselineBadInput(t *testing.T) {
 	out := filepath.Join(notDir, "cmp.json")
 	_, errOut = wantExit(t, 1, "compare", "--baseline-file", base, "--run", cur, "--json", out)
 	contains(t, "unwritable --json", errOut, out)
+}
+
+// TestBaselineSaveThenCompareLive: without --from and --run, both commands
+// measure the suites themselves (cpu backend, tiny shapes). A threshold far
+// above any timing noise keeps the live comparison deterministic.
+func TestBaselineSaveThenCompareLive(t *testing.T) {
+	dir := t.TempDir()
+	measureFlags := []string{"--backend", "cpu", "--format", "Q4_0,Q8_0", "--elems", "4096", "--count", "5", "--copy-bytes", "-1"}
+	wantExit(t, 0, append([]string{"baseline", "save", "live", "--dir", dir}, measureFlags...)...)
+	b, err := bench.ReadRun(filepath.Join(dir, "live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Name != "live" || len(b.Results) != 4 || b.Meta.Backend != "cpu" {
+		t.Fatalf("baseline: name %q, %d results, backend %q", b.Name, len(b.Results), b.Meta.Backend)
+	}
+	out, _ := wantExit(t, 0, append([]string{"compare", "live", "--dir", dir, "--threshold", "1000%"}, measureFlags...)...)
+	contains(t, "live compare", out, "dequant_f32/Q4_0")
 }

@@ -27,7 +27,7 @@ func compareCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "metric", Usage: "per-metric thresholds, `METRIC=PERCENT`[,...]: time (ns/op samples), gbps (GB/s)"},
 			&cli.Float64Flag{Name: "alpha", Value: bench.DefaultAlpha, Usage: "significance `LEVEL` of the U test"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison as JSON to `OUT` (\"-\": stdout, instead of the table); written atomically"},
-		}, runSuiteFlags()...),
+		}, benchFlags()...),
 		Action: compareAction,
 	}
 }
@@ -75,7 +75,7 @@ func compareAction(c *cli.Context) error {
 	if curLabel != "" {
 		cur, err = bench.ReadRun(curLabel)
 	} else {
-		cur, err = runSuites(c)
+		cur, err = measure(c)
 		curLabel = "this run"
 	}
 	if err != nil {

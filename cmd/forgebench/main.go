@@ -1,9 +1,13 @@
-// Command forgebench runs forge's generated suites and inspects model files.
-// This version carries the format list (`forgebench formats`) and the GGUF
-// tools: `forgebench gguf ls FILE` and `forgebench gguf dequant FILE TENSOR -o OUT`.
+// Command forgebench runs forge's generated suites and inspects model files:
+// `forgebench run` measures the suites (or a GGUF file's tensors) on a
+// backend through runtime/bench and writes a table, JSON, CSV and the Go
+// benchmark format; `forgebench list` shows the suites and targets;
+// `forgebench formats` the quant formats; `forgebench gguf ls FILE` and
+// `forgebench gguf dequant FILE TENSOR -o OUT` inspect and decode GGUF files.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +22,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	if err := app.Run(permuteArgs(app, args)); err != nil {
 		fmt.Fprintln(stderr, "forgebench:", err)
+		// A command may ask for its own status (cli.Exit): run's 130 after Ctrl-C.
+		if ec, ok := errors.AsType[cli.ExitCoder](err); ok && ec.ExitCode() != 0 {
+			return ec.ExitCode()
+		}
 		return 1
 	}
 	return 0
@@ -31,6 +39,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands:       []*cli.Command{formatsCommand(), ggufCommand(), baselineCommand(), compareCommand(), reportCommand()},
+		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), reportCommand(),
+			formatsCommand(), ggufCommand()},
 	}
 }

@@ -450,11 +450,11 @@ func cmpMetricDelta(m cmpMetric, ov, nv []float64, opts CompareOptions) MetricDe
 	return md
 }
 
-// Summarize is the median of one metric of r with its confidence interval
+// SummarizeMetric is the median of one metric of r with its confidence interval
 // at the given level (0 means DefaultConfidence), as compare reports it;
 // false when the metric does not apply to r (GB/s of a result that moves no
 // bytes) or is unknown.
-func Summarize(r *Result, metric string, confidence float64) (MedianSummary, bool) {
+func SummarizeMetric(r *Result, metric string, confidence float64) (MedianSummary, bool) {
 	if confidence <= 0 {
 		confidence = DefaultConfidence
 	}

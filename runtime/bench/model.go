@@ -54,6 +54,9 @@ type Meta struct {
 type Roofline struct {
 	Bytes int64   `json:"bytes"` // buffer size copied
 	GBps  float64 `json:"gbps"`  // bytes read + written per second / 1e9
+	// Method says what was copied: "forge_copy" (the kernel library's
+	// device copy) or "go copy, N goroutines" (the cpu backend's).
+	Method string `json:"method,omitempty"`
 }
 
 // Result is one benchmark: one suite (format × kernel) at one shape.
@@ -94,4 +97,9 @@ type Stats struct {
 	GBps    float64       `json:"gbps"`             // (BytesRead+BytesWritten)/mean/1e9
 	GFLOPS  float64       `json:"gflops,omitempty"` // FLOPs/mean/1e9, when FLOPs > 0
 	PctCopy float64       `json:"pct_copy,omitempty"`
+	// P50Lo and P50Hi bound the 95% confidence interval of the median
+	// (benchmath.AssumeNothing, from order statistics); both 0 when there
+	// are too few samples for one (fewer than 6).
+	P50Lo time.Duration `json:"p50_ci_lo_ns,omitempty"`
+	P50Hi time.Duration `json:"p50_ci_hi_ns,omitempty"`
 }

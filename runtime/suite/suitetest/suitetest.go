@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	_ "github.com/rocmforge/forge/runtime/gpubackend" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
@@ -28,13 +27,10 @@ import (
 // EnvBenchElems sets how many elements a benchmark decodes per operation.
 const EnvBenchElems = "FORGE_BENCH_ELEMS"
 
-// Benchmark sizes when EnvBenchElems is unset: on the cpu backend 16 Mi
-// elements, well past every cache; on a GPU 64 Mi elements (forge's
-// acceptance size: >= 64 M), so that the output alone (128 or 256 MiB) is
-// several times any GPU's L2.
+// Benchmark sizes when EnvBenchElems is unset (see suite.DefaultElems).
 const (
-	DefaultBenchElems       = 16 << 20
-	DefaultDeviceBenchElems = 64 << 20
+	DefaultBenchElems       = suite.DefaultBenchElems
+	DefaultDeviceBenchElems = suite.DefaultDeviceBenchElems
 )
 
 // maxReport is how many mismatches a failing check lists.
@@ -193,10 +189,7 @@ func CheckDequant(tb testing.TB, f *formats.Format, output string) {
 func BenchElems(be suite.Backend) (int, error) {
 	s := os.Getenv(EnvBenchElems)
 	if s == "" {
-		if _, ok := be.(suite.DeviceBackend); ok {
-			return DefaultDeviceBenchElems, nil
-		}
-		return DefaultBenchElems, nil
+		return suite.DefaultElems(be), nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
@@ -318,19 +311,10 @@ func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes i
 }
 
 // Roofline is a measured copy bandwidth.
-type Roofline struct {
-	Bytes int64   // size of the source (and of the destination)
-	GBps  float64 // (bytes read + bytes written) / s, in 1e9 bytes/s
-	Runs  int     // copies in the best trial
-	Best  time.Duration
-}
+type Roofline = suite.Roofline
 
-// CopyBytes is the size of the copy roofline's buffers: as many bytes as
-// the f32 output of elems elements, and at least 4 times the L2, so that
-// the copy streams from and to memory.
-func CopyBytes(db suite.DeviceBackend, elems int) int64 {
-	return max(4*db.L2Bytes(), 4*int64(elems))
-}
+// CopyBytes is the size of the copy roofline's buffers (suite.CopyBytes).
+func CopyBytes(db suite.DeviceBackend, elems int) int64 { return suite.CopyBytes(db, elems) }
 
 var (
 	rooflineMu sync.Mutex
@@ -338,9 +322,10 @@ var (
 )
 
 // CopyBandwidth measures, once per process and backend, the bandwidth of
-// the library's forge_copy kernel over CopyBytes(db, elems): the best of 3
-// trials of back-to-back copies lasting about 50 ms each, timed with
-// device events. It is what %copy compares kernels with.
+// the library's forge_copy kernel over CopyBytes(db, elems)
+// (suite.MeasureCopy: the best of 3 trials of back-to-back copies lasting
+// about 50 ms each, timed with device events). It is what %copy compares
+// kernels with.
 func CopyBandwidth(db suite.DeviceBackend, elems int) (Roofline, error) {
 	rooflineMu.Lock()
 	defer rooflineMu.Unlock()
@@ -348,42 +333,13 @@ func CopyBandwidth(db suite.DeviceBackend, elems int) (Roofline, error) {
 	if r, ok := rooflines[key]; ok {
 		return r, nil
 	}
-	bytes := CopyBytes(db, elems)
-	r, err := db.PrepareCopy(bytes)
+	roof, err := suite.MeasureCopy(db, CopyBytes(db, elems))
 	if err != nil {
 		return Roofline{}, err
-	}
-	defer r.Close()
-	if _, err := r.Run(2); err != nil {
-		return Roofline{}, err
-	}
-	one, err := r.Run(1)
-	if err != nil {
-		return Roofline{}, err
-	}
-	n := 1000
-	if one > 0 {
-		n = int(min(1000, max(1, 50*time.Millisecond/one)))
-	}
-	roof := Roofline{Bytes: bytes, Runs: n}
-	for range 3 {
-		dt, err := r.Run(n)
-		if err != nil {
-			return Roofline{}, err
-		}
-		if dt <= 0 {
-			continue
-		}
-		if gbps := 2 * float64(bytes) * float64(n) / dt.Seconds() / 1e9; gbps > roof.GBps {
-			roof.GBps, roof.Best = gbps, dt
-		}
-	}
-	if roof.GBps <= 0 {
-		return Roofline{}, fmt.Errorf("forge_copy of %d bytes: the device timer measured nothing", bytes)
 	}
 	rooflines[key] = roof
 	fmt.Fprintf(os.Stderr, "forge: copy roofline on %s: forge_copy of %d MiB: %.1f GB/s (read + written; best of 3 trials of %d copies)\n",
-		db.Name(), bytes>>20, roof.GBps, n)
+		db.Name(), roof.Bytes>>20, roof.GBps, roof.Runs)
 	return roof, nil
 }
 

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/targets"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the suites forgebench runs, and forge's targets",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "suite", Usage: "only these suites: globs or /regexp/, comma-separated"},
+			&cli.StringFlag{Name: "format", Usage: "only these formats"},
+			&cli.StringFlag{Name: "family", Usage: "only these families"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of tables"},
+		},
+		Action: listAction,
+	}
+}
+
+type listSuite struct {
+	Name          string  `json:"name"`
+	Family        string  `json:"family"`
+	Kernel        string  `json:"kernel"`
+	Format        string  `json:"format"`
+	Output        string  `json:"output"`
+	BlockElems    int     `json:"block_elems"`
+	BlockBytes    int     `json:"block_bytes"`
+	BitsPerWeight float64 `json:"bits_per_weight"`
+	Compression   float64 `json:"compression"`
+	ShapeCPU      []int   `json:"default_shape_cpu"`
+	ShapeGPU      []int   `json:"default_shape_gpu"`
+}
+
+type listTarget struct {
+	Name             string `json:"name"`
+	Vendor           string `json:"vendor"`
+	WaveSize         int    `json:"wave_size"`
+	Default          bool   `json:"default"`
+	ThreadsPerBlock  int    `json:"threads_per_block"`
+	VectorsPerThread int    `json:"vectors_per_thread"`
+	Doc              string `json:"doc"`
+}
+
+// defaultShape is the shape a suite runs at by default with elems
+// elements per iteration: whole blocks, at least one.
+func defaultShape(blockElems, elems int) []int {
+	return []int{max(1, elems/blockElems) * blockElems}
+}
+
+func listAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("list: unexpected arguments %q", c.Args().Slice())
+	}
+	filter := bench.Filter{Suite: c.String("suite"), Format: c.String("format"), Family: c.String("family")}
+	ts, err := filter.Select(bench.SuiteTargets(suite.All()))
+	if err != nil {
+		return err
+	}
+	var suites []listSuite
+	for _, t := range ts {
+		s, f := t.Suite, t.Suite.Format
+		suites = append(suites, listSuite{
+			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
+			BlockElems: f.BlockElems, BlockBytes: f.BlockBytes, BitsPerWeight: f.BitsPerWeight(),
+			Compression: 4 * float64(f.BlockElems) / float64(f.BlockBytes),
+			ShapeCPU:    defaultShape(f.BlockElems, suite.DefaultBenchElems),
+			ShapeGPU:    defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems),
+		})
+	}
+	var tgts []listTarget
+	for _, t := range targets.All() {
+		tgts = append(tgts, listTarget{t.Name, t.Vendor, t.WaveSize, t.Default, t.Dequant.ThreadsPerBlock, t.Dequant.VectorsPerThread, t.Doc})
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": suite.Backends()})
+	}
+	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPE (CPU)", "SHAPE (GPU)"}}
+	for _, s := range suites {
+		rows = append(rows, []string{s.Name, s.Family, s.Kernel, s.Format, s.Output, strconv.Itoa(s.BlockElems), strconv.Itoa(s.BlockBytes),
+			fmt.Sprintf("%.4g", s.BitsPerWeight), fmt.Sprintf("%.2fx", s.Compression), fmt.Sprint(s.ShapeCPU), fmt.Sprint(s.ShapeGPU)})
+	}
+	printTable(w, rows, 5)
+	fmt.Fprintf(w, "%d suites\n\n", len(suites))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tVENDOR\tWAVE\tDEFAULT\tTHREADS/BLOCK\tVECTORS/THREAD\tDESCRIPTION")
+	for _, t := range tgts {
+		def := ""
+		if t.Default {
+			def = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%s\n", t.Name, t.Vendor, t.WaveSize, def, t.ThreadsPerBlock, t.VectorsPerThread, t.Doc)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nbackends: %s (run --backend; auto picks a GPU kernel library when one is found and opens, else cpu)\n", strings.Join(suite.Backends(), ", "))
+	return nil
+}

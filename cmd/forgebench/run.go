@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	_ "github.com/rocmforge/forge/generated/suites" // registers every format × kernel suite
+	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/gguf"
+	_ "github.com/rocmforge/forge/runtime/gpubackend" // registers the cuda and hip backends
+	"github.com/rocmforge/forge/runtime/suite"
+)
+
+// exitInterrupted is the exit status after Ctrl-C, as shells report a
+// process that SIGINT ended (128 + 2).
+const exitInterrupted = 130
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run the generated suites (or a GGUF file's tensors) and report latency and throughput",
+		Description: `Runs the selected suites on a backend and prints a table: per benchmark the
+sample count, min, p50, p95, p99 and max time per iteration, the standard
+deviation (% of the mean), GB/s (bytes read + written), % of the copy
+roofline measured in the same run, G elements/s and the format's compression
+ratio. --json, --csv and --gofmt also write the run (the Go benchmark format
+is benchstat's input: benchstat old.txt new.txt). Every file is written
+atomically; Ctrl-C stops the run, writes the benchmarks that finished and
+exits with status 130.
+
+Filters are globs (* ? [...], ignoring case) or /regexps/, comma-separated
+lists of either: forgebench run --format 'Q4_*,Q8_0' --suite '*f32*'.`,
+		Flags:  append(benchFlags(), outputFlags()...),
+		Action: runAction,
+	}
+}
+
+// benchFlags choose and run benchmarks: the filters, the backend and the
+// iteration control. `run` has them; so can any command that measures a
+// fresh run (baseline save, compare), through measure.
+func benchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "suite", Usage: "suites to run, by name (dequant_f32/Q4_0): globs or /regexp/, comma-separated"},
+		&cli.StringFlag{Name: "format", Usage: "formats to run (Q4_K): globs or /regexp/, comma-separated"},
+		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant): globs or /regexp/, comma-separated"},
+		&cli.StringFlag{Name: "gguf", Usage: "benchmark dequant_f32 of every tensor of this GGUF `FILE` (its real bytes, at its shape) instead of the generated suites"},
+		&cli.StringFlag{Name: "backend", Value: suite.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
+		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{suite.EnvLib}},
+		&cli.IntFlag{Name: "count", Usage: "samples per benchmark; with --min-time or --auto the least (0: 10)"},
+		&cli.DurationFlag{Name: "min-time", Usage: "sample each benchmark until the samples add up to at least this (e.g. 500ms)"},
+		&cli.BoolFlag{Name: "auto", Usage: "sample each benchmark until the 95% confidence interval of its median is within ±1% (or --max-time)"},
+		&cli.DurationFlag{Name: "max-time", Usage: "with --min-time or --auto, stop each benchmark after this long (0: 5s)"},
+		&cli.IntFlag{Name: "warmup", Value: bench.DefaultWarmup, Usage: "warm-up iterations before sampling"},
+		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
+		&cli.Int64Flag{Name: "copy-bytes", Usage: "bytes of each copy-roofline buffer (0: 256 MiB on the cpu, max(4 × L2, 4 × elems) on a GPU; -1: no roofline)"},
+	}
+}
+
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "json", Usage: "write the run as JSON to `FILE` (\"-\": stdout)"},
+		&cli.StringFlag{Name: "csv", Usage: "write one CSV row per benchmark to `FILE` (\"-\": stdout)"},
+		&cli.StringFlag{Name: "gofmt", Usage: "write the Go benchmark format (benchstat's input) to `FILE` (\"-\": stdout)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no table"},
+	}
+}
+
+// output is one file a run is written to.
+type output struct {
+	flag, path string
+	write      func(io.Writer, *bench.Run) error
+}
+
+func runAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("run: unexpected arguments %q (select with --suite, --format, --family or --gguf)", c.Args().Slice())
+	}
+	var outs []output
+	stdoutTaken := ""
+	for _, o := range []output{{"json", "", bench.WriteJSON}, {"csv", "", bench.WriteCSV}, {"gofmt", "", bench.WriteGoBench}} {
+		if o.path = c.String(o.flag); o.path == "" {
+			continue
+		}
+		if o.path == "-" {
+			if stdoutTaken != "" {
+				return fmt.Errorf("run: --%s - and --%s - both write to stdout; give one of them a file", stdoutTaken, o.flag)
+			}
+			stdoutTaken = o.flag
+		} else if err := checkWritable(o.path); err != nil {
+			return fmt.Errorf("run: --%s %s: %w", o.flag, o.path, err)
+		}
+		outs = append(outs, o)
+	}
+
+	run, err := measure(c)
+	if run == nil {
+		return err
+	}
+	// Write what there is, also after Ctrl-C or a failure part-way.
+	var werrs []error
+	for _, o := range outs {
+		if o.path == "-" {
+			werrs = append(werrs, o.write(c.App.Writer, run))
+			continue
+		}
+		if e := atomicfile.Write(o.path, 0o644, func(w io.Writer) error { return o.write(w, run) }); e != nil {
+			werrs = append(werrs, e)
+		} else {
+			fmt.Fprintf(c.App.ErrWriter, "forgebench: wrote %s\n", o.path)
+		}
+	}
+	if !c.Bool("quiet") {
+		w := c.App.Writer
+		if stdoutTaken != "" {
+			w = c.App.ErrWriter // stdout carries the --FORMAT - output
+		}
+		werrs = append(werrs, bench.WriteTable(w, run))
+	}
+	werr := errors.Join(werrs...)
+	switch {
+	case errors.Is(err, bench.ErrInterrupted):
+		msg := fmt.Sprintf("run: %v; the results so far are written", err)
+		if werr != nil {
+			msg += fmt.Sprintf(", but: %v", werr)
+		}
+		return cli.Exit(msg, exitInterrupted)
+	case err != nil:
+		return errors.Join(err, werr)
+	}
+	return werr
+}
+
+// checkWritable reports, before anything runs, an output path whose
+// directory is missing or unwritable, or that names a directory.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot write there: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("cannot write there: %s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".forgebench-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write there: %w", err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// testHookResult, when set (by tests), is called after each benchmark
+// with the run's context.
+var testHookResult func(ctx context.Context, r *bench.Result)
+
+// measure runs the benchmarks the flags of c (benchFlags) select on the
+// backend they name, saying on stderr which backend runs and showing
+// progress there (a bar on a terminal, a line per benchmark otherwise).
+// SIGINT and SIGTERM stop it: it then returns the run so far
+// (Interrupted) and an error wrapping bench.ErrInterrupted. On any other
+// failure before the run starts it returns a nil run.
+func measure(c *cli.Context) (*bench.Run, error) {
+	opts := bench.Options{
+		Count:     c.Int("count"),
+		MinTime:   c.Duration("min-time"),
+		Auto:      c.Bool("auto"),
+		MaxTime:   c.Duration("max-time"),
+		Warmup:    c.Int("warmup"),
+		Elems:     c.Int("elems"),
+		CopyBytes: c.Int64("copy-bytes"),
+	}
+	switch {
+	case opts.Count < 0:
+		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)
+	case opts.Elems < 0:
+		return nil, fmt.Errorf("--elems %d: want 0 (the default) or more", opts.Elems)
+	case opts.MinTime < 0 || opts.MaxTime < 0:
+		return nil, errors.New("--min-time and --max-time must not be negative")
+	case opts.Warmup == 0:
+		opts.Warmup = -1 // --warmup 0 means none; bench's 0 means its default
+	}
+	filter := bench.Filter{Suite: c.String("suite"), Format: c.String("format"), Family: c.String("family")}
+	var targets []bench.Target
+	if p := c.String("gguf"); p != "" {
+		f, err := gguf.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		ts, skipped := bench.GGUFTargets(f, "dequant_f32")
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "forgebench: %s: skipped %s\n", p, s)
+		}
+		if len(ts) == 0 {
+			return nil, fmt.Errorf("%s: no tensor of a type forge has a spec for (%d skipped)", p, len(skipped))
+		}
+		if targets, err = filter.Select(ts); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	} else {
+		var err error
+		if targets, err = filter.Select(bench.SuiteTargets(suite.All())); err != nil {
+			return nil, err
+		}
+	}
+
+	sel, err := suite.Select(c.String("backend"), c.String("lib"))
+	if err != nil {
+		return nil, err
+	}
+	msg := "forgebench: " + sel.Why
+	if sel.Name == suite.DefaultBackend && strings.HasPrefix(sel.Why, "auto: no kernel library found,") {
+		// suite's hint speaks of go test's -lib; forgebench has --lib.
+		msg = "forgebench: auto: no kernel library found (--lib, $FORGE_LIB, beside the binary or in build/; build one with: go run ./cmd/forgegen build --target <target>), using cpu"
+	}
+	if db, ok := sel.Backend.(suite.DeviceBackend); ok {
+		msg += ": " + db.Describe()
+	}
+	fmt.Fprintln(c.App.ErrWriter, msg)
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := newProgress(c.App.ErrWriter)
+	opts.Progress = p.update
+	opts.Done = func(r *bench.Result) {
+		p.done(r)
+		if testHookResult != nil {
+			testHookResult(ctx, r)
+		}
+	}
+	run, err := bench.Measure(ctx, sel.Backend, targets, opts)
+	p.finish()
+	return run, err
+}
+
+// progress shows a run's progress on stderr: on a terminal a bar redrawn
+// in place, otherwise one line per finished benchmark.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	total int
+	n     int
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+const barWidth = 30
+
+func (p *progress) update(done, total int, name string) {
+	p.n, p.total = done, total
+	if !p.tty {
+		if name == "copy roofline" {
+			fmt.Fprintln(p.w, "forgebench: measuring the copy roofline")
+		}
+		return
+	}
+	if name == "" {
+		return
+	}
+	fill := barWidth * done / max(1, total)
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), done, total, name)
+}
+
+func (p *progress) done(r *bench.Result) {
+	if p.tty {
+		return
+	}
+	s := r.Stats
+	line := fmt.Sprintf("[%d/%d] %s: p50 %s, %.2f GB/s", p.n+1, p.total, r.Name, bench.FormatDuration(s.P50), s.GBps)
+	if s.PctCopy > 0 {
+		line += fmt.Sprintf(" (%.1f%% of copy)", s.PctCopy)
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) finish() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

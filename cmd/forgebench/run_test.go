@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/rocmforge/forge/runtime/bench"
+)
+
+// fast are the flags that keep a test run small: 4096 elements, 3
+// samples, a 1 MiB copy roofline, the cpu backend.
+var fast = []string{"--backend", "cpu", "--elems", "4096", "--count", "3", "--warmup", "1", "--copy-bytes", "1048576"}
+
+func runArgs(extra ...string) []string { return append(append([]string{"run"}, fast...), extra...) }
+
+func readRun(t *testing.T, path string) *bench.Run {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r bench.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if r.Kind != bench.Kind || r.Schema != bench.SchemaVersion {
+		t.Errorf("%s: kind %q schema %d", path, r.Kind, r.Schema)
+	}
+	return &r
+}
+
+func TestRunTable(t *testing.T) {
+	code, out, errOut := forgebench(t, runArgs("--format", "Q4_0")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "backend cpu on ") || !strings.HasPrefix(lines[1], "copy roofline: ") {
+		t.Fatalf("table:\n%s", out)
+	}
+	if got := strings.Join(strings.Fields(lines[2]), " "); got != strings.Join(bench.TableColumns, " ") {
+		t.Errorf("header %q", lines[2])
+	}
+	for i, name := range []string{"dequant_f32/Q4_0", "dequant_f16/Q4_0"} {
+		if f := strings.Fields(lines[3+i]); f[0] != name || f[1] != "3" || f[len(f)-1] != "7.11x" {
+			t.Errorf("row %q", lines[3+i])
+		}
+	}
+	// Not a terminal: a plain line per benchmark on stderr.
+	for _, want := range []string{"forgebench: backend cpu\n", "[1/2] dequant_f32/Q4_0: p50 ", "[2/2] dequant_f16/Q4_0: p50 ", "% of copy)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "\r") {
+		t.Errorf("a progress bar on a non-terminal:\n%q", errOut)
+	}
+}
+
+// TestRunOutputs writes every format to files and parses each back.
+func TestRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	j, c, g := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.csv"), filepath.Join(dir, "run.txt")
+	code, out, errOut := forgebench(t, runArgs("--suite", "dequant_f32/*", "--format", "/^Q8_0$|^MXFP4$/", "--json", j, "--csv", c, "--gofmt", g, "--quiet")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out != "" {
+		t.Errorf("--quiet printed:\n%s", out)
+	}
+	run := readRun(t, j)
+	if len(run.Results) != 2 || run.Results[0].Name != "dequant_f32/Q8_0" || run.Results[1].Name != "dequant_f32/MXFP4" || run.Interrupted {
+		t.Fatalf("results %+v", run.Results)
+	}
+	if run.Meta.Backend != "cpu" || run.Roofline == nil || run.Roofline.Bytes != 1<<20 {
+		t.Errorf("meta %+v roofline %+v", run.Meta, run.Roofline)
+	}
+	for _, r := range run.Results {
+		if r.Elements != 4096 || len(r.Samples) != 3 || r.Stats.N != 3 || r.Warmup != 1 || r.Stats.P50 <= 0 {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+
+	f, err := os.Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || strings.Join(rows[0], ",") != strings.Join(bench.CSVHeader, ",") || rows[1][0] != "dequant_f32/Q8_0" || rows[2][4] != "MXFP4" {
+		t.Errorf("CSV rows %q", rows)
+	}
+
+	gf, err := os.Open(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gf.Close()
+	rd := benchfmt.NewReader(gf, g)
+	n := map[string]int{}
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.Result:
+			n[rec.Name.String()]++
+			if rec.GetConfig("backend") != "cpu" || rec.GetConfig("pkg") != bench.GoPkg {
+				t.Errorf("config %v", rec.Config)
+			}
+			if v, ok := rec.Value("sec/op"); !ok || v <= 0 {
+				t.Errorf("%s: no time", rec.Name)
+			}
+		case *benchfmt.SyntaxError:
+			t.Error(rec)
+		}
+	}
+	if len(n) != 2 || n["DequantF32/Q8_0-2"]+n["DequantF32/Q8_0"] != 3 {
+		t.Errorf("Go format benchmarks %v, want 3 lines each of 2", n)
+	}
+	for _, p := range []string{j, c, g} {
+		if !strings.Contains(errOut, "wrote "+p) {
+			t.Errorf("stderr does not mention %s", p)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 {
+		t.Errorf("files left in the output directory: %v", ents)
+	}
+}
+
+func TestRunStdout(t *testing.T) {
+	code, out, errOut := forgebench(t, runArgs("--format", "Q8_0", "--suite", "*f32*", "--json", "-")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r bench.Run
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Results) != 1 {
+		t.Errorf("stdout is not the run's JSON (%v):\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "benchmark ") || !strings.Contains(errOut, "dequant_f32/Q8_0  ") {
+		t.Errorf("the table did not go to stderr:\n%s", errOut)
+	}
+	code, _, errOut = forgebench(t, runArgs("--json", "-", "--csv", "-")...)
+	if code != 1 || !strings.Contains(errOut, "--json - and --csv - both write to stdout") {
+		t.Errorf("two outputs on stdout: exit %d: %s", code, errOut)
+	}
+}
+
+func TestRunFilters(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
+		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
+		{[]string{"--family", "matvec"}, `family "matvec" matches no family; valid: dequant`},
+		{[]string{"--format", "/Q4_(/"}, `format pattern "/Q4_(/": error parsing regexp`},
+		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
+		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
+		{[]string{"--count", "-1"}, `--count -1`},
+		{[]string{"extra"}, `run: unexpected arguments ["extra"]`},
+	} {
+		code, out, errOut := forgebench(t, runArgs(tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant %q", tc.args, code, out, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "[1/") {
+			t.Errorf("%v: a benchmark ran before the error", tc.args)
+		}
+	}
+	// Globs ignore case; lists mix globs and regexps.
+	code, out, errOut := forgebench(t, runArgs("--format", "q5_?,/^IQ4/", "--suite", "*f16*", "--copy-bytes", "-1")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"dequant_f16/Q5_0", "dequant_f16/Q5_1", "dequant_f16/Q5_K", "dequant_f16/IQ4_NL", "dequant_f16/IQ4_XS"} {
+		if !strings.Contains(out, name+" ") {
+			t.Errorf("table lacks %s:\n%s", name, out)
+		}
+	}
+	if strings.Contains(out, "dequant_f32/") || strings.Contains(out, "copy roofline") || strings.Count(out, "\n") != 7 {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+// TestRunUnwritable: an output that cannot be written is reported before
+// anything runs.
+func TestRunUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ flag, path, want string }{
+		{"--json", filepath.Join(dir, "missing", "run.json"), "cannot write there"},
+		{"--csv", dir, "is a directory"},
+		{"--gofmt", filepath.Join(dir, "file.txt", "x"), "not a directory"},
+	} {
+		os.WriteFile(filepath.Join(dir, "file.txt"), nil, 0o644)
+		code, _, errOut := forgebench(t, runArgs(tc.flag, tc.path)...)
+		if code != 1 || !strings.Contains(errOut, "run: "+tc.flag+" "+tc.path+": ") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s %s: exit %d, stderr:\n%s", tc.flag, tc.path, code, errOut)
+		}
+		if strings.Contains(errOut, "backend") {
+			t.Errorf("%s %s: the run started:\n%s", tc.flag, tc.path, errOut)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o555)
+		if code, _, errOut := forgebench(t, runArgs("--json", filepath.Join(ro, "run.json"))...); code != 1 || !strings.Contains(errOut, "permission denied") {
+			t.Errorf("read-only directory: exit %d: %s", code, errOut)
+		}
+	}
+}
+
+// TestRunInterrupted sends the process a real SIGINT after the first
+// benchmark: the run stops, the results so far are written, and the exit
+// status is 130.
+func TestRunInterrupted(t *testing.T) {
+	testHookResult = func(ctx context.Context, r *bench.Result) {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Error(err)
+		}
+		select { // the signal is delivered asynchronously
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Error("SIGINT did not end the run's context")
+		}
+	}
+	defer func() { testHookResult = nil }()
+	dir := t.TempDir()
+	j, g := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.txt")
+	code, out, errOut := forgebench(t, runArgs("--format", "Q4_*,Q8_0", "--json", j, "--gofmt", g)...)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut)
+	}
+	if !strings.Contains(errOut, "forgebench: run: interrupted (context canceled): 1 of 8 benchmarks ran; the results so far are written") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	run := readRun(t, j)
+	if !run.Interrupted || len(run.Results) != 1 || run.Results[0].Name != "dequant_f32/Q4_0" {
+		t.Errorf("written run: interrupted %v, %d results", run.Interrupted, len(run.Results))
+	}
+	if b, err := os.ReadFile(g); err != nil || !strings.Contains(string(b), "interrupted: true") || strings.Count(string(b), "BenchmarkDequantF32/Q4_0") != 3 {
+		t.Errorf("Go format after the interrupt (%v):\n%s", err, b)
+	}
+	if !strings.Contains(out, "dequant_f32/Q4_0") || !strings.Contains(out, "interrupted: 1 benchmark(s) finished") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestRunGGUF(t *testing.T) {
+	p, j := tiny(t)
+	out := filepath.Join(t.TempDir(), "gguf.json")
+	code, _, errOut := forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--copy-bytes", "-1", "--json", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	run := readRun(t, out)
+	if len(run.Results) != len(j.Tensors) {
+		t.Fatalf("%d results for %d tensors", len(run.Results), len(j.Tensors))
+	}
+	for i, tt := range j.Tensors {
+		r := run.Results[i]
+		if r.Name != "gguf/"+tt.Name+"/dequant_f32" || r.Format != tt.Type || r.BytesRead != tt.NBytes || len(r.Shape) != len(tt.Shape) || int64(r.Shape[0]) != tt.Shape[0] || r.Stats.N != 2 {
+			t.Errorf("tensor %s (%s %v): result %s %s %v, %d bytes", tt.Name, tt.Type, tt.Shape, r.Name, r.Format, r.Shape, r.BytesRead)
+		}
+	}
+	// The filters apply to the tensors' suites.
+	code, stdout, errOut := forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--format", "Q4_K,MXFP4", "--copy-bytes", "-1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"gguf/forge.q4_k.weight/dequant_f32", "gguf/forge.mxfp4.weight/dequant_f32", "gguf/forge.odd_mxfp4.weight/dequant_f32"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("table lacks %s:\n%s", name, stdout)
+		}
+	}
+	if strings.Count(stdout, "gguf/") != 3 {
+		t.Errorf("table:\n%s", stdout)
+	}
+	code, _, errOut = forgebench(t, "run", "--gguf", p, "--format", "Q4_0_4_4")
+	if code != 1 || !strings.Contains(errOut, `tiny.gguf: format "Q4_0_4_4" matches no format; valid: F32, F16, BF16, MXFP4, Q4_0`) {
+		t.Errorf("unknown format in the file: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = forgebench(t, "run", "--gguf", filepath.Join(t.TempDir(), "none.gguf"))
+	if code != 1 || !strings.Contains(errOut, "none.gguf: no such file") {
+		t.Errorf("missing file: exit %d: %s", code, errOut)
+	}
+}
+
+func TestRunAuto(t *testing.T) {
+	t.Chdir(t.TempDir()) // no build/ with kernel libraries here
+	t.Setenv("FORGE_LIB", "")
+	code, _, errOut := forgebench(t, "run", "--elems", "256", "--count", "1", "--format", "F16", "--suite", "*f32*", "--copy-bytes", "-1", "-q")
+	if code != 0 || !strings.Contains(errOut, "forgebench: auto: ") || !strings.Contains(errOut, "using cpu") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, errOut := forgebench(t, "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"42 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "dequant_f32/Q4_0 dequant dequant_f32 Q4_0 f32 32 18 4.5 7.11x [16777216] [67108864]") {
+		t.Errorf("list lacks the Q4_0 row:\n%s", out)
+	}
+	code, out, errOut = forgebench(t, "list", "--json", "--format", "Q6_K")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var l struct {
+		Suites  []listSuite  `json:"suites"`
+		Targets []listTarget `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Suites) != 2 || len(l.Targets) != 4 {
+		t.Fatalf("list --json: %+v", l)
+	}
+	s := l.Suites[0]
+	if s.Name != "dequant_f32/Q6_K" || s.BlockElems != 256 || s.BlockBytes != 210 || s.ShapeCPU[0] != 16<<20 || s.ShapeGPU[0] != 64<<20 || s.Output != "f32" {
+		t.Errorf("Q6_K suite %+v", s)
+	}
+	if code, _, errOut := forgebench(t, "list", "--format", "nope"); code != 1 || !strings.Contains(errOut, `format "nope" matches no format; valid: F32`) {
+		t.Errorf("list --format nope: exit %d: %s", code, errOut)
+	}
+}

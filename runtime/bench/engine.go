@@ -1,0 +1,417 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// Defaults of Options' zero values.
+const (
+	DefaultWarmup     = 2
+	DefaultCount      = 10
+	DefaultMaxTime    = 5 * time.Second
+	DefaultPrecision  = 0.01
+	DefaultMaxSamples = 10000
+)
+
+// ErrInterrupted is returned (wrapped with the context's error) by Measure
+// when its context ends before every target ran; the Run it returns still
+// holds the benchmarks that finished, and has Interrupted set.
+var ErrInterrupted = errors.New("interrupted")
+
+// Options control how Measure samples each benchmark.
+//
+// One sample is one iteration: one kernel launch timed with device events
+// on a suite.DeviceBackend (Resident.Run(1)), one Dequantize or
+// DequantizeF16 call timed with the wall clock on any other backend. Each
+// benchmark first runs Warmup iterations, then samples until:
+//   - by default, Count samples;
+//   - with MinTime, at least Count samples adding up to at least MinTime of
+//     measured time;
+//   - with Auto, at least Count samples and the 95% confidence interval of
+//     the median (benchmath, as benchstat computes it) within ±Precision
+//     of the median: a relative precision of the centre, Criterion's and
+//     benchstat's notion of a settled measurement.
+//
+// MinTime and Auto also stop at MaxTime of wall-clock time per benchmark
+// or at MaxSamples samples, whichever comes first.
+type Options struct {
+	Warmup     int           // warm-up iterations; 0: DefaultWarmup; negative: none
+	Count      int           // samples; the least with MinTime or Auto; 0: DefaultCount
+	MinTime    time.Duration // measured time each benchmark adds up to at least
+	Auto       bool          // sample until the median is known within ±Precision
+	Precision  float64       // Auto's half-width of the median's interval, a fraction of it; 0: DefaultPrecision (±1%)
+	MaxTime    time.Duration // per benchmark, for MinTime and Auto; 0: DefaultMaxTime
+	MaxSamples int           // per benchmark, for MinTime and Auto; 0: DefaultMaxSamples
+	// Elems is the elements per iteration of targets without a Shape,
+	// rounded down to whole blocks (at least one); 0: suite.DefaultElems
+	// (16 Mi on the cpu, 64 Mi on a GPU).
+	Elems int
+	// CopyBytes sizes the copy roofline's buffers; 0: suite.HostCopyBytes
+	// on the cpu, suite.CopyBytes on a GPU; negative: no roofline (and no
+	// %copy).
+	CopyBytes int64
+	// Progress, when set, is called before each benchmark with the number
+	// done, the total and the benchmark's name, before the copy roofline
+	// with the name "copy roofline", and at the end with done = total and
+	// no name.
+	Progress func(done, total int, name string)
+	// Done, when set, is called with each finished benchmark's result.
+	Done func(r *Result)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Warmup == 0 {
+		o.Warmup = DefaultWarmup
+	}
+	o.Warmup = max(0, o.Warmup)
+	if o.Count <= 0 {
+		o.Count = DefaultCount
+	}
+	if o.Precision <= 0 {
+		o.Precision = DefaultPrecision
+	}
+	if o.MaxTime <= 0 {
+		o.MaxTime = DefaultMaxTime
+	}
+	if o.MaxSamples <= 0 {
+		o.MaxSamples = DefaultMaxSamples
+	}
+	return o
+}
+
+// Target is one benchmark: a registered suite, optionally at a shape of
+// its own and on data of its own (a GGUF tensor's).
+type Target struct {
+	Suite suite.Suite
+	// Name is the result's name; "" for the suite's.
+	Name string
+	// Shape is the elements per dimension; their product must be a whole
+	// number of the format's blocks. nil: [Options.Elems rounded down to
+	// whole blocks].
+	Shape []int
+	// Input returns the blocks to decode, exactly the Shape's elements'
+	// worth; nil: reference-quantized data (suite.QuantizedBlocks, the
+	// same the generated benchmarks decode). It is called when the
+	// benchmark runs, so that a model's tensors are read one at a time.
+	Input func() ([]byte, error)
+}
+
+// SuiteTargets returns one target per suite, at the default shape.
+func SuiteTargets(ss []suite.Suite) []Target {
+	ts := make([]Target, len(ss))
+	for i, s := range ss {
+		ts[i] = Target{Suite: s}
+	}
+	return ts
+}
+
+// name is the target's result name.
+func (t *Target) name() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.Suite.Name
+}
+
+// plan is a checked target: its size and its input's cache key.
+type plan struct {
+	t       *Target
+	shape   []int
+	elems   int
+	nBlocks int
+}
+
+func (t *Target) plan(elems int) (plan, error) {
+	f := t.Suite.Format
+	switch {
+	case f == nil:
+		return plan{}, fmt.Errorf("%s: suite has no format", t.name())
+	case suite.OutputSize(t.Suite.Output) == 0:
+		return plan{}, fmt.Errorf("%s: unknown output %q", t.name(), t.Suite.Output)
+	}
+	p := plan{t: t}
+	if t.Shape == nil {
+		p.nBlocks = max(1, elems/f.BlockElems)
+		p.elems = p.nBlocks * f.BlockElems
+		p.shape = []int{p.elems}
+		return p, nil
+	}
+	n := int64(1)
+	for _, d := range t.Shape {
+		if d <= 0 {
+			return plan{}, fmt.Errorf("%s: shape %v: every dimension must be positive", t.name(), t.Shape)
+		}
+		if n *= int64(d); n > 1<<40 {
+			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
+		}
+	}
+	if n%int64(f.BlockElems) != 0 {
+		return plan{}, fmt.Errorf("%s: shape %v: %d elements is not a whole number of %d-element %s blocks", t.name(), t.Shape, n, f.BlockElems, f.Name)
+	}
+	p.shape, p.elems, p.nBlocks = append([]int(nil), t.Shape...), int(n), int(n)/f.BlockElems
+	return p, nil
+}
+
+// Measure runs targets on backend b and returns the Run: the machine's
+// Meta, the copy roofline (unless opts.CopyBytes < 0) and one Result per
+// target. Every target is checked before anything runs. Targets that
+// decode the same generated input (a format's f32 and f16 kernels) run one
+// after the other, so that the reference quantizer runs once per format;
+// otherwise results keep the targets' order.
+//
+// When ctx ends, Measure stops at the next sample and returns the results
+// that finished, Run.Interrupted set, and an error wrapping ErrInterrupted.
+// On a failure it returns the results so far and the error.
+func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Options) (*Run, error) {
+	opts = opts.withDefaults()
+	elems := opts.Elems
+	if elems <= 0 {
+		elems = suite.DefaultElems(b)
+	}
+	plans := make([]plan, len(targets))
+	for i := range targets {
+		p, err := targets[i].plan(elems)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	plans = groupByInput(plans)
+
+	run := &Run{Kind: Kind, Schema: SchemaVersion, Started: time.Now(), Meta: CollectMeta(b), Results: []Result{}}
+	finish := func(err error) (*Run, error) {
+		run.Finished = time.Now()
+		if ctx.Err() != nil {
+			run.Interrupted = true
+			return run, fmt.Errorf("%w (%w): %d of %d benchmarks ran", ErrInterrupted, ctx.Err(), len(run.Results), len(plans))
+		}
+		return run, err
+	}
+	progress := func(done int, name string) {
+		if opts.Progress != nil {
+			opts.Progress(done, len(plans), name)
+		}
+	}
+
+	if opts.CopyBytes >= 0 && len(plans) > 0 {
+		progress(0, "copy roofline")
+		roof, err := measureRoofline(b, opts.CopyBytes, elems)
+		if err != nil {
+			return finish(fmt.Errorf("copy roofline on %s: %w", b.Name(), err))
+		}
+		run.Roofline = roof
+	}
+	var roofGBps float64
+	if run.Roofline != nil {
+		roofGBps = run.Roofline.GBps
+	}
+
+	var in inputCache
+	for i, p := range plans {
+		if ctx.Err() != nil {
+			return finish(nil)
+		}
+		progress(i, p.t.name())
+		src, err := in.get(p)
+		if err != nil {
+			return finish(err)
+		}
+		res, err := measureOne(ctx, b, p, src, opts)
+		if err != nil {
+			return finish(err)
+		}
+		if res == nil { // interrupted mid-benchmark: its samples are dropped
+			return finish(nil)
+		}
+		res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, roofGBps)
+		run.Results = append(run.Results, *res)
+		if opts.Done != nil {
+			opts.Done(&run.Results[len(run.Results)-1])
+		}
+	}
+	progress(len(plans), "")
+	return finish(nil)
+}
+
+// groupByInput moves each target that decodes generated data of the same
+// format and size as an earlier one right after it (a stable grouping).
+func groupByInput(plans []plan) []plan {
+	type key struct {
+		f       *formats.Format
+		nBlocks int
+	}
+	var order []key
+	groups := map[key][]plan{}
+	var out []plan
+	for _, p := range plans {
+		if p.t.Input != nil {
+			k := key{nil, len(order)} // a group of its own
+			order = append(order, k)
+			groups[k] = []plan{p}
+			continue
+		}
+		k := key{p.t.Suite.Format, p.nBlocks}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	for _, k := range order {
+		out = append(out, groups[k]...)
+	}
+	return out
+}
+
+// inputCache keeps the last generated input.
+type inputCache struct {
+	f       *formats.Format
+	nBlocks int
+	src     []byte
+}
+
+func (c *inputCache) get(p plan) ([]byte, error) {
+	f := p.t.Suite.Format
+	if p.t.Input != nil {
+		src, err := p.t.Input()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.t.name(), err)
+		}
+		if len(src) != p.nBlocks*f.BlockBytes {
+			return nil, fmt.Errorf("%s: input of %d bytes, want %d (%d %s blocks)", p.t.name(), len(src), p.nBlocks*f.BlockBytes, p.nBlocks, f.Name)
+		}
+		return src, nil
+	}
+	if c.f == f && c.nBlocks == p.nBlocks {
+		return c.src, nil
+	}
+	c.f, c.src = nil, nil // let the old input go first
+	src, err := suite.QuantizedBlocks(f, p.nBlocks, suite.Seed(f.Name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reference quantizer: %w", p.t.name(), err)
+	}
+	c.f, c.nBlocks, c.src = f, p.nBlocks, src
+	return src, nil
+}
+
+// measureRoofline measures the copy bandwidth on b.
+func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error) {
+	if db, ok := b.(suite.DeviceBackend); ok {
+		if bytes == 0 {
+			bytes = suite.CopyBytes(db, elems)
+		}
+		r, err := suite.MeasureCopy(db, bytes)
+		if err != nil {
+			return nil, err
+		}
+		return &Roofline{Bytes: r.Bytes, GBps: r.GBps, Method: "forge_copy"}, nil
+	}
+	if bytes == 0 {
+		bytes = suite.HostCopyBytes
+	}
+	r, err := suite.MeasureHostCopy(bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Roofline{Bytes: r.Bytes, GBps: r.GBps, Method: fmt.Sprintf("go copy, %d goroutines", runtime.GOMAXPROCS(0))}, nil
+}
+
+// measureOne samples one benchmark; it returns nil, nil when ctx ended
+// before it finished.
+func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts Options) (*Result, error) {
+	s, f := p.t.Suite, p.t.Suite.Format
+	size := suite.OutputSize(s.Output)
+	res := &Result{
+		Name:         p.t.name(),
+		Suite:        s.Name,
+		Family:       s.Family,
+		Kernel:       s.Kernel,
+		Format:       f.Name,
+		Output:       s.Output,
+		Shape:        p.shape,
+		Elements:     int64(p.elems),
+		BytesRead:    int64(len(src)),
+		BytesWritten: int64(p.elems) * int64(size),
+		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
+		Warmup:       opts.Warmup,
+	}
+	what := fmt.Sprintf("%s on %s", res.Name, b.Name())
+
+	var once func() (time.Duration, error)
+	if db, ok := b.(suite.DeviceBackend); ok {
+		r, err := db.PrepareDequant(f, s.Output, src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		defer r.Close()
+		once = func() (time.Duration, error) { return r.Run(1) }
+	} else {
+		var call func() error
+		switch s.Output {
+		case suite.OutputF32:
+			dst := make([]float32, p.elems)
+			call = func() error { return b.Dequantize(f, dst, src) }
+		case suite.OutputF16:
+			dst := make([]uint16, p.elems)
+			call = func() error { return b.DequantizeF16(f, dst, src) }
+		}
+		once = func() (time.Duration, error) {
+			start := time.Now()
+			err := call()
+			return time.Since(start), err
+		}
+	}
+
+	for range opts.Warmup {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		if _, err := once(); err != nil {
+			return nil, fmt.Errorf("%s: warm-up: %w", what, err)
+		}
+	}
+	start := time.Now()
+	var total time.Duration
+	nextCheck := 0
+	for {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		dt, err := once()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		res.Samples = append(res.Samples, dt)
+		total += dt
+		n := len(res.Samples)
+		if n < opts.Count {
+			continue
+		}
+		if !opts.Auto && opts.MinTime <= 0 {
+			break
+		}
+		if n >= opts.MaxSamples || time.Since(start) >= opts.MaxTime {
+			break
+		}
+		if opts.MinTime > 0 && total < opts.MinTime {
+			continue
+		}
+		if !opts.Auto {
+			break
+		}
+		// The interval needs a sort: check it at ~10% steps of n.
+		if n >= nextCheck {
+			if medianPrecise(res.Samples, opts.Precision) {
+				break
+			}
+			nextCheck = n + max(1, n/10)
+		}
+	}
+	return res, nil
+}

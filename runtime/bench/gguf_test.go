@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/rocmforge/forge/generated/suites" // registers the suites GGUFTargets looks up
+	"github.com/rocmforge/forge/internal/sharedtest"
+	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/gguf"
+)
+
+// TestGGUFTiny benchmarks every tensor of tiny.gguf: its real bytes at
+// its shape.
+func TestGGUFTiny(t *testing.T) {
+	f, err := gguf.Open(sharedtest.Path(t, "testdata/tiny.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	targets, skipped := GGUFTargets(f, "dequant_f32")
+	if len(skipped) != 0 || len(targets) != len(f.Tensors) {
+		t.Fatalf("%d targets, skipped %v; tiny.gguf has %d tensors, all of types forge has specs for", len(targets), skipped, len(f.Tensors))
+	}
+	run, err := Measure(context.Background(), cpu.New(1), targets, Options{Count: 2, Warmup: 1, CopyBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Results) != len(f.Tensors) {
+		t.Fatalf("%d results", len(run.Results))
+	}
+	for i, r := range run.Results {
+		tt := &f.Tensors[i] // GGUF targets keep the file's order
+		format, _ := tt.Format()
+		if r.Name != "gguf/"+tt.Name+"/dequant_f32" || r.Suite != "dequant_f32/"+format.Name || r.Format != format.Name {
+			t.Errorf("result %d: %s (%s), tensor %s %s", i, r.Name, r.Suite, tt.Name, tt.TypeName())
+		}
+		if r.Elements != tt.Elements() || r.BytesRead != tt.Bytes() || r.BytesWritten != 4*tt.Elements() || len(r.Shape) != len(tt.Dims) || int64(r.Shape[0]) != tt.Dims[0] {
+			t.Errorf("%s: shape %v, %d elements, %d bytes read; tensor %v, %d, %d", r.Name, r.Shape, r.Elements, r.BytesRead, tt.Dims, tt.Elements(), tt.Bytes())
+		}
+		if r.Stats.N != 2 {
+			t.Errorf("%s: %d samples", r.Name, r.Stats.N)
+		}
+	}
+}
+
+// TestGGUFSkipped: tensors of types forge has no spec for are skipped,
+// each with the reason.
+func TestGGUFSkipped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mixed.gguf")
+	writeGGUF(t, p, []ggufTensor{
+		{"q4", []uint64{64}, 2, make([]byte, 36)},        // Q4_0
+		{"iq2", []uint64{256}, 16, make([]byte, 66)},     // IQ2_XXS: no forge spec
+		{"ints", []uint64{4}, 26, make([]byte, 16)},      // I32
+		{"q8 odd", []uint64{32, 2}, 8, make([]byte, 68)}, // Q8_0, a space in its name
+	})
+	f, err := gguf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	targets, skipped := GGUFTargets(f, "dequant_f32")
+	var names, skips []string
+	for _, tg := range targets {
+		names = append(names, tg.Name)
+	}
+	for _, s := range skipped {
+		skips = append(skips, s.String())
+	}
+	if got := strings.Join(names, ","); got != "gguf/q4/dequant_f32,gguf/q8_odd/dequant_f32" {
+		t.Errorf("targets %s", got)
+	}
+	if got := strings.Join(skips, "; "); got != "iq2 (IQ2_XXS): no forge spec for ggml type 16; ints (I32): no forge spec for ggml type 26" {
+		t.Errorf("skipped %s", got)
+	}
+	run, err := Measure(context.Background(), cpu.New(1), targets, Options{Count: 1, CopyBytes: -1})
+	if err != nil || len(run.Results) != 2 || run.Results[1].Elements != 64 {
+		t.Errorf("run %+v, %v", run, err)
+	}
+}
+
+type ggufTensor struct {
+	name string
+	dims []uint64
+	typ  uint32
+	data []byte
+}
+
+// writeGGUF writes a GGUF v3 file with no metadata and the given tensors,
+// each at the next 32-byte aligned offset.
+func writeGGUF(t *testing.T, path string, ts []ggufTensor) {
+	var b bytes.Buffer
+	put := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("GGUF")
+	put(uint32(3))
+	put(uint64(len(ts)))
+	put(uint64(0))
+	var off uint64
+	for _, tt := range ts {
+		put(uint64(len(tt.name)))
+		b.WriteString(tt.name)
+		put(uint32(len(tt.dims)))
+		for _, d := range tt.dims {
+			put(d)
+		}
+		put(tt.typ)
+		put(off)
+		off = (off + uint64(len(tt.data)) + 31) &^ 31
+	}
+	pad := func() {
+		for b.Len()%32 != 0 {
+			b.WriteByte(0)
+		}
+	}
+	pad()
+	for _, tt := range ts {
+		b.Write(tt.data)
+		pad()
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,285 @@
+package bench
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// WriteJSON writes run as indented JSON: the schema of model.go.
+func WriteJSON(w io.Writer, run *Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(run)
+}
+
+// TableColumns are the terminal table's columns.
+var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max", "±stddev", "GB/s", "%copy", "Gelem/s", "ratio"}
+
+// WriteTable writes run as a terminal table: a line naming the backend,
+// device and copy roofline, then one row per result with aligned columns
+// (TableColumns): sample count, min, p50, p95, p99 and max time per
+// iteration, the standard deviation as a percentage of the mean, GB/s
+// (bytes read + written over the mean time), % of the copy roofline,
+// G elements/s and the format's compression ratio against f32.
+func WriteTable(w io.Writer, run *Run) error {
+	m := run.Meta
+	var b strings.Builder
+	fmt.Fprintf(&b, "backend %s on %s (%s", m.Backend, m.Device, m.Arch)
+	if m.Target != "" && m.Target != m.Arch {
+		fmt.Fprintf(&b, ", target %s", m.Target)
+	}
+	fmt.Fprintf(&b, "), %d CPUs, %s, %s, forge %s", m.CPUs, m.OS, m.GoVersion, m.ForgeVersion)
+	if m.ForgeCommit != "" {
+		fmt.Fprintf(&b, " %.12s", m.ForgeCommit)
+		if m.ForgeModified {
+			b.WriteString("+dirty")
+		}
+	}
+	b.WriteByte('\n')
+	if r := run.Roofline; r != nil {
+		fmt.Fprintf(&b, "copy roofline: %.2f GB/s (%s of %s, bytes read + written)\n", r.GBps, r.Method, formatBytes(r.Bytes))
+	}
+	rows := [][]string{TableColumns}
+	for i := range run.Results {
+		r := &run.Results[i]
+		s := r.Stats
+		sd := "-"
+		if s.Mean > 0 && s.N > 1 {
+			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
+		}
+		pct := "-"
+		if s.PctCopy > 0 {
+			pct = fmt.Sprintf("%.1f", s.PctCopy)
+		}
+		ratio := "-"
+		if r.Compression > 0 {
+			ratio = fmt.Sprintf("%.2fx", r.Compression)
+		}
+		rows = append(rows, []string{r.Name, strconv.Itoa(s.N),
+			FormatDuration(s.Min), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99), FormatDuration(s.Max),
+			sd, fmt.Sprintf("%.2f", s.GBps), pct, fmt.Sprintf("%.3f", s.ElemsPS/1e9), ratio})
+	}
+	alignRows(&b, rows)
+	if run.Interrupted {
+		fmt.Fprintf(&b, "interrupted: %d benchmark(s) finished before the run was stopped\n", len(run.Results))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// alignRows writes rows in columns two spaces apart, the first column
+// left-aligned and the others right-aligned.
+func alignRows(b *strings.Builder, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i == 0 {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+}
+
+// FormatDuration spells d with three significant digits in ns, µs, ms or s.
+func FormatDuration(d time.Duration) string {
+	ns := float64(d)
+	switch {
+	case d <= 0:
+		return "0"
+	case ns < 1e3:
+		return fmt.Sprintf("%.0fns", ns)
+	case ns < 1e6:
+		return sig3(ns/1e3) + "µs"
+	case ns < 1e9:
+		return sig3(ns/1e6) + "ms"
+	}
+	return sig3(ns/1e9) + "s"
+}
+
+// sig3 prints v (1 ≤ v < 1000, or more for seconds) with three significant
+// digits.
+func sig3(v float64) string {
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CSVHeader is the CSV output's header row.
+var CSVHeader = []string{
+	"name", "suite", "family", "kernel", "format", "output", "shape", "elements",
+	"bytes_read", "bytes_written", "compression", "warmup",
+	"n", "min_ns", "mean_ns", "max_ns", "p50_ns", "p95_ns", "p99_ns", "stddev_ns", "p50_ci_lo_ns", "p50_ci_hi_ns",
+	"elems_per_s", "gbps", "gflops", "pct_copy",
+}
+
+// WriteCSV writes a header row (CSVHeader) and one row per result: its
+// identity, sizes and statistics (times in integer nanoseconds, shape as
+// dimensions joined by "x"). The samples themselves are in the JSON.
+func WriteCSV(w io.Writer, run *Run) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVHeader)
+	for i := range run.Results {
+		r := &run.Results[i]
+		s := r.Stats
+		shape := make([]string, len(r.Shape))
+		for j, d := range r.Shape {
+			shape[j] = strconv.Itoa(d)
+		}
+		ns := func(d time.Duration) string { return strconv.FormatInt(int64(d), 10) }
+		cw.Write([]string{
+			r.Name, r.Suite, r.Family, r.Kernel, r.Format, r.Output, strings.Join(shape, "x"), strconv.FormatInt(r.Elements, 10),
+			strconv.FormatInt(r.BytesRead, 10), strconv.FormatInt(r.BytesWritten, 10), fmtFloat(r.Compression), strconv.Itoa(r.Warmup),
+			strconv.Itoa(s.N), ns(s.Min), ns(s.Mean), ns(s.Max), ns(s.P50), ns(s.P95), ns(s.P99), ns(s.StdDev), ns(s.P50Lo), ns(s.P50Hi),
+			fmtFloat(s.ElemsPS), fmtFloat(s.GBps), fmtFloat(s.GFLOPS), fmtFloat(s.PctCopy),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// GoPkg is the pkg of the Go benchmark format's results: the generated
+// suites' package, whose `go test -bench` benchmarks these are.
+const GoPkg = "github.com/rocmforge/forge/generated/suites"
+
+// Units of the Go benchmark format's lines besides ns/op.
+const (
+	UnitBytesPerSec = "B/s"     // bytes read + written per second
+	UnitElemsPerSec = "elems/s" // elements produced per second
+	UnitPctCopy     = "%copy"   // percent of the run's copy roofline
+)
+
+// GoName is result r's name in the Go benchmark format (after
+// "Benchmark"): its kernel segment in Go's CamelCase ("dequant_f32" →
+// "DequantF32", so "dequant_f32/Q4_0" → "DequantF32/Q4_0", close to the
+// generated BenchmarkDequantF32Q4_0), "gguf" as "GGUF", and no spaces.
+func GoName(r *Result) string {
+	parts := strings.Split(r.Name, "/")
+	for i, p := range parts {
+		switch {
+		case p == r.Kernel && p != "":
+			parts[i] = camel(p)
+		case i == 0 && p == "gguf":
+			parts[i] = "GGUF"
+		}
+	}
+	return strings.Join(strings.Fields(strings.Join(parts, "/")), "_")
+}
+
+// camel turns snake_case into CamelCase.
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(s, "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+// WriteGoBench writes run in the Go benchmark format
+// (golang.org/design/14313-benchmark-format) through benchfmt's Writer,
+// so that benchstat compares runs: configuration lines goos, goarch, pkg
+// and cpu (the host's processor) as `go test` writes them, then
+// forgebench's own (backend, device, arch, target, library, roofline-gbps,
+// forge-version, forge-commit, interrupted), and one benchmark line per
+// sample — iterations 1, its ns/op, B/s and elems/s, and %copy when the
+// run measured a roofline. On the cpu the names end in -GOMAXPROCS, as
+// `go test` names them.
+func WriteGoBench(w io.Writer, run *Run) error {
+	bw := benchfmt.NewWriter(w)
+	units := []string{UnitElemsPerSec}
+	if run.Roofline != nil {
+		units = append(units, UnitPctCopy)
+	}
+	for _, u := range units {
+		if err := bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "better"}, OrigUnit: u, Value: "higher"}); err != nil {
+			return err
+		}
+	}
+	m := run.Meta
+	goos, goarch, _ := strings.Cut(m.OS, "/")
+	res := &benchfmt.Result{}
+	config := func(k, v string) {
+		if v = strings.Join(strings.Fields(v), " "); v != "" {
+			res.Config = append(res.Config, benchfmt.Config{Key: k, Value: []byte(v), File: true})
+		}
+	}
+	config("goos", goos)
+	config("goarch", goarch)
+	config("pkg", GoPkg)
+	config("cpu", CPUModel())
+	config("backend", m.Backend)
+	config("device", m.Device)
+	config("arch", m.Arch)
+	config("target", m.Target)
+	config("library", m.Library)
+	if run.Roofline != nil {
+		config("roofline-gbps", fmtFloat(run.Roofline.GBps))
+	}
+	config("forge-version", m.ForgeVersion)
+	config("forge-commit", m.ForgeCommit)
+	if run.Interrupted {
+		config("interrupted", "true")
+	}
+	suffix := ""
+	if m.Backend == "cpu" && m.CPUs > 1 {
+		suffix = "-" + strconv.Itoa(m.CPUs)
+	}
+	for i := range run.Results {
+		r := &run.Results[i]
+		res.Name = benchfmt.Name(GoName(r) + suffix)
+		res.Iters = 1
+		for _, d := range r.Samples {
+			sec := max(d.Seconds(), 1e-9) // a clock's zero is below its resolution
+			res.Values = append(res.Values[:0],
+				benchfmt.Value{Value: float64(d), Unit: "ns/op"},
+				benchfmt.Value{Value: float64(r.BytesRead+r.BytesWritten) / sec, Unit: UnitBytesPerSec},
+				benchfmt.Value{Value: float64(r.Elements) / sec, Unit: UnitElemsPerSec})
+			if run.Roofline != nil && run.Roofline.GBps > 0 {
+				gbps := float64(r.BytesRead+r.BytesWritten) / sec / 1e9
+				res.Values = append(res.Values, benchfmt.Value{Value: 100 * gbps / run.Roofline.GBps, Unit: UnitPctCopy})
+			}
+			if err := bw.Write(res); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/perf/benchfmt"
+)
+
+// fixture is a Run written by hand, as the writers' tests and the other
+// forgebench pieces' tests use: no engine involved.
+func fixture() *Run {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	mk := func(name, kernel, format, output string, shape []int, blockElems, blockBytes, out int, samples ...time.Duration) Result {
+		elems := 1
+		for _, d := range shape {
+			elems *= d
+		}
+		r := Result{
+			Name: name, Suite: kernel + "/" + format, Family: "dequant", Kernel: kernel, Format: format, Output: output,
+			Shape: shape, Elements: int64(elems), BytesRead: int64(elems / blockElems * blockBytes), BytesWritten: int64(elems * out),
+			Compression: 4 * float64(blockElems) / float64(blockBytes), Warmup: 2, Samples: samples,
+		}
+		r.Stats = Summarize(samples, r.BytesRead+r.BytesWritten, r.Elements, 0, 8)
+		return r
+	}
+	ms := time.Millisecond
+	return &Run{
+		Kind: Kind, Schema: SchemaVersion, Started: t0, Finished: t0.Add(3 * time.Second),
+		Meta: Meta{Backend: "cpu", Device: "Test CPU @ 2.0GHz", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8", OS: "linux/amd64",
+			Hostname: "box", ForgeVersion: "devel", ForgeCommit: "0123456789abcdef", ForgeModified: true},
+		Roofline: &Roofline{Bytes: 256 << 20, GBps: 8, Method: "go copy, 2 goroutines"},
+		Results: []Result{
+			mk("dequant_f32/Q4_0", "dequant_f32", "Q4_0", "f32", []int{16 << 20}, 32, 18, 4,
+				10*ms, 11*ms, 12*ms, 10*ms, 10500*time.Microsecond, 13*ms, 10*ms),
+			mk("dequant_f16/Q4_K", "dequant_f16", "Q4_K", "f16", []int{16 << 20}, 256, 144, 2, 40*ms, 41*ms, 39*ms),
+			mk("gguf/blk.0.attn_q.weight/dequant_f32", "dequant_f32", "Q6_K", "f32", []int{4096, 4096}, 256, 210, 4, 30*ms, 31*ms),
+		},
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	want := fixture()
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, want); err != nil {
+		t.Fatal(err)
+	}
+	var got Run
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, &got); d != "" {
+		t.Errorf("JSON round trip (-want +got):\n%s", d)
+	}
+	for _, key := range []string{`"kind": "forgebench.run"`, `"schema_version": 1`, `"samples_ns": [`, `"p50_ci_lo_ns"`, `"method": "go copy, 2 goroutines"`} {
+		if !strings.Contains(buf.String(), key) {
+			t.Errorf("JSON lacks %s", key)
+		}
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	run := fixture()
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(run.Results) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if d := cmp.Diff(CSVHeader, rows[0]); d != "" {
+		t.Errorf("header (-want +got):\n%s", d)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for i, r := range run.Results {
+		row := rows[i+1]
+		get := func(k string) string { return row[col[k]] }
+		num := func(k string) float64 {
+			v, err := strconv.ParseFloat(get(k), 64)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", r.Name, k, err)
+			}
+			return v
+		}
+		if get("name") != r.Name || get("format") != r.Format || get("kernel") != r.Kernel || get("family") != "dequant" {
+			t.Errorf("row %d identity %v", i, row)
+		}
+		for k, want := range map[string]float64{
+			"n": float64(r.Stats.N), "min_ns": float64(r.Stats.Min), "p50_ns": float64(r.Stats.P50), "p95_ns": float64(r.Stats.P95),
+			"p99_ns": float64(r.Stats.P99), "max_ns": float64(r.Stats.Max), "mean_ns": float64(r.Stats.Mean), "stddev_ns": float64(r.Stats.StdDev),
+			"gbps": r.Stats.GBps, "elems_per_s": r.Stats.ElemsPS, "pct_copy": r.Stats.PctCopy, "compression": r.Compression,
+			"elements": float64(r.Elements), "bytes_read": float64(r.BytesRead), "bytes_written": float64(r.BytesWritten),
+		} {
+			if got := num(k); got != want {
+				t.Errorf("%s: %s = %v, want %v", r.Name, k, got, want)
+			}
+		}
+	}
+	if got := rows[3][col["shape"]]; got != "4096x4096" {
+		t.Errorf("shape column %q", got)
+	}
+}
+
+func TestGoBenchRoundTrip(t *testing.T) {
+	run := fixture()
+	var buf bytes.Buffer
+	if err := WriteGoBench(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, line := range []string{"goos: linux\n", "goarch: amd64\n", "pkg: " + GoPkg + "\n", "backend: cpu\n", "device: Test CPU @ 2.0GHz\n", "forge-version: devel\n", "roofline-gbps: 8\n", "Unit elems/s better=higher\n"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("Go format lacks %q:\n%s", line, text)
+		}
+	}
+	r := benchfmt.NewReader(strings.NewReader(text), "run.txt")
+	got := map[string][]*benchfmt.Result{}
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			got[rec.Name.String()] = append(got[rec.Name.String()], rec.Clone())
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Units().GetBetter(UnitElemsPerSec) != 1 || r.Units().GetBetter(UnitPctCopy) != 1 {
+		t.Errorf("unit metadata not read back: %v", r.Units())
+	}
+	wantNames := map[string]string{
+		"dequant_f32/Q4_0":                     "DequantF32/Q4_0-2",
+		"dequant_f16/Q4_K":                     "DequantF16/Q4_K-2",
+		"gguf/blk.0.attn_q.weight/dequant_f32": "GGUF/blk.0.attn_q.weight/DequantF32-2",
+	}
+	if len(got) != len(run.Results) {
+		t.Errorf("%d benchmarks read back, want %d: %v", len(got), len(run.Results), got)
+	}
+	for _, res := range run.Results {
+		name := wantNames[res.Name]
+		lines := got[name]
+		if len(lines) != len(res.Samples) {
+			t.Errorf("%s: %d lines, want one per sample (%d)", name, len(lines), len(res.Samples))
+			continue
+		}
+		base, parts := lines[0].Name.Parts()
+		if string(base) != strings.SplitN(name, "/", 2)[0] || string(parts[len(parts)-1]) != "-2" {
+			t.Errorf("%s: name parts %q %q", name, base, parts)
+		}
+		for i, l := range lines {
+			d := res.Samples[i]
+			if l.Iters != 1 || l.GetConfig("backend") != "cpu" || l.GetConfig("pkg") != GoPkg || l.GetConfig("cpu") == "" {
+				t.Errorf("%s: line %d: iters %d, config %v", name, i, l.Iters, l.Config)
+			}
+			check := func(unit string, want float64) {
+				v, ok := l.Value(unit)
+				if !ok || v < want*(1-1e-12) || v > want*(1+1e-12) {
+					t.Errorf("%s sample %d: %s = %v (%v), want %v", name, i, unit, v, ok, want)
+				}
+			}
+			check("sec/op", d.Seconds()) // ns/op, tidied by the reader
+			check("B/s", float64(res.BytesRead+res.BytesWritten)/d.Seconds())
+			check("elems/s", float64(res.Elements)/d.Seconds())
+			check("%copy", 100*float64(res.BytesRead+res.BytesWritten)/d.Seconds()/1e9/8)
+		}
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	run := fixture()
+	run.Interrupted = true
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "backend cpu on Test CPU @ 2.0GHz (amd64), 2 CPUs, linux/amd64, go1.26.8, forge devel 0123456789ab+dirty") {
+		t.Errorf("first line %q", lines[0])
+	}
+	if lines[1] != "copy roofline: 8.00 GB/s (go copy, 2 goroutines of 256 MiB, bytes read + written)" {
+		t.Errorf("roofline line %q", lines[1])
+	}
+	if got := strings.Fields(lines[2]); strings.Join(got, " ") != strings.Join(TableColumns, " ") {
+		t.Errorf("header %q", lines[2])
+	}
+	// Every row as wide as the header: the numeric columns are right-aligned.
+	rows := lines[2 : 3+len(run.Results)]
+	for _, l := range rows {
+		if utf8.RuneCountInString(l) != utf8.RuneCountInString(rows[0]) {
+			t.Errorf("misaligned:\n%s", strings.Join(rows, "\n"))
+			break
+		}
+	}
+	q4 := strings.Fields(rows[1])
+	want := []string{"dequant_f32/Q4_0", "7", "10.0ms", "10.5ms"}
+	if strings.Join(q4[:4], " ") != strings.Join(want, " ") || q4[len(q4)-1] != "7.11x" {
+		t.Errorf("Q4_0 row %q", rows[1])
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], "interrupted: 3 benchmark(s) finished") {
+		t.Errorf("last line %q", lines[len(lines)-1])
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0", 999: "999ns", 1000: "1.00µs", 12345: "12.3µs", 123456: "123µs",
+		1234567: "1.23ms", 999_999_999: "1000ms", 1500 * time.Millisecond: "1.50s", 100 * time.Second: "100s"} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%d) = %q, want %q", d, got, want)
+		}
+	}
+}
