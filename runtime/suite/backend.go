@@ -269,7 +269,7 @@ func selectLibrary(name, lib string) (*Selection, error) {
 		}
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("backend %s: no library found opens: %w", name, errors.Join(errs...))
+	return nil, fmt.Errorf("backend %s: none of the libraries found opens: %w", name, errors.Join(errs...))
 }
 
 func selectAuto(lib string) (*Selection, error) {
@@ -308,7 +308,7 @@ func selectAuto(lib string) (*Selection, error) {
 	case len(found) == 0:
 		why = "auto: no kernel library found, using cpu (" + libraryHint + ")"
 	default:
-		why = fmt.Sprintf("auto: no kernel library found opens, using cpu: %v", errors.Join(errs...))
+		why = fmt.Sprintf("auto: no kernel library found could be opened, using cpu: %v", errors.Join(errs...))
 	}
 	return &Selection{Backend: b, Name: DefaultBackend, Why: why}, nil
 }

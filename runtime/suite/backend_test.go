@@ -89,7 +89,7 @@ func TestSelect(t *testing.T) {
 	}{
 		{"auto, nothing found", nil, "auto", "", "cpu", "auto: no kernel library found, using cpu (pass -lib="},
 		{"auto, found", []string{"build/libforge_good.so"}, "auto", "", "fakegpu", "auto: backend fakegpu with {dir}/build/libforge_good.so (found)"},
-		{"auto, found but refused", []string{"build/libforge_x.so"}, "auto", "", "cpu", "auto: no kernel library found opens, using cpu: backend fakegpu: not a fakegpu library: {dir}/build/libforge_x.so"},
+		{"auto, found but refused", []string{"build/libforge_x.so"}, "auto", "", "cpu", "auto: no kernel library found could be opened, using cpu: backend fakegpu: not a fakegpu library: {dir}/build/libforge_x.so"},
 		{"auto, second found opens", []string{"build/libforge_a.so", "build/libforge_b_good.so"}, "auto", "", "fakegpu", "libforge_b_good.so (found)"},
 		{"auto, given", []string{"lib/libforge_good2.so"}, "auto", "lib/libforge_good2.so", "fakegpu", "auto: backend fakegpu with lib/libforge_good2.so (given)"},
 		{"auto, given but refused", []string{"build/libforge_good.so", "lib/libforge_y.so"}, "auto", "lib/libforge_y.so", "error", "auto: no backend opens lib/libforge_y.so: backend fakegpu: not a fakegpu library"},
@@ -97,7 +97,7 @@ func TestSelect(t *testing.T) {
 		{"library backend, given but refused", nil, "fakegpu", "/nowhere/libforge_z.so", "error", "backend fakegpu: not a fakegpu library: /nowhere/libforge_z.so"},
 		{"library backend, found", []string{"build/libforge_good4.so"}, "fakegpu", "", "fakegpu", "backend fakegpu with {dir}/build/libforge_good4.so (found)"},
 		{"library backend, none", nil, "fakegpu", "", "error", "backend fakegpu needs a kernel library and none was given or found: pass -lib=/path/to/libforge_<target>.so"},
-		{"library backend, none opens", []string{"build/libforge_q.so"}, "fakegpu", "", "error", "backend fakegpu: no library found opens: backend fakegpu: not a fakegpu library"},
+		{"library backend, none opens", []string{"build/libforge_q.so"}, "fakegpu", "", "error", "backend fakegpu: none of the libraries found opens: backend fakegpu: not a fakegpu library"},
 		{"cpu with a library", nil, "cpu", "x.so", "cpu", "backend cpu (it runs no kernel library: x.so ignored)"},
 		{"default", nil, "", "", "cpu", "backend cpu"},
 		{"unknown", nil, "tpu", "", "error", `unknown backend "tpu"; available: cpu, fakegpu, auto`},
