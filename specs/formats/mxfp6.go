@@ -41,16 +41,12 @@ type BlockMXFP6_E3M2 struct {
 // the smallest scale 2^-127; E3M2's is 2^-4·2^-127), and float32 resolves
 // 2^-149, so the product is exact unless it reaches 2^128, where the float32
 // multiply and the double-then-float32 rounding both give ±inf. The sign is
-// a run-time negation, so code 32 gives -0, and -0·scale stays -0; a NaN
-// scale gives NaN.
+// a multiplication by ±1 (exact), so code 32 gives +0·-1 = -0, and -0·scale
+// stays -0; a NaN scale gives NaN. (Branch-free: the row loop stays fast.)
 func (b *BlockMXFP6_E2M3) Dequant(j int32) float32 {
 	g := 3 * (j >> 2) // element j's code is in the 24 bits at byte 3·(j/4)
 	c := (uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16) >> (6 * uint32(j&3))
-	m := fp6E2M3Mag[c&31]
-	if c&32 != 0 {
-		m = -m
-	}
-	return m * b.E.Float32()
+	return fp6E2M3Mag[c&31] * fp6Sign[(c>>5)&1] * b.E.Float32()
 }
 
 // Dequant: ±fp6E3M2Mag[code(j)&31] · 2^(e-127), code(j) as for E2M3; see
@@ -58,11 +54,7 @@ func (b *BlockMXFP6_E2M3) Dequant(j int32) float32 {
 func (b *BlockMXFP6_E3M2) Dequant(j int32) float32 {
 	g := 3 * (j >> 2) // element j's code is in the 24 bits at byte 3·(j/4)
 	c := (uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16) >> (6 * uint32(j&3))
-	m := fp6E3M2Mag[c&31]
-	if c&32 != 0 {
-		m = -m
-	}
-	return m * b.E.Float32()
+	return fp6E3M2Mag[c&31] * fp6Sign[(c>>5)&1] * b.E.Float32()
 }
 
 // The magnitudes of the 32 non-negative codes. With m mantissa bits and
@@ -70,6 +62,9 @@ func (b *BlockMXFP6_E3M2) Dequant(j int32) float32 {
 // E > 0 is (2^m+man)·2^(E-β-m). They are constant literals because the
 // generator reads tables from source; TestMXFP6Tables pins them, bit for bit,
 // to fp6Table (the definition above) and to vectors/mxfp6_tables.bin.
+
+// fp6Sign is the factor of code bit 5: +1 or -1.
+var fp6Sign = [2]float32{1, -1}
 
 // fp6E2M3Mag: 2 exponent bits, 3 mantissa bits, bias 1; max 7.5.
 var fp6E2M3Mag = [32]float32{
