@@ -2,11 +2,15 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/rocmforge/forge/runtime/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -117,5 +121,24 @@ func ForgeVersion() (version, commit string, modified bool) {
 			modified = s.Value == "true"
 		}
 	}
+	if commit == "" {
+		// `go run` and -buildvcs=false stamp no revision; a checkout knows it.
+		commit, modified = gitRevision()
+	}
 	return
+}
+
+// gitRevision is the commit of the git work tree around the working
+// directory and whether tracked files differ from it, or "" when there is no
+// such work tree or no git.
+func gitRevision() (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	rev := strings.TrimSpace(string(out))
+	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
+	return rev, err == nil && len(bytes.TrimSpace(st)) > 0
 }
