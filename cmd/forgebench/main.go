@@ -2,8 +2,12 @@
 // `forgebench run` measures the suites (or a GGUF file's tensors) on a
 // backend through runtime/bench and writes a table, JSON, CSV and the Go
 // benchmark format; `forgebench list` shows the suites and targets;
-// `forgebench formats` the quant formats; `forgebench gguf ls FILE` and
-// `forgebench gguf dequant FILE TENSOR -o OUT` inspect and decode GGUF files.
+// `forgebench baseline save|list|show|delete` keeps runs as baselines and
+// `forgebench compare` checks a run against one (exit 1 on a significant
+// regression); `forgebench report --html` renders a run, optionally against a
+// baseline; `forgebench formats` lists the quant formats; `forgebench gguf ls
+// FILE` and `forgebench gguf dequant FILE TENSOR -o OUT` inspect and decode
+// GGUF files.
 package main
 
 import (
