@@ -257,7 +257,7 @@ func TestBaselineBadInput(t *testing.T) {
 // above any timing noise keeps the live comparison deterministic.
 func TestBaselineSaveThenCompareLive(t *testing.T) {
 	dir := t.TempDir()
-	measureFlags := []string{"--backend", "cpu", "--format", "Q4_0,Q8_0", "--elems", "4096", "--count", "5", "--copy-bytes", "-1"}
+	measureFlags := []string{"--backend", "cpu", "--format", "Q4_0,Q8_0", "--family", "dequant", "--elems", "4096", "--count", "5", "--copy-bytes", "-1"}
 	wantExit(t, 0, append([]string{"baseline", "save", "live", "--dir", dir}, measureFlags...)...)
 	b, err := bench.ReadRun(filepath.Join(dir, "live.json"))
 	if err != nil {

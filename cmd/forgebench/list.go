@@ -70,12 +70,17 @@ func listAction(c *cli.Context) error {
 	var suites []listSuite
 	for _, t := range ts {
 		s, f := t.Suite, t.Suite.Format
+		shapeCPU, shapeGPU := defaultShape(f.BlockElems, suite.DefaultBenchElems), defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems)
+		if s.Family == bench.MatVecFamily { // rows × cols ($FORGE_BENCH_MATVEC overrides both)
+			shapeCPU = []int{suite.DefaultMatVecRows, max(1, suite.DefaultMatVecCols/f.BlockElems) * f.BlockElems}
+			shapeGPU = []int{suite.DefaultDeviceMatVecRows, max(1, suite.DefaultDeviceMatVecCols/f.BlockElems) * f.BlockElems}
+		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
 			BlockElems: f.BlockElems, BlockBytes: f.BlockBytes, BitsPerWeight: f.BitsPerWeight(),
 			Compression: 4 * float64(f.BlockElems) / float64(f.BlockBytes),
-			ShapeCPU:    defaultShape(f.BlockElems, suite.DefaultBenchElems),
-			ShapeGPU:    defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems),
+			ShapeCPU:    shapeCPU,
+			ShapeGPU:    shapeGPU,
 		})
 	}
 	var tgts []listTarget

@@ -39,7 +39,7 @@ func readRun(t *testing.T, path string) *bench.Run {
 }
 
 func TestRunTable(t *testing.T) {
-	code, out, errOut := forgebench(t, runArgs("--format", "Q4_0")...)
+	code, out, errOut := forgebench(t, runArgs("--format", "Q4_0", "--family", "dequant")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -139,7 +139,7 @@ func TestRunOutputs(t *testing.T) {
 }
 
 func TestRunStdout(t *testing.T) {
-	code, out, errOut := forgebench(t, runArgs("--format", "Q8_0", "--suite", "*f32*", "--json", "-")...)
+	code, out, errOut := forgebench(t, runArgs("--format", "Q8_0", "--suite", "dequant_f32/*", "--json", "-")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -163,7 +163,7 @@ func TestRunFilters(t *testing.T) {
 	}{
 		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
 		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
-		{[]string{"--family", "matvec"}, `family "matvec" matches no family; valid: dequant`},
+		{[]string{"--family", "matmul"}, `family "matmul" matches no family; valid: dequant, matvec`},
 		{[]string{"--format", "/Q4_(/"}, `format pattern "/Q4_(/": error parsing regexp`},
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
@@ -237,7 +237,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer func() { testHookResult = nil }()
 	dir := t.TempDir()
 	j, g := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.txt")
-	code, out, errOut := forgebench(t, runArgs("--format", "Q4_*,Q8_0", "--json", j, "--gofmt", g)...)
+	code, out, errOut := forgebench(t, runArgs("--format", "Q4_*,Q8_0", "--family", "dequant", "--json", j, "--gofmt", g)...)
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut)
 	}
@@ -310,13 +310,16 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"42 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
+	for _, want := range []string{"63 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
 		}
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "dequant_f32/Q4_0 dequant dequant_f32 Q4_0 f32 32 18 4.5 7.11x [16777216] [67108864]") {
 		t.Errorf("list lacks the Q4_0 row:\n%s", out)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matvec_f32/Q4_K matvec matvec_f32 Q4_K f32 256 144 4.5 7.11x [1024 1024] [4096 4096]") {
+		t.Errorf("list lacks the matvec Q4_K row:\n%s", out)
 	}
 	code, out, errOut = forgebench(t, "list", "--json", "--format", "Q6_K")
 	if code != 0 {
@@ -329,7 +332,7 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Suites) != 2 || len(l.Targets) != 4 {
+	if len(l.Suites) != 3 || len(l.Targets) != 4 {
 		t.Fatalf("list --json: %+v", l)
 	}
 	s := l.Suites[0]
@@ -338,5 +341,33 @@ func TestList(t *testing.T) {
 	}
 	if code, _, errOut := forgebench(t, "list", "--format", "nope"); code != 1 || !strings.Contains(errOut, `format "nope" matches no format; valid: F32`) {
 		t.Errorf("list --format nope: exit %d: %s", code, errOut)
+	}
+}
+
+// TestRunMatVec runs the matvec suites through the engine on the cpu, at
+// the shape $FORGE_BENCH_MATVEC names: bytes are W's, x's and y's, FLOPs
+// 2·rows·cols.
+func TestRunMatVec(t *testing.T) {
+	t.Setenv("FORGE_BENCH_MATVEC", "37x512")
+	dir := t.TempDir()
+	j := filepath.Join(dir, "run.json")
+	code, _, errOut := forgebench(t, runArgs("--family", "matvec", "--format", "Q4_0,Q4_K", "--json", j)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	run := readRun(t, j)
+	if len(run.Results) != 2 {
+		t.Fatalf("%d results", len(run.Results))
+	}
+	for i, want := range []struct {
+		name       string
+		blockBytes int64
+		blockElems int64
+	}{{"matvec_f32/Q4_0", 18, 32}, {"matvec_f32/Q4_K", 144, 256}} {
+		r := run.Results[i]
+		if r.Name != want.name || r.Family != "matvec" || len(r.Shape) != 2 || r.Shape[0] != 37 || r.Shape[1] != 512 ||
+			r.BytesRead != 37*512/want.blockElems*want.blockBytes+4*512 || r.BytesWritten != 4*37 || r.FLOPs != 2*37*512 || r.Stats.N != 3 {
+			t.Errorf("result %d: %+v", i, r)
+		}
 	}
 }

@@ -178,6 +178,10 @@ func launchers(s *model.Spec) ([]launcher, error) {
 				bad("%s: family %q kernel %q: unknown output %q (want f32 or f16)", fam.Pos, fam.Name, k.Name, k.Output)
 				continue
 			}
+			if harness[fam.Name].sig == sigMatVec && k.Output != "f32" {
+				bad("%s: family %q kernel %q: output %q: matvec kernels write float32", fam.Pos, fam.Name, k.Name, k.Output)
+				continue
+			}
 			if !isIdent(k.Name) || !strings.HasPrefix(k.Name, fam.Name) {
 				bad("%s: family %q: kernel name %q is not an identifier starting with the family's name", fam.Pos, fam.Name, k.Name)
 				continue
@@ -199,11 +203,17 @@ func launchers(s *model.Spec) ([]launcher, error) {
 	return ls, nil
 }
 
-// camel turns "dequant_f32" into "DequantF32".
+// words spells the parts of kernel names that are two words run together,
+// so that Go names read as they are said: "matvec" is MatVec.
+var words = map[string]string{"matvec": "MatVec", "matmul": "MatMul"}
+
+// camel turns "dequant_f32" into "DequantF32" and "matvec_f32" into "MatVecF32".
 func camel(s string) string {
 	var b strings.Builder
 	for part := range strings.SplitSeq(s, "_") {
-		if part != "" {
+		if w, ok := words[part]; ok {
+			b.WriteString(w)
+		} else if part != "" {
 			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 		}
 	}

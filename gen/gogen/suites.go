@@ -74,9 +74,28 @@ func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
 // harness names the suitetest functions a family's tests and benchmarks
 // call. It is also the list of families gogen binds: a family's launcher
 // signature is part of forge's C ABI, so a new family needs code here.
-var harness = map[string]struct{ check, bench string }{
-	"dequant": {"CheckDequant", "BenchDequant"},
+var harness = map[string]binding{
+	"dequant": {check: "CheckDequant", bench: "BenchDequant", output: true, sig: sigBlocks},
+	"matvec":  {check: "CheckMatVec", bench: "BenchMatVec", sig: sigMatVec},
 }
+
+// binding is how gogen binds a family: its harness functions and its
+// launchers' C signature.
+type binding struct {
+	check, bench string // the suitetest functions its tests and benchmarks call
+	output       bool   // they take the kernel's output ("f32", "f16") after the format
+	sig          signature
+}
+
+// signature is the shape of a family's launchers.
+type signature int
+
+const (
+	// sigBlocks: int f(const void* src, T* dst, int64_t n_blocks, forge_stream_t stream).
+	sigBlocks signature = iota
+	// sigMatVec: int f(const void* w, const float* x, T* y, int64_t rows, int64_t cols, forge_stream_t stream).
+	sigMatVec
+)
 
 // formatTestFile renders generated/suites/<lower>_test.go: format f's test
 // and benchmark of every kernel.
@@ -91,14 +110,21 @@ func formatTestFile(s *model.Spec, f *model.Format, ls []launcher) *jen.File {
 			continue
 		}
 		h := harness[l.family.Name]
+		args := func(tb string) []jen.Code {
+			a := []jen.Code{jen.Id(tb), jen.Qual(formatsPkg, f.GoVar)}
+			if h.output {
+				a = append(a, jen.Lit(l.kernel.Output))
+			}
+			return a
+		}
 		file.Commentf("Test%s checks %s against the %s spec on $FORGE_BACKEND.", l.method, l.symbol, f.Name)
 		file.Func().Id("Test" + l.method).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			jen.Qual(testPkg, h.check).Call(jen.Id("t"), jen.Qual(formatsPkg, f.GoVar), jen.Lit(l.kernel.Output)),
+			jen.Qual(testPkg, h.check).Call(args("t")...),
 		)
 		file.Line()
 		file.Commentf("Benchmark%s measures %s on $FORGE_BACKEND.", l.method, l.symbol)
 		file.Func().Id("Benchmark" + l.method).Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
-			jen.Qual(testPkg, h.bench).Call(jen.Id("b"), jen.Qual(formatsPkg, f.GoVar), jen.Lit(l.kernel.Output)),
+			jen.Qual(testPkg, h.bench).Call(args("b")...),
 		)
 		file.Line()
 	}

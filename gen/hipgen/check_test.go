@@ -40,6 +40,9 @@ func TestHipccCheck(t *testing.T) {
 			if strings.HasSuffix(rel, "/"+RuntimeName) {
 				kernels = "1" // forge_copy
 			}
+			if strings.HasSuffix(rel, "_matvec.hip") {
+				kernels = "2" // matvec_f32 with 32- or 64-bit indexing
+			}
 			if target == "gfx90a" {
 				wave = "64"
 			}

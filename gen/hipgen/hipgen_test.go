@@ -56,7 +56,7 @@ func TestFilesPaths(t *testing.T) {
 	for _, tg := range s.Targets {
 		want = append(want, "generated/hip/"+tg.Name+"/"+RuntimeName)
 		for _, f := range s.Formats {
-			want = append(want, "generated/hip/"+tg.Name+"/"+f.Lower()+"_dequant.hip")
+			want = append(want, "generated/hip/"+tg.Name+"/"+f.Lower()+"_dequant.hip", "generated/hip/"+tg.Name+"/"+f.Lower()+"_matvec.hip")
 		}
 	}
 	sort.Strings(want)
@@ -110,7 +110,7 @@ func TestHeaders(t *testing.T) {
 		default:
 			if !strings.HasPrefix(lines[1], "// Format:   specs/formats/") ||
 				!strings.HasPrefix(lines[2], "// Target:   specs/targets/") ||
-				lines[3] != "// Template: templates/hip/dequant.hip.tmpl" {
+				lines[3] != "// Template: templates/hip/"+strings.TrimSuffix(path.Base(f.Path)[strings.LastIndexByte(path.Base(f.Path), '_')+1:], ".hip")+".hip.tmpl" {
 				t.Errorf("%s: source lines %q", f.Path, lines[1:4])
 			}
 		}
@@ -129,7 +129,7 @@ func TestHeaders(t *testing.T) {
 // real number in the generated file.
 func TestLineReset(t *testing.T) {
 	for _, f := range mustFiles(t, testSpec()) {
-		if !strings.HasSuffix(f.Path, "_dequant.hip") {
+		if !strings.HasSuffix(f.Path, "_dequant.hip") && !strings.HasSuffix(f.Path, "_matvec.hip") {
 			continue
 		}
 		lines := strings.Split(string(f.Data), "\n")
@@ -164,6 +164,16 @@ func TestWaveAgnostic(t *testing.T) {
 		s = strings.ReplaceAll(s, "FORGE_TARGET_WAVE_SIZE "+wave, "FORGE_TARGET_WAVE_SIZE W")
 		return s
 	}
+	// matvec's files differ in their tuning (the synthetic targets' differ on
+	// purpose), but hold nothing wave32-specific either.
+	for _, name := range []string{"q4_0_matvec.hip", "super256_matvec.hip"} {
+		src := string(files["generated/hip/gfx90a/"+name])
+		for _, bad := range []string{"wavefrontsize32", "wave32", "0xffffffff", "_sync(", "WAVE_SIZE 32", "warpSize"} {
+			if strings.Contains(src, bad) {
+				t.Errorf("gfx90a/%s contains %q", name, bad)
+			}
+		}
+	}
 	for _, name := range []string{RuntimeName, "q4_0_dequant.hip", "super256_dequant.hip"} {
 		w32 := norm(files["generated/hip/gfx1030/"+name], "gfx1030", "32")
 		w64 := norm(files["generated/hip/gfx90a/"+name], "gfx90a", "64")
@@ -197,6 +207,21 @@ func TestLauncherText(t *testing.T) {
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("gfx1100/q4_0_dequant.hip lacks %q", want)
+		}
+	}
+	mv := string(files["generated/hip/gfx1030/q4_0_matvec.hip"])
+	for _, want := range []string{
+		`FORGE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, int64_t rows, int64_t cols, forge_stream_t stream) {`,
+		"if (rows < 0 || cols < 0 || cols % forge_mv_q4_0_elems != 0) {\n\t\treturn FORGE_ERR_INVALID;",
+		"if (rows == 0) {\n\t\treturn FORGE_OK;",
+		"if (!w || !x || !y) {\n\t\treturn FORGE_ERR_INVALID;",
+		`acc += forge_BlockQ4_0_Dequant(b, (int32_t)(j | k)) * x[e + k];`,
+		`acc = forge_wave_sum(acc);`,
+		`static constexpr uint32_t forge_mv_q4_0_threads = 256;`,
+		`static constexpr uint32_t forge_mv_q4_0_rows = 2;`,
+	} {
+		if !strings.Contains(mv, want) {
+			t.Errorf("gfx1030/q4_0_matvec.hip lacks %q", want)
 		}
 	}
 	abi := string(files["generated/hip/gfx1100/"+RuntimeName])
@@ -310,7 +335,7 @@ func TestMissingKey(t *testing.T) {
 func TestErrorsCollected(t *testing.T) {
 	s := testSpec()
 	s.Formats[1].Device = nil // IQ4_NL: untranslated
-	s.Families = append(s.Families, &model.Family{Name: "matvec", Kernels: []model.Kernel{{Name: "matvec_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &model.Family{Name: "matmul", Kernels: []model.Kernel{{Name: "matmul_f32", Output: "f32"}}})
 	files, err := Files(s)
 	if err == nil || files != nil {
 		t.Fatalf("files %d, err %v", len(files), err)
@@ -319,7 +344,8 @@ func TestErrorsCollected(t *testing.T) {
 	for _, want := range []string{
 		"generated/hip/gfx1030/iq4_nl_dequant.hip: format IQ4_NL has no device code",
 		"generated/hip/sm_90/iq4_nl_dequant.hip: format IQ4_NL has no device code",
-		"family matvec: template templates/hip/matvec.hip.tmpl:",
+		"generated/hip/gfx1030/iq4_nl_matvec.hip: format IQ4_NL has no device code",
+		"family matmul: template templates/hip/matmul.hip.tmpl:",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)

@@ -126,6 +126,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			continue
 		}
 		dq := l.sub(s, "Dequant")
+		mv := l.sub(s, "MatVec")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -139,6 +140,10 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			Dequant: model.DequantTuning{
 				ThreadsPerBlock:  l.integer(dq, "ThreadsPerBlock"),
 				VectorsPerThread: l.integer(dq, "VectorsPerThread"),
+			},
+			MatVec: model.MatVecTuning{
+				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
+				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
 			},
 		}
 		switch t.Vendor {
@@ -165,6 +170,13 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		if bpt := t.Dequant.VectorsPerThread; bpt < 1 || bpt > 16 {
 			l.errorf(dq.at("VectorsPerThread").Pos(), "target %s: Dequant.VectorsPerThread %d must be in [1, 16]", t.Name, bpt)
+		}
+		if tpb := t.MatVec.ThreadsPerBlock; tpb <= 0 || tpb > 1024 || t.WaveSize > 0 && tpb%t.WaveSize != 0 {
+			l.errorf(mv.at("ThreadsPerBlock").Pos(), "target %s: MatVec.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
+				t.Name, tpb, t.WaveSize)
+		}
+		if rpb := t.MatVec.RowsPerBlock; rpb < 1 || rpb > 64 {
+			l.errorf(mv.at("RowsPerBlock").Pos(), "target %s: MatVec.RowsPerBlock %d must be in [1, 64]", t.Name, rpb)
 		}
 		if t.Default {
 			defaults = append(defaults, t)

@@ -55,6 +55,13 @@ type Target struct {
 	File         string
 	Pos          token.Position
 	Dequant      DequantTuning
+	MatVec       MatVecTuning
+}
+
+// MatVecTuning is the matvec family's tuning for a target.
+type MatVecTuning struct {
+	ThreadsPerBlock int // a multiple of WaveSize, at most 1024
+	RowsPerBlock    int // rows of W per workgroup, in [1, 64]
 }
 
 // DequantTuning is the dequant family's tuning for a target.

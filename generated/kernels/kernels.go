@@ -12,6 +12,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -35,6 +36,12 @@ static int forge_call_dequant_f32(void* fn, uintptr_t src, uintptr_t dst, int64_
 typedef int (*forge_dequant_f16_fn)(const void*, uint16_t*, int64_t, void*);
 static int forge_call_dequant_f16(void* fn, uintptr_t src, uintptr_t dst, int64_t n_blocks, uintptr_t stream) {
 	return ((forge_dequant_f16_fn)fn)((const void*)src, (uint16_t*)dst, n_blocks, (void*)stream);
+}
+
+// int forge_matvec_f32_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, forge_stream_t stream)
+typedef int (*forge_matvec_f32_fn)(const void*, const float*, float*, int64_t, int64_t, void*);
+static int forge_call_matvec_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, uintptr_t stream) {
+	return ((forge_matvec_f32_fn)fn)((const void*)w, (const float*)x, (float*)y, rows, cols, (void*)stream);
 }
 */
 import "C"
@@ -89,6 +96,27 @@ const (
 	fnDequantF16MXFP4
 	fnDequantF16MXFP6_E2M3
 	fnDequantF16MXFP6_E3M2
+	fnMatVecF32F32
+	fnMatVecF32F16
+	fnMatVecF32Q4_0
+	fnMatVecF32Q4_1
+	fnMatVecF32Q5_0
+	fnMatVecF32Q5_1
+	fnMatVecF32Q8_0
+	fnMatVecF32Q2_K
+	fnMatVecF32Q3_K
+	fnMatVecF32Q4_K
+	fnMatVecF32Q5_K
+	fnMatVecF32Q6_K
+	fnMatVecF32Q8_K
+	fnMatVecF32IQ4_NL
+	fnMatVecF32IQ4_XS
+	fnMatVecF32BF16
+	fnMatVecF32TQ1_0
+	fnMatVecF32TQ2_0
+	fnMatVecF32MXFP4
+	fnMatVecF32MXFP6_E2M3
+	fnMatVecF32MXFP6_E3M2
 	numKernels
 )
 
@@ -136,6 +164,27 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f16_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_dequant_f16_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
+	{Symbol: "forge_matvec_f32_f32", Format: "F32", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
+	{Symbol: "forge_matvec_f32_f16", Format: "F16", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
+	{Symbol: "forge_matvec_f32_q4_0", Format: "Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matvec_f32_q4_1", Format: "Q4_1", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 20},
+	{Symbol: "forge_matvec_f32_q5_0", Format: "Q5_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 22},
+	{Symbol: "forge_matvec_f32_q5_1", Format: "Q5_1", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 24},
+	{Symbol: "forge_matvec_f32_q8_0", Format: "Q8_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 34},
+	{Symbol: "forge_matvec_f32_q2_k", Format: "Q2_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 84},
+	{Symbol: "forge_matvec_f32_q3_k", Format: "Q3_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 110},
+	{Symbol: "forge_matvec_f32_q4_k", Format: "Q4_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 144},
+	{Symbol: "forge_matvec_f32_q5_k", Format: "Q5_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 176},
+	{Symbol: "forge_matvec_f32_q6_k", Format: "Q6_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 210},
+	{Symbol: "forge_matvec_f32_q8_k", Format: "Q8_K", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 292},
+	{Symbol: "forge_matvec_f32_iq4_nl", Format: "IQ4_NL", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matvec_f32_iq4_xs", Format: "IQ4_XS", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 136},
+	{Symbol: "forge_matvec_f32_bf16", Format: "BF16", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
+	{Symbol: "forge_matvec_f32_tq1_0", Format: "TQ1_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 54},
+	{Symbol: "forge_matvec_f32_tq2_0", Format: "TQ2_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 66},
+	{Symbol: "forge_matvec_f32_mxfp4", Format: "MXFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_matvec_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
+	{Symbol: "forge_matvec_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 }
 
 // Kernels lists every launcher a kernel library exports besides
@@ -144,7 +193,8 @@ var kernelTable = [numKernels]abi.KernelInfo{
 var Kernels = append([]abi.KernelInfo{}, kernelTable[:]...)
 
 // maxBlocks[i] is the largest block count of launcher i whose input and
-// output sizes in bytes fit in an int64.
+// output sizes in bytes fit in an int64 (for matvec: W's blocks, and one
+// row's blocks with x's floats).
 var maxBlocks = [numKernels]int64{
 	fnDequantF32F32:        2305843009213693951,
 	fnDequantF32F16:        2305843009213693951,
@@ -188,6 +238,27 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF16MXFP4:      144115188075855871,
 	fnDequantF16MXFP6_E2M3: 144115188075855871,
 	fnDequantF16MXFP6_E3M2: 144115188075855871,
+	fnMatVecF32F32:         2305843009213693951,
+	fnMatVecF32F16:         2305843009213693951,
+	fnMatVecF32Q4_0:        72057594037927935,
+	fnMatVecF32Q4_1:        72057594037927935,
+	fnMatVecF32Q5_0:        72057594037927935,
+	fnMatVecF32Q5_1:        72057594037927935,
+	fnMatVecF32Q8_0:        72057594037927935,
+	fnMatVecF32Q2_K:        9007199254740991,
+	fnMatVecF32Q3_K:        9007199254740991,
+	fnMatVecF32Q4_K:        9007199254740991,
+	fnMatVecF32Q5_K:        9007199254740991,
+	fnMatVecF32Q6_K:        9007199254740991,
+	fnMatVecF32Q8_K:        9007199254740991,
+	fnMatVecF32IQ4_NL:      72057594037927935,
+	fnMatVecF32IQ4_XS:      9007199254740991,
+	fnMatVecF32BF16:        2305843009213693951,
+	fnMatVecF32TQ1_0:       9007199254740991,
+	fnMatVecF32TQ2_0:       9007199254740991,
+	fnMatVecF32MXFP4:       72057594037927935,
+	fnMatVecF32MXFP6_E2M3:  72057594037927935,
+	fnMatVecF32MXFP6_E3M2:  72057594037927935,
 }
 
 // Library is a bound kernel library: the address of every launcher.
@@ -703,6 +774,256 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 		return l.DequantF16MXFP6_E2M3, true
 	case "dequant_f16/MXFP6_E3M2":
 		return l.DequantF16MXFP6_E3M2, true
+	}
+	return nil, false
+}
+
+// MatVecFunc is the signature of the matvec family's launchers: y = W·x, W
+// rows rows of cols elements (cols/BlockElems whole blocks each, rows
+// contiguous), x cols float32 and y rows float32, all in device memory.
+type MatVecFunc func(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error
+
+// checkMatVecArgs refuses a call that matvec launcher i must not receive,
+// before it crosses into C: negative counts, cols not a whole number of
+// blocks, sizes whose byte counts overflow an int64, and (rows > 0) null
+// pointers.
+func checkMatVecArgs(i int, w, x, y abi.DevicePtr, rows, cols int64) error {
+	be := int64(kernelTable[i].BlockElems)
+	switch {
+	case rows < 0 || cols < 0:
+		return fmt.Errorf("%s: negative size %d×%d", kernelTable[i].Symbol, rows, cols)
+	case cols%be != 0:
+		return fmt.Errorf("%s: %d columns is not a whole number of %d-element blocks", kernelTable[i].Symbol, cols, be)
+	case cols/be > maxBlocks[i] || rows > math.MaxInt64/4 || cols > 0 && rows > maxBlocks[i]/(cols/be):
+		return fmt.Errorf("%s: a %d×%d matrix overflows an int64 byte count", kernelTable[i].Symbol, rows, cols)
+	case rows > 0 && (w == 0 || x == 0 || y == 0):
+		return fmt.Errorf("%s: null device pointer (w %#x, x %#x, y %#x) for %d rows", kernelTable[i].Symbol, w, x, y, rows)
+	}
+	return nil
+}
+
+// matVecF32 calls matvec launcher i of kernel matvec_f32; zero rows is a no-op.
+func (l *Library) matVecF32(i int, w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	if err := checkMatVecArgs(i, w, x, y, rows, cols); err != nil || rows == 0 {
+		return err
+	}
+	return result(i, C.forge_call_matvec_f32(l.fn[i], C.uintptr_t(w), C.uintptr_t(x), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.uintptr_t(stream)))
+}
+
+// MatVecF32F32 calls forge_matvec_f32_f32: y = W·x, W rows rows of cols F32 elements
+// (cols/1 blocks of 4 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 1,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32F32(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32F32, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32F16 calls forge_matvec_f32_f16: y = W·x, W rows rows of cols F16 elements
+// (cols/1 blocks of 2 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 1,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32F16(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32F16, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q4_0 calls forge_matvec_f32_q4_0: y = W·x, W rows rows of cols Q4_0 elements
+// (cols/32 blocks of 18 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q4_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q4_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q4_1 calls forge_matvec_f32_q4_1: y = W·x, W rows rows of cols Q4_1 elements
+// (cols/32 blocks of 20 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q4_1(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q4_1, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q5_0 calls forge_matvec_f32_q5_0: y = W·x, W rows rows of cols Q5_0 elements
+// (cols/32 blocks of 22 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q5_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q5_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q5_1 calls forge_matvec_f32_q5_1: y = W·x, W rows rows of cols Q5_1 elements
+// (cols/32 blocks of 24 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q5_1(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q5_1, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q8_0 calls forge_matvec_f32_q8_0: y = W·x, W rows rows of cols Q8_0 elements
+// (cols/32 blocks of 34 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q8_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q8_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q2_K calls forge_matvec_f32_q2_k: y = W·x, W rows rows of cols Q2_K elements
+// (cols/256 blocks of 84 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q2_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q2_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q3_K calls forge_matvec_f32_q3_k: y = W·x, W rows rows of cols Q3_K elements
+// (cols/256 blocks of 110 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q3_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q3_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q4_K calls forge_matvec_f32_q4_k: y = W·x, W rows rows of cols Q4_K elements
+// (cols/256 blocks of 144 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q4_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q4_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q5_K calls forge_matvec_f32_q5_k: y = W·x, W rows rows of cols Q5_K elements
+// (cols/256 blocks of 176 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q5_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q5_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q6_K calls forge_matvec_f32_q6_k: y = W·x, W rows rows of cols Q6_K elements
+// (cols/256 blocks of 210 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q6_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q6_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q8_K calls forge_matvec_f32_q8_k: y = W·x, W rows rows of cols Q8_K elements
+// (cols/256 blocks of 292 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q8_K(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q8_K, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32IQ4_NL calls forge_matvec_f32_iq4_nl: y = W·x, W rows rows of cols IQ4_NL elements
+// (cols/32 blocks of 18 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32IQ4_NL(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32IQ4_NL, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32IQ4_XS calls forge_matvec_f32_iq4_xs: y = W·x, W rows rows of cols IQ4_XS elements
+// (cols/256 blocks of 136 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32IQ4_XS(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32IQ4_XS, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32BF16 calls forge_matvec_f32_bf16: y = W·x, W rows rows of cols BF16 elements
+// (cols/1 blocks of 2 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 1,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32BF16(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32BF16, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32TQ1_0 calls forge_matvec_f32_tq1_0: y = W·x, W rows rows of cols TQ1_0 elements
+// (cols/256 blocks of 54 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32TQ1_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32TQ1_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32TQ2_0 calls forge_matvec_f32_tq2_0: y = W·x, W rows rows of cols TQ2_0 elements
+// (cols/256 blocks of 66 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32TQ2_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32TQ2_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32MXFP4 calls forge_matvec_f32_mxfp4: y = W·x, W rows rows of cols MXFP4 elements
+// (cols/32 blocks of 17 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32MXFP4(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32MXFP4, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32MXFP6_E2M3 calls forge_matvec_f32_mxfp6_e2m3: y = W·x, W rows rows of cols MXFP6_E2M3 elements
+// (cols/32 blocks of 25 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32MXFP6_E2M3(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32MXFP6_E2M3, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32MXFP6_E3M2 calls forge_matvec_f32_mxfp6_e3m2: y = W·x, W rows rows of cols MXFP6_E3M2 elements
+// (cols/32 blocks of 25 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32MXFP6_E3M2(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32MXFP6_E3M2, w, x, y, rows, cols, stream)
+}
+
+// MatVec returns the launcher of kernel ("matvec_f32") for format ("F32"), false if
+// there is none.
+func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
+	switch kernel + "/" + format {
+	case "matvec_f32/F32":
+		return l.MatVecF32F32, true
+	case "matvec_f32/F16":
+		return l.MatVecF32F16, true
+	case "matvec_f32/Q4_0":
+		return l.MatVecF32Q4_0, true
+	case "matvec_f32/Q4_1":
+		return l.MatVecF32Q4_1, true
+	case "matvec_f32/Q5_0":
+		return l.MatVecF32Q5_0, true
+	case "matvec_f32/Q5_1":
+		return l.MatVecF32Q5_1, true
+	case "matvec_f32/Q8_0":
+		return l.MatVecF32Q8_0, true
+	case "matvec_f32/Q2_K":
+		return l.MatVecF32Q2_K, true
+	case "matvec_f32/Q3_K":
+		return l.MatVecF32Q3_K, true
+	case "matvec_f32/Q4_K":
+		return l.MatVecF32Q4_K, true
+	case "matvec_f32/Q5_K":
+		return l.MatVecF32Q5_K, true
+	case "matvec_f32/Q6_K":
+		return l.MatVecF32Q6_K, true
+	case "matvec_f32/Q8_K":
+		return l.MatVecF32Q8_K, true
+	case "matvec_f32/IQ4_NL":
+		return l.MatVecF32IQ4_NL, true
+	case "matvec_f32/IQ4_XS":
+		return l.MatVecF32IQ4_XS, true
+	case "matvec_f32/BF16":
+		return l.MatVecF32BF16, true
+	case "matvec_f32/TQ1_0":
+		return l.MatVecF32TQ1_0, true
+	case "matvec_f32/TQ2_0":
+		return l.MatVecF32TQ2_0, true
+	case "matvec_f32/MXFP4":
+		return l.MatVecF32MXFP4, true
+	case "matvec_f32/MXFP6_E2M3":
+		return l.MatVecF32MXFP6_E2M3, true
+	case "matvec_f32/MXFP6_E3M2":
+		return l.MatVecF32MXFP6_E3M2, true
 	}
 	return nil, false
 }

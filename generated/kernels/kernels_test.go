@@ -185,3 +185,63 @@ func TestDequantHostKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestMatVecLaunchers calls every matvec wrapper, found through Library.MatVec,
+// and checks that its own symbol received its arguments, that refused
+// arguments never reach C, and that return codes become errors.
+func TestMatVecLaunchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	n := 0
+	for i, k := range Kernels {
+		if k.Family != "matvec" {
+			continue
+		}
+		n++
+		fn, ok := l.MatVec(k.Kernel, k.Format)
+		if !ok {
+			t.Errorf("MatVec(%q, %q) found no launcher", k.Kernel, k.Format)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Stream: abi.Stream(0x70 + i), X: abi.DevicePtr(0x500000 + 0x100*i), Rows: int64(1 + i), Cols: int64(k.BlockElems) * int64(2+i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call: negative counts, a partial block, null pointers, overflowing sizes.
+		type args struct {
+			w, x, y    abi.DevicePtr
+			rows, cols int64
+		}
+		var partial []args
+		if k.BlockElems > 1 {
+			partial = append(partial, args{want.Src, want.X, want.Dst, want.Rows, want.Cols + 1})
+		}
+		for _, bad := range append(partial, []args{{want.Src, want.X, want.Dst, -1, want.Cols}, {want.Src, want.X, want.Dst, want.Rows, -1}, {0, want.X, want.Dst, want.Rows, want.Cols}, {want.Src, 0, want.Dst, want.Rows, want.Cols}, {want.Src, want.X, 0, want.Rows, want.Cols}, {want.Src, want.X, want.Dst, maxBlocks[i], int64(k.BlockElems) * 2}, {want.Src, want.X, want.Dst, 1, int64(k.BlockElems) * (maxBlocks[i] + 1)}}...) {
+			if err := fn(bad.w, bad.x, bad.y, bad.rows, bad.cols, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, want.Cols, 0); err != nil {
+			t.Errorf("%s: zero rows: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no matvec launcher was exercised")
+	}
+	if _, ok := l.MatVec("matvec_f32", "NO_SUCH_FORMAT"); ok {
+		t.Errorf("MatVec found a launcher for an unknown format")
+	}
+}

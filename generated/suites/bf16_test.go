@@ -29,3 +29,13 @@ func TestDequantF16BF16(t *testing.T) {
 func BenchmarkDequantF16BF16(b *testing.B) {
 	suitetest.BenchDequant(b, formats.BF16, "f16")
 }
+
+// TestMatVecF32BF16 checks forge_matvec_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
+func TestMatVecF32BF16(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.BF16)
+}
+
+// BenchmarkMatVecF32BF16 measures forge_matvec_f32_bf16 on $FORGE_BACKEND.
+func BenchmarkMatVecF32BF16(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.BF16)
+}

@@ -29,3 +29,13 @@ func TestDequantF16F16(t *testing.T) {
 func BenchmarkDequantF16F16(b *testing.B) {
 	suitetest.BenchDequant(b, formats.F16, "f16")
 }
+
+// TestMatVecF32F16 checks forge_matvec_f32_f16 against the F16 spec on $FORGE_BACKEND.
+func TestMatVecF32F16(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.F16)
+}
+
+// BenchmarkMatVecF32F16 measures forge_matvec_f32_f16 on $FORGE_BACKEND.
+func BenchmarkMatVecF32F16(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.F16)
+}

@@ -29,3 +29,13 @@ func TestDequantF16F32(t *testing.T) {
 func BenchmarkDequantF16F32(b *testing.B) {
 	suitetest.BenchDequant(b, formats.F32, "f16")
 }
+
+// TestMatVecF32F32 checks forge_matvec_f32_f32 against the F32 spec on $FORGE_BACKEND.
+func TestMatVecF32F32(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.F32)
+}
+
+// BenchmarkMatVecF32F32 measures forge_matvec_f32_f32 on $FORGE_BACKEND.
+func BenchmarkMatVecF32F32(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.F32)
+}

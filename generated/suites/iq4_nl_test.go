@@ -29,3 +29,13 @@ func TestDequantF16IQ4_NL(t *testing.T) {
 func BenchmarkDequantF16IQ4_NL(b *testing.B) {
 	suitetest.BenchDequant(b, formats.IQ4_NL, "f16")
 }
+
+// TestMatVecF32IQ4_NL checks forge_matvec_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+func TestMatVecF32IQ4_NL(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.IQ4_NL)
+}
+
+// BenchmarkMatVecF32IQ4_NL measures forge_matvec_f32_iq4_nl on $FORGE_BACKEND.
+func BenchmarkMatVecF32IQ4_NL(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.IQ4_NL)
+}

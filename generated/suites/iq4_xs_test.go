@@ -29,3 +29,13 @@ func TestDequantF16IQ4_XS(t *testing.T) {
 func BenchmarkDequantF16IQ4_XS(b *testing.B) {
 	suitetest.BenchDequant(b, formats.IQ4_XS, "f16")
 }
+
+// TestMatVecF32IQ4_XS checks forge_matvec_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+func TestMatVecF32IQ4_XS(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.IQ4_XS)
+}
+
+// BenchmarkMatVecF32IQ4_XS measures forge_matvec_f32_iq4_xs on $FORGE_BACKEND.
+func BenchmarkMatVecF32IQ4_XS(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.IQ4_XS)
+}

@@ -29,3 +29,13 @@ func TestDequantF16MXFP4(t *testing.T) {
 func BenchmarkDequantF16MXFP4(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP4, "f16")
 }
+
+// TestMatVecF32MXFP4 checks forge_matvec_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+func TestMatVecF32MXFP4(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.MXFP4)
+}
+
+// BenchmarkMatVecF32MXFP4 measures forge_matvec_f32_mxfp4 on $FORGE_BACKEND.
+func BenchmarkMatVecF32MXFP4(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.MXFP4)
+}

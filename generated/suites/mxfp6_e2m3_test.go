@@ -29,3 +29,13 @@ func TestDequantF16MXFP6_E2M3(t *testing.T) {
 func BenchmarkDequantF16MXFP6_E2M3(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP6_E2M3, "f16")
 }
+
+// TestMatVecF32MXFP6_E2M3 checks forge_matvec_f32_mxfp6_e2m3 against the MXFP6_E2M3 spec on $FORGE_BACKEND.
+func TestMatVecF32MXFP6_E2M3(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.MXFP6_E2M3)
+}
+
+// BenchmarkMatVecF32MXFP6_E2M3 measures forge_matvec_f32_mxfp6_e2m3 on $FORGE_BACKEND.
+func BenchmarkMatVecF32MXFP6_E2M3(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.MXFP6_E2M3)
+}

@@ -29,3 +29,13 @@ func TestDequantF16MXFP6_E3M2(t *testing.T) {
 func BenchmarkDequantF16MXFP6_E3M2(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP6_E3M2, "f16")
 }
+
+// TestMatVecF32MXFP6_E3M2 checks forge_matvec_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+func TestMatVecF32MXFP6_E3M2(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.MXFP6_E3M2)
+}
+
+// BenchmarkMatVecF32MXFP6_E3M2 measures forge_matvec_f32_mxfp6_e3m2 on $FORGE_BACKEND.
+func BenchmarkMatVecF32MXFP6_E3M2(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.MXFP6_E3M2)
+}

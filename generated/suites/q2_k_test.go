@@ -29,3 +29,13 @@ func TestDequantF16Q2_K(t *testing.T) {
 func BenchmarkDequantF16Q2_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q2_K, "f16")
 }
+
+// TestMatVecF32Q2_K checks forge_matvec_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q2_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q2_K)
+}
+
+// BenchmarkMatVecF32Q2_K measures forge_matvec_f32_q2_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q2_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q2_K)
+}

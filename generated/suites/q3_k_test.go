@@ -29,3 +29,13 @@ func TestDequantF16Q3_K(t *testing.T) {
 func BenchmarkDequantF16Q3_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q3_K, "f16")
 }
+
+// TestMatVecF32Q3_K checks forge_matvec_f32_q3_k against the Q3_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q3_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q3_K)
+}
+
+// BenchmarkMatVecF32Q3_K measures forge_matvec_f32_q3_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q3_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q3_K)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q4_0(t *testing.T) {
 func BenchmarkDequantF16Q4_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q4_0, "f16")
 }
+
+// TestMatVecF32Q4_0 checks forge_matvec_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+func TestMatVecF32Q4_0(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q4_0)
+}
+
+// BenchmarkMatVecF32Q4_0 measures forge_matvec_f32_q4_0 on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q4_0(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q4_0)
+}

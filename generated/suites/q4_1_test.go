@@ -29,3 +29,13 @@ func TestDequantF16Q4_1(t *testing.T) {
 func BenchmarkDequantF16Q4_1(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q4_1, "f16")
 }
+
+// TestMatVecF32Q4_1 checks forge_matvec_f32_q4_1 against the Q4_1 spec on $FORGE_BACKEND.
+func TestMatVecF32Q4_1(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q4_1)
+}
+
+// BenchmarkMatVecF32Q4_1 measures forge_matvec_f32_q4_1 on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q4_1(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q4_1)
+}

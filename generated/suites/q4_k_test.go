@@ -29,3 +29,13 @@ func TestDequantF16Q4_K(t *testing.T) {
 func BenchmarkDequantF16Q4_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q4_K, "f16")
 }
+
+// TestMatVecF32Q4_K checks forge_matvec_f32_q4_k against the Q4_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q4_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q4_K)
+}
+
+// BenchmarkMatVecF32Q4_K measures forge_matvec_f32_q4_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q4_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q4_K)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q5_0(t *testing.T) {
 func BenchmarkDequantF16Q5_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_0, "f16")
 }
+
+// TestMatVecF32Q5_0 checks forge_matvec_f32_q5_0 against the Q5_0 spec on $FORGE_BACKEND.
+func TestMatVecF32Q5_0(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q5_0)
+}
+
+// BenchmarkMatVecF32Q5_0 measures forge_matvec_f32_q5_0 on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q5_0(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q5_0)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q5_1(t *testing.T) {
 func BenchmarkDequantF16Q5_1(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_1, "f16")
 }
+
+// TestMatVecF32Q5_1 checks forge_matvec_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+func TestMatVecF32Q5_1(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q5_1)
+}
+
+// BenchmarkMatVecF32Q5_1 measures forge_matvec_f32_q5_1 on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q5_1(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q5_1)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q5_K(t *testing.T) {
 func BenchmarkDequantF16Q5_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_K, "f16")
 }
+
+// TestMatVecF32Q5_K checks forge_matvec_f32_q5_k against the Q5_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q5_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q5_K)
+}
+
+// BenchmarkMatVecF32Q5_K measures forge_matvec_f32_q5_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q5_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q5_K)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q6_K(t *testing.T) {
 func BenchmarkDequantF16Q6_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q6_K, "f16")
 }
+
+// TestMatVecF32Q6_K checks forge_matvec_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q6_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q6_K)
+}
+
+// BenchmarkMatVecF32Q6_K measures forge_matvec_f32_q6_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q6_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q6_K)
+}

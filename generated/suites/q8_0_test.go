@@ -29,3 +29,13 @@ func TestDequantF16Q8_0(t *testing.T) {
 func BenchmarkDequantF16Q8_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q8_0, "f16")
 }
+
+// TestMatVecF32Q8_0 checks forge_matvec_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+func TestMatVecF32Q8_0(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q8_0)
+}
+
+// BenchmarkMatVecF32Q8_0 measures forge_matvec_f32_q8_0 on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q8_0(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q8_0)
+}

@@ -29,3 +29,13 @@ func TestDequantF16Q8_K(t *testing.T) {
 func BenchmarkDequantF16Q8_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q8_K, "f16")
 }
+
+// TestMatVecF32Q8_K checks forge_matvec_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
+func TestMatVecF32Q8_K(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.Q8_K)
+}
+
+// BenchmarkMatVecF32Q8_K measures forge_matvec_f32_q8_k on $FORGE_BACKEND.
+func BenchmarkMatVecF32Q8_K(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.Q8_K)
+}

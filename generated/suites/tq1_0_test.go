@@ -29,3 +29,13 @@ func TestDequantF16TQ1_0(t *testing.T) {
 func BenchmarkDequantF16TQ1_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.TQ1_0, "f16")
 }
+
+// TestMatVecF32TQ1_0 checks forge_matvec_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+func TestMatVecF32TQ1_0(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.TQ1_0)
+}
+
+// BenchmarkMatVecF32TQ1_0 measures forge_matvec_f32_tq1_0 on $FORGE_BACKEND.
+func BenchmarkMatVecF32TQ1_0(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.TQ1_0)
+}

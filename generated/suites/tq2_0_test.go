@@ -29,3 +29,13 @@ func TestDequantF16TQ2_0(t *testing.T) {
 func BenchmarkDequantF16TQ2_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.TQ2_0, "f16")
 }
+
+// TestMatVecF32TQ2_0 checks forge_matvec_f32_tq2_0 against the TQ2_0 spec on $FORGE_BACKEND.
+func TestMatVecF32TQ2_0(t *testing.T) {
+	suitetest.CheckMatVec(t, formats.TQ2_0)
+}
+
+// BenchmarkMatVecF32TQ2_0 measures forge_matvec_f32_tq2_0 on $FORGE_BACKEND.
+func BenchmarkMatVecF32TQ2_0(b *testing.B) {
+	suitetest.BenchMatVec(b, formats.TQ2_0)
+}

@@ -84,7 +84,7 @@ func pos(file string, line int) token.Position {
 
 // Spec is a synthetic spec: four formats (two real ones sharing Q4_0's
 // layout, one without a ggml id, one with 256-element blocks), the four real
-// targets with their tuning, and the dequant family.
+// targets with their tuning, and the dequant family (SpecMatVec adds matvec).
 func Spec() *model.Spec {
 	formats := []*model.Format{
 		{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)",
@@ -103,14 +103,18 @@ func Spec() *model.Spec {
 	amd := "specs/targets/amd.go"
 	targets := []*model.Target{ // by name, as gen/load orders them
 		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
-			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1}},
+			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2}}, // four waves per row: the shared-memory sum
 		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
-			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1}},
+			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8}},
 		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
-			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1}},
+			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 3}}, // a wave per row, one wave idle
 		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
 			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
-			Pos: pos("specs/targets/nvidia.go", 5), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1}},
+			Pos: pos("specs/targets/nvidia.go", 5), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4}},
 	}
 	families := []*model.Family{
 		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",
@@ -118,4 +122,14 @@ func Spec() *model.Spec {
 			Kernels: []model.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
 	}
 	return &model.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: targets, Families: families}
+}
+
+// SpecMatVec is Spec with the matvec family as well, after dequant (as
+// gen/load orders families, by name).
+func SpecMatVec() *model.Spec {
+	s := Spec()
+	s.Families = append(s.Families, &model.Family{Name: "matvec", Doc: "fused dequant and matrix-vector product, f32 out",
+		GoVar: "MatVec", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 47),
+		Kernels: []model.Kernel{{Name: "matvec_f32", Output: "f32"}}})
+	return s
 }

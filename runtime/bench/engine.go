@@ -126,9 +126,17 @@ type plan struct {
 	shape   []int
 	elems   int
 	nBlocks int
+	// matvec targets (suite Family MatVecFamily): y = W·x, W rows × cols.
+	matvec     bool
+	rows, cols int
 }
 
-func (t *Target) plan(elems int) (plan, error) {
+// MatVecFamily is the family name of the matvec suites, which Measure runs
+// as y = W·x at a [rows, cols] shape (default suite.MatVecShape) on data of
+// suite.MatVecData, on a backend that is a suite.MatVecBackend.
+const MatVecFamily = "matvec"
+
+func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 	f := t.Suite.Format
 	switch {
 	case f == nil:
@@ -137,6 +145,9 @@ func (t *Target) plan(elems int) (plan, error) {
 		return plan{}, fmt.Errorf("%s: unknown output %q", t.name(), t.Suite.Output)
 	}
 	p := plan{t: t}
+	if t.Suite.Family == MatVecFamily {
+		return t.planMatVec(b)
+	}
 	if t.Shape == nil {
 		p.nBlocks = max(1, elems/f.BlockElems)
 		p.elems = p.nBlocks * f.BlockElems
@@ -177,7 +188,7 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 	}
 	plans := make([]plan, len(targets))
 	for i := range targets {
-		p, err := targets[i].plan(elems)
+		p, err := targets[i].plan(b, elems)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +262,7 @@ func groupByInput(plans []plan) []plan {
 	groups := map[key][]plan{}
 	var out []plan
 	for _, p := range plans {
-		if p.t.Input != nil {
+		if p.t.Input != nil || p.matvec {
 			k := key{nil, len(order)} // a group of its own
 			order = append(order, k)
 			groups[k] = []plan{p}
@@ -278,6 +289,9 @@ type inputCache struct {
 
 func (c *inputCache) get(p plan) ([]byte, error) {
 	f := p.t.Suite.Format
+	if p.matvec {
+		return nil, nil // measureMatVec makes its own
+	}
 	if p.t.Input != nil {
 		src, err := p.t.Input()
 		if err != nil {
@@ -325,6 +339,9 @@ func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error)
 // measureOne samples one benchmark; it returns nil, nil when ctx ended
 // before it finished.
 func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts Options) (*Result, error) {
+	if p.matvec {
+		return measureMatVec(ctx, b, p, opts)
+	}
 	s, f := p.t.Suite, p.t.Suite.Format
 	size := suite.OutputSize(s.Output)
 	res := &Result{
@@ -368,6 +385,12 @@ func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts O
 		}
 	}
 
+	return sample(ctx, res, what, once, opts)
+}
+
+// sample runs once opts.Warmup times, then samples it into res as Options
+// say; it returns nil, nil when ctx ended first.
+func sample(ctx context.Context, res *Result, what string, once func() (time.Duration, error), opts Options) (*Result, error) {
 	for range opts.Warmup {
 		if ctx.Err() != nil {
 			return nil, nil
@@ -414,4 +437,83 @@ func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts O
 		}
 	}
 	return res, nil
+}
+
+// planMatVec checks a matvec target: its shape is [rows, cols] (cols a
+// whole number of blocks), or suite.MatVecShape's; the backend must run
+// matvec.
+func (t *Target) planMatVec(b suite.Backend) (plan, error) {
+	f := t.Suite.Format
+	if _, ok := b.(suite.MatVecBackend); !ok {
+		return plan{}, fmt.Errorf("%s: backend %s does not run matvec (leave the family out: --family dequant)", t.name(), b.Name())
+	}
+	if t.Input != nil {
+		return plan{}, fmt.Errorf("%s: matvec targets take no input of their own", t.name())
+	}
+	p := plan{t: t, matvec: true}
+	if t.Shape == nil {
+		var err error
+		if p.rows, p.cols, err = suite.MatVecShape(b, f); err != nil {
+			return plan{}, fmt.Errorf("%s: %w", t.name(), err)
+		}
+	} else {
+		if len(t.Shape) != 2 || t.Shape[0] <= 0 || t.Shape[1] <= 0 {
+			return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols], both positive", t.name(), t.Shape)
+		}
+		p.rows, p.cols = t.Shape[0], t.Shape[1]
+		if p.cols%f.BlockElems != 0 {
+			return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
+		}
+		if int64(p.rows)*int64(p.cols) > 1<<40 {
+			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
+		}
+	}
+	p.shape = []int{p.rows, p.cols}
+	p.elems = p.rows * p.cols
+	p.nBlocks = p.elems / f.BlockElems
+	return p, nil
+}
+
+// measureMatVec samples one matvec benchmark on data of suite.MatVecData:
+// bytes read are W's and x's, bytes written y's; FLOPs 2·rows·cols.
+func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
+	s, f := p.t.Suite, p.t.Suite.Format
+	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
+	w, x, err := suite.MatVecData(f, p.rows, p.cols, suite.Seed(f.Name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: inputs: %w", what, err)
+	}
+	res := &Result{
+		Name:         p.t.name(),
+		Suite:        s.Name,
+		Family:       s.Family,
+		Kernel:       s.Kernel,
+		Format:       f.Name,
+		Output:       s.Output,
+		Shape:        p.shape,
+		Elements:     int64(p.elems),
+		BytesRead:    int64(len(w)) + 4*int64(len(x)),
+		BytesWritten: 4 * int64(p.rows),
+		FLOPs:        2 * int64(p.elems),
+		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
+		Warmup:       opts.Warmup,
+	}
+	var once func() (time.Duration, error)
+	if db, ok := b.(suite.DeviceMatVecBackend); ok {
+		r, err := db.PrepareMatVec(f, w, x, p.rows, p.cols)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		defer r.Close()
+		once = func() (time.Duration, error) { return r.Run(1) }
+	} else {
+		mv := b.(suite.MatVecBackend) // checked by planMatVec
+		y := make([]float32, p.rows)
+		once = func() (time.Duration, error) {
+			start := time.Now()
+			err := mv.MatVec(f, y, w, x, p.rows, p.cols)
+			return time.Since(start), err
+		}
+	}
+	return sample(ctx, res, what, once, opts)
 }

@@ -317,3 +317,36 @@ func TestVersionString(t *testing.T) {
 func suitesOf(f *formats.Format) []suite.Suite {
 	return []suite.Suite{dequantSuite(f, "f32"), dequantSuite(f, "f16")}
 }
+
+// dequantOnly hides the cpu backend's MatVec: a backend without matvec.
+type dequantOnly struct{ suite.Backend }
+
+func TestMeasureMatVec(t *testing.T) {
+	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: MatVecFamily, Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
+	targets := []Target{{Suite: mv, Shape: []int{37, 96}}, {Suite: dequantSuite(formats.Q4_0, "f32")}}
+	run, err := Measure(context.Background(), cpu.New(1), targets, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Results[0]
+	if r.Name != mv.Name || r.Elements != 37*96 || r.BytesRead != 37*3*18+4*96 || r.BytesWritten != 4*37 || r.FLOPs != 2*37*96 || r.Stats.N != 3 {
+		t.Errorf("matvec result %+v", r)
+	}
+	if run.Results[1].Name != "dequant_f32/Q4_0" || run.Results[1].Elements != 4096 {
+		t.Errorf("dequant result %+v", run.Results[1])
+	}
+	for _, bad := range []struct {
+		b     suite.Backend
+		shape []int
+		want  string
+	}{
+		{dequantOnly{cpu.New(1)}, nil, "backend cpu does not run matvec"},
+		{cpu.New(1), []int{37, 100}, "100 columns is not a whole number of 32-element Q4_0 blocks"},
+		{cpu.New(1), []int{3072}, "want [rows, cols]"},
+	} {
+		_, err := Measure(context.Background(), bad.b, []Target{{Suite: mv, Shape: bad.shape}}, quick())
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("shape %v: %v, want %q", bad.shape, err, bad.want)
+		}
+	}
+}

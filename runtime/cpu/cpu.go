@@ -6,6 +6,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -109,4 +110,62 @@ func (b *Backend) parallel(f *formats.Format, blocks int, fn func(lo, hi int)) {
 		wg.Go(func() { fn(lo, hi) })
 	}
 	wg.Wait()
+}
+
+// MatVec computes y = W·x: w holds rows rows of cols elements of f
+// (cols/BlockElems whole blocks per row, rows contiguous: ggml's layout),
+// x holds cols values, y receives rows values. Rows are shared out across
+// the goroutines; each row is decoded by the spec a few blocks at a time
+// (a buffer that stays in L1) and dotted with x in float64, rounded to
+// float32 once at the end, so the cpu backend's y is the reference's to
+// within that one rounding.
+func (b *Backend) MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) error {
+	if f == nil {
+		return fmt.Errorf("cpu: nil format")
+	}
+	if rows < 0 || cols < 0 || cols%f.BlockElems != 0 {
+		return fmt.Errorf("cpu: matvec %s: shape %d×%d: want non-negative sizes, cols a whole number of %d-element blocks", f.Name, rows, cols, f.BlockElems)
+	}
+	rowBlocks := cols / f.BlockElems
+	if rowBlocks > 0 && rows > math.MaxInt/f.BlockBytes/rowBlocks {
+		return fmt.Errorf("cpu: matvec %s: a %d×%d matrix is too large", f.Name, rows, cols)
+	}
+	rowBytes := rowBlocks * f.BlockBytes
+	if len(w) != rows*rowBytes || len(x) != cols || len(y) != rows {
+		return fmt.Errorf("cpu: matvec %s %d×%d: got %d bytes of W, %d of x, %d of y; want %d, %d, %d",
+			f.Name, rows, cols, len(w), len(x), len(y), rows*rowBytes, cols, rows)
+	}
+	step := max(1, 4096/f.BlockElems) // blocks decoded at a time
+	// Split by rows, at least minChunkElems elements of W per goroutine.
+	minRows := max(1, minChunkElems/max(1, cols))
+	n := min(b.workers, (rows+minRows-1)/minRows)
+	work := func(lo, hi int) {
+		tmp := make([]float32, min(step, max(1, rowBlocks))*f.BlockElems)
+		for r := lo; r < hi; r++ {
+			row := w[r*rowBytes : (r+1)*rowBytes]
+			var s float64
+			for blk := 0; blk < rowBlocks; blk += step {
+				nb := min(step, rowBlocks-blk)
+				t := tmp[:nb*f.BlockElems]
+				// Sizes were checked above; whole blocks cannot fail.
+				_ = f.Dequantize(t, row[blk*f.BlockBytes:(blk+nb)*f.BlockBytes])
+				xs := x[blk*f.BlockElems:]
+				for k, v := range t {
+					s += float64(v) * float64(xs[k])
+				}
+			}
+			y[r] = float32(s)
+		}
+	}
+	if n <= 1 {
+		work(0, rows)
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		lo, hi := rows*i/n, rows*(i+1)/n
+		wg.Go(func() { work(lo, hi) })
+	}
+	wg.Wait()
+	return nil
 }

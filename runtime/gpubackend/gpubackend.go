@@ -276,3 +276,88 @@ func (b *Backend) PrepareCopy(bytes int64) (suite.Resident, error) {
 	r.launch = func() error { return b.dev.Copy(dst, src, n, 0) }
 	return r, nil
 }
+
+var _ suite.DeviceMatVecBackend = (*Backend)(nil)
+
+// matVecLauncher finds the launcher of f's matvec_f32 kernel.
+func (b *Backend) matVecLauncher(f *formats.Format) (kernels.MatVecFunc, error) {
+	const kernel = "matvec_f32"
+	fn, ok := b.dev.Kernels().MatVec(kernel, f.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
+	}
+	return fn, nil
+}
+
+// MatVec computes y = W·x on the device: it uploads w and x, launches the
+// generated matvec_f32 launcher, synchronises and downloads y.
+func (b *Backend) MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) (err error) {
+	if err := suite.CheckMatVecSizes(f, len(y), len(w), len(x), rows, cols); err != nil {
+		return err
+	}
+	fn, err := b.matVecLauncher(f)
+	if err != nil {
+		return err
+	}
+	if rows == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s matvec_f32 %d×%d on %s", f.Name, rows, cols, b.name)
+	var bufs [3]abi.DevicePtr
+	for i, n := range []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))} {
+		// The device allocator hands out a valid pointer even for 0 bytes
+		// (a W or x of cols == 0), which the launcher requires.
+		p, aerr := b.mem.Alloc(max(n, 1))
+		if aerr != nil {
+			return fmt.Errorf("%s: %w", what, aerr)
+		}
+		// Back to the cache only after the synchronous download below.
+		defer b.free(p, &err)
+		bufs[i] = p
+	}
+	if err := b.dev.H2D(bufs[0], w); err != nil {
+		return fmt.Errorf("%s: W: %w", what, err)
+	}
+	if err := gpu.Upload(b.dev, bufs[1], x); err != nil {
+		return fmt.Errorf("%s: x: %w", what, err)
+	}
+	if err := b.dev.Launch(func() error { return fn(bufs[0], bufs[1], bufs[2], int64(rows), int64(cols), 0) }); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := b.dev.Synchronize(); err != nil {
+		return fmt.Errorf("%s: after the kernel: %w", what, err)
+	}
+	if err := gpu.Download(b.dev, y, bufs[2]); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// PrepareMatVec uploads w and x and allocates y for f's matvec_f32 kernel.
+func (b *Backend) PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int) (suite.Resident, error) {
+	if err := suite.CheckMatVecSizes(f, rows, len(w), len(x), rows, cols); err != nil {
+		return nil, err
+	}
+	if rows == 0 || cols == 0 {
+		return nil, fmt.Errorf("%s: matvec of an empty %d×%d matrix", b.name, rows, cols)
+	}
+	fn, err := b.matVecLauncher(f)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.newResident(uint64(len(w)), 4*uint64(len(x)), 4*uint64(rows))
+	if err != nil {
+		return nil, fmt.Errorf("%s matvec_f32 on %s: %w", f.Name, b.name, err)
+	}
+	if err := b.dev.H2D(r.bufs[0], w); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := gpu.Upload(b.dev, r.bufs[1], x); err != nil {
+		r.Close()
+		return nil, err
+	}
+	pw, px, py := r.bufs[0], r.bufs[1], r.bufs[2]
+	r.launch = func() error { return fn(pw, px, py, int64(rows), int64(cols), 0) }
+	return r, nil
+}

@@ -1,5 +1,5 @@
 // Package families holds forge's kernel-family specs: the kinds of kernel
-// every format gets (dequant now; matvec, matmul later), each a template
+// every format gets (dequant and matvec now; matmul later), each a template
 // under templates/hip plus the kernels it yields per format.
 package families
 
@@ -34,5 +34,18 @@ var Dequant = register(Family{
 	Kernels: []Kernel{
 		{Name: "dequant_f32", Output: "f32"},
 		{Name: "dequant_f16", Output: "f16"},
+	},
+})
+
+// MatVec is the fused dequant + matrix-vector product y = W·x: W is rows
+// rows of cols elements in the format (each row cols/BlockElems whole
+// blocks, rows contiguous: ggml's layout), x is cols float32, y is rows
+// float32, accumulated in float32 on the device. cols must be a whole
+// number of blocks.
+var MatVec = register(Family{
+	Name: "matvec",
+	Doc:  "fused dequant and matrix-vector product, f32 out",
+	Kernels: []Kernel{
+		{Name: "matvec_f32", Output: "f32"},
 	},
 })

@@ -14,12 +14,19 @@ type Target struct {
 	CompileFlags []string // extra compiler flags for this target
 	Doc          string
 	Dequant      DequantTuning
+	MatVec       MatVecTuning
 }
 
 // DequantTuning is the dequant kernel family's tuning.
 type DequantTuning struct {
 	ThreadsPerBlock  int // threads per workgroup: a multiple of WaveSize, at most 1024
 	VectorsPerThread int // 16-byte output vectors each thread writes per grid-stride step
+}
+
+// MatVecTuning is the matvec kernel family's tuning.
+type MatVecTuning struct {
+	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
+	RowsPerBlock    int // rows of W per workgroup, in [1, 64]; its waves share them out
 }
 
 var all []*Target

@@ -31,6 +31,20 @@
 
 // Launcher results: 0 is success, FORGE_ERR_INVALID an argument the launcher
 // refused before touching the GPU; anything else is the runtime's error code.
+//
+// Launchers (extern "C", the same names in every target's library; each
+// family's template documents its own):
+//   int forge_dequant_f32_<fmt>(const void* src, float* dst, int64_t n_blocks, forge_stream_t stream);
+//   int forge_dequant_f16_<fmt>(const void* src, uint16_t* dst, int64_t n_blocks, forge_stream_t stream);
+//   int forge_matvec_f32_<fmt>(const void* w, const float* x, float* y, int64_t rows, int64_t cols,
+//                              forge_stream_t stream);
+//     y = W·x, W rows rows of cols elements (cols/BlockElems whole blocks per
+//     row, rows contiguous), float32 accumulation; 1 for negative counts, cols
+//     not a multiple of BlockElems, or (rows > 0) null or misaligned pointers;
+//     rows == 0 returns 0 without a launch.
+// Adding a family adds symbols without changing existing ones, so it keeps the
+// ABI version: a library built before it lacks the new symbols, which Bind
+// reports by name.
 #define FORGE_OK 0
 #define FORGE_ERR_INVALID 1
 

@@ -3,7 +3,8 @@
 // resolved by symbol name as the GPU runtime resolves a loaded library's
 // symbols with dlsym, working on host memory instead of device memory.
 //
-// Every kernel symbol resolves to its own recording launcher, which notes
+// Every kernel symbol resolves to its own recording launcher (with the
+// matvec signature for forge_matvec_* symbols), which notes
 // its arguments and returns a chosen code, so a test can check that each
 // generated wrapper calls its own symbol with its own arguments. The Q4_0
 // launchers (HostKernels) really decode, in C, so a test can check the
@@ -22,10 +23,11 @@ static int fake_abi_version_value = 1;
 static int fake_abi_version(void) { return fake_abi_version_value; }
 
 // The last call any recording launcher received, and how many there were.
+// Matvec launchers record w as src, y as dst, and x, rows and cols.
 typedef struct {
 	int slot;
-	uintptr_t src, dst, stream;
-	int64_t n;
+	uintptr_t src, dst, stream, x;
+	int64_t n, rows, cols;
 } fake_call;
 static fake_call fake_last;
 static int64_t fake_calls;
@@ -37,6 +39,22 @@ static int fake_record(int slot, const void* src, void* dst, int64_t n, void* st
 	fake_last.src = (uintptr_t)src;
 	fake_last.dst = (uintptr_t)dst;
 	fake_last.n = n;
+	fake_last.stream = (uintptr_t)stream;
+	fake_last.x = 0;
+	fake_last.rows = 0;
+	fake_last.cols = 0;
+	return fake_code;
+}
+
+static int fake_record_matvec(int slot, const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {
+	fake_calls++;
+	fake_last.slot = slot;
+	fake_last.src = (uintptr_t)w;
+	fake_last.x = (uintptr_t)x;
+	fake_last.dst = (uintptr_t)y;
+	fake_last.n = 0;
+	fake_last.rows = rows;
+	fake_last.cols = cols;
 	fake_last.stream = (uintptr_t)stream;
 	return fake_code;
 }
@@ -61,6 +79,22 @@ static void* const fake_recorders[256] = {
 	FAKE_PTR16(0x8) FAKE_PTR16(0x9) FAKE_PTR16(0xa) FAKE_PTR16(0xb) FAKE_PTR16(0xc) FAKE_PTR16(0xd) FAKE_PTR16(0xe) FAKE_PTR16(0xf)
 };
 static void* fake_recorder(int slot) { return fake_recorders[slot]; }
+
+// 256 recording matvec launchers, with the matvec family's signature.
+#define FAKE_MV(i) static int fake_mv_##i(const void* w, const float* x, float* y, int64_t r, int64_t c, void* st) { return fake_record_matvec(i, w, x, y, r, c, st); }
+#define FAKE_MV16(h) FAKE_MV(h##0) FAKE_MV(h##1) FAKE_MV(h##2) FAKE_MV(h##3) FAKE_MV(h##4) FAKE_MV(h##5) FAKE_MV(h##6) FAKE_MV(h##7) \
+	FAKE_MV(h##8) FAKE_MV(h##9) FAKE_MV(h##a) FAKE_MV(h##b) FAKE_MV(h##c) FAKE_MV(h##d) FAKE_MV(h##e) FAKE_MV(h##f)
+FAKE_MV16(0x0) FAKE_MV16(0x1) FAKE_MV16(0x2) FAKE_MV16(0x3) FAKE_MV16(0x4) FAKE_MV16(0x5) FAKE_MV16(0x6) FAKE_MV16(0x7)
+FAKE_MV16(0x8) FAKE_MV16(0x9) FAKE_MV16(0xa) FAKE_MV16(0xb) FAKE_MV16(0xc) FAKE_MV16(0xd) FAKE_MV16(0xe) FAKE_MV16(0xf)
+
+#define FAKE_MVPTR(i) (void*)fake_mv_##i,
+#define FAKE_MVPTR16(h) FAKE_MVPTR(h##0) FAKE_MVPTR(h##1) FAKE_MVPTR(h##2) FAKE_MVPTR(h##3) FAKE_MVPTR(h##4) FAKE_MVPTR(h##5) FAKE_MVPTR(h##6) FAKE_MVPTR(h##7) \
+	FAKE_MVPTR(h##8) FAKE_MVPTR(h##9) FAKE_MVPTR(h##a) FAKE_MVPTR(h##b) FAKE_MVPTR(h##c) FAKE_MVPTR(h##d) FAKE_MVPTR(h##e) FAKE_MVPTR(h##f)
+static void* const fake_mv_recorders[256] = {
+	FAKE_MVPTR16(0x0) FAKE_MVPTR16(0x1) FAKE_MVPTR16(0x2) FAKE_MVPTR16(0x3) FAKE_MVPTR16(0x4) FAKE_MVPTR16(0x5) FAKE_MVPTR16(0x6) FAKE_MVPTR16(0x7)
+	FAKE_MVPTR16(0x8) FAKE_MVPTR16(0x9) FAKE_MVPTR16(0xa) FAKE_MVPTR16(0xb) FAKE_MVPTR16(0xc) FAKE_MVPTR16(0xd) FAKE_MVPTR16(0xe) FAKE_MVPTR16(0xf)
+};
+static void* fake_mv_recorder(int slot) { return fake_mv_recorders[slot]; }
 
 // Scalar conversions, bit for bit those of specs/formats/scalar.go.
 static float fake_half_to_f32(uint16_t h) {
@@ -143,6 +177,7 @@ import "C"
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -164,14 +199,24 @@ type Options struct {
 	Code       int      // what the recording launchers return
 }
 
-// Call is the last call a recording launcher received.
+// Call is the last call a recording launcher received. A matvec launcher
+// (MatVecPrefix) records w as Src, y as Dst, and X, Rows and Cols; NBlocks
+// is 0. A dequant launcher leaves X, Rows and Cols 0.
 type Call struct {
 	Symbol  string
 	Src     abi.DevicePtr
 	Dst     abi.DevicePtr
 	NBlocks int64
 	Stream  abi.Stream
+	X       abi.DevicePtr
+	Rows    int64
+	Cols    int64
 }
+
+// MatVecPrefix starts the symbols the fake resolves to recording launchers
+// with the matvec family's signature:
+// int f(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream).
+const MatVecPrefix = "forge_matvec_"
 
 // Lib is an open fake library.
 type Lib struct {
@@ -225,6 +270,9 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 		slot = len(l.slots)
 		l.slots = append(l.slots, symbol)
 	}
+	if strings.HasPrefix(symbol, MatVecPrefix) {
+		return C.fake_mv_recorder(C.int(slot)), nil
+	}
 	return C.fake_recorder(C.int(slot)), nil
 }
 
@@ -243,6 +291,9 @@ func (l *Lib) LastCall() (Call, bool) {
 		Dst:     abi.DevicePtr(c.dst),
 		NBlocks: int64(c.n),
 		Stream:  abi.Stream(c.stream),
+		X:       abi.DevicePtr(c.x),
+		Rows:    int64(c.rows),
+		Cols:    int64(c.cols),
 	}, true
 }
 

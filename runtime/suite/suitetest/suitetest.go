@@ -284,8 +284,8 @@ func BenchDequant(b *testing.B, f *formats.Format, output string) {
 // benchDevice times b.N back-to-back runs of r, which moves bytes bytes
 // and produces elems elements per run, after one warm-up run (which loads
 // the kernel: CUDA loads modules lazily). copyElems sizes the copy
-// roofline.
-func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes int64, elems, copyElems int) {
+// roofline. It returns the device time of the b.N runs, in seconds.
+func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes int64, elems, copyElems int) float64 {
 	if _, err := r.Run(1); err != nil {
 		b.Fatalf("warm-up on %s: %v", db.Name(), err)
 	}
@@ -308,6 +308,7 @@ func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes i
 	b.ReportMetric(float64(elems)*float64(b.N)/s, "elems/s")
 	b.ReportMetric(s*1e9/float64(b.N), "dev-ns/op")
 	b.ReportMetric(100*gbps/roof.GBps, "%copy")
+	return s
 }
 
 // Roofline is a measured copy bandwidth.

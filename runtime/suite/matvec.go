@@ -1,0 +1,235 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// MatVecBackend is a Backend that also runs the matvec family: y = W·x.
+//
+// It is an interface of its own, not a method of Backend, so that a backend
+// (or a test double) that predates matvec, or a future one that lacks it,
+// stays a Backend; the harness and forgebench skip matvec suites on it with
+// a message saying so. The cpu and GPU backends implement it.
+type MatVecBackend interface {
+	Backend
+	// MatVec computes y = W·x: w holds rows rows of cols elements of f
+	// (cols/BlockElems whole blocks per row, rows contiguous: ggml's
+	// layout), x holds cols values, y receives rows values. cols must be a
+	// whole number of blocks.
+	MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) error
+}
+
+// DeviceMatVecBackend is a DeviceBackend that runs matvec with its data
+// resident in device memory, for benchmarks.
+type DeviceMatVecBackend interface {
+	DeviceBackend
+	MatVecBackend
+	// PrepareMatVec uploads w and x (as for MatVec) and allocates y.
+	PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int) (Resident, error)
+}
+
+// MatVecTolerance is the largest normalised mean squared error,
+// NMSE = Σ(y−ref)² / Σref², that a matvec result may have against the
+// float64 reference: llama.cpp's test-backend-ops metric and threshold for
+// its mul_mat tests. Float32 accumulation in another order than the
+// reference stays orders of magnitude below it; a wrong element, block or
+// row does not.
+const MatVecTolerance = 5e-4
+
+// EnvBenchMatVec sets the matvec benchmarks' shape: "ROWSxCOLS", cols
+// rounded down to whole blocks (at least one).
+const EnvBenchMatVec = "FORGE_BENCH_MATVEC"
+
+// Default matvec benchmark shapes (rows × cols): 4096×4096 on a device
+// backend, a 7B model's square projection; 1024×1024 on the cpu.
+const (
+	DefaultMatVecRows       = 1024
+	DefaultMatVecCols       = 1024
+	DefaultDeviceMatVecRows = 4096
+	DefaultDeviceMatVecCols = 4096
+)
+
+// MatVecShape is the benchmark shape on backend b: $FORGE_BENCH_MATVEC, else
+// the default for b's kind. cols is rounded down to a whole number of f's
+// blocks, at least one.
+func MatVecShape(b Backend, f *formats.Format) (rows, cols int, err error) {
+	rows, cols = DefaultMatVecRows, DefaultMatVecCols
+	if _, ok := b.(DeviceBackend); ok {
+		rows, cols = DefaultDeviceMatVecRows, DefaultDeviceMatVecCols
+	}
+	if s := os.Getenv(EnvBenchMatVec); s != "" {
+		if rows, cols, err = ParseShape(s); err != nil {
+			return 0, 0, fmt.Errorf("$%s: %w", EnvBenchMatVec, err)
+		}
+	}
+	cols = max(1, cols/f.BlockElems) * f.BlockElems
+	return rows, cols, nil
+}
+
+// ParseShape parses "ROWSxCOLS", both positive.
+func ParseShape(s string) (rows, cols int, err error) {
+	r, c, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
+	if ok {
+		rows, err = strconv.Atoi(r)
+		if err == nil {
+			cols, err = strconv.Atoi(c)
+		}
+	}
+	if !ok || err != nil || rows <= 0 || cols <= 0 {
+		return 0, 0, fmt.Errorf("shape %q: want ROWSxCOLS, both positive, e.g. 4096x4096", s)
+	}
+	return rows, cols, nil
+}
+
+// CheckMatVecSizes checks that y, w and x fit a rows × cols matvec of f.
+func CheckMatVecSizes(f *formats.Format, nY, nW, nX, rows, cols int) error {
+	switch {
+	case f == nil:
+		return errors.New("matvec: nil format")
+	case rows < 0 || cols < 0:
+		return fmt.Errorf("matvec %s: negative shape %d×%d", f.Name, rows, cols)
+	case cols%f.BlockElems != 0:
+		return fmt.Errorf("matvec %s: %d columns is not a whole number of %d-element blocks", f.Name, cols, f.BlockElems)
+	case cols/f.BlockElems > 0 && rows > math.MaxInt/f.BlockBytes/(cols/f.BlockElems):
+		return fmt.Errorf("matvec %s: a %d×%d matrix is too large", f.Name, rows, cols)
+	case nW != rows*(cols/f.BlockElems)*f.BlockBytes:
+		return fmt.Errorf("matvec %s: %d bytes of W, want %d for %d×%d", f.Name, nW, rows*(cols/f.BlockElems)*f.BlockBytes, rows, cols)
+	case nX != cols:
+		return fmt.Errorf("matvec %s: %d values of x, want %d", f.Name, nX, cols)
+	case nY != rows:
+		return fmt.Errorf("matvec %s: %d values of y, want %d", f.Name, nY, rows)
+	}
+	return nil
+}
+
+// MatVecData returns a deterministic rows × cols matvec input of f: W the
+// spec's reference quantization of values uniform in [-1, 1), each row
+// scaled by its own factor in [1/16, 16) (so rows differ in magnitude but
+// no block overflows a format's scale), and x uniform in [-1, 1).
+func MatVecData(f *formats.Format, rows, cols int, seed uint64) (w []byte, x []float32, err error) {
+	if err := CheckMatVecSizes(f, rows, rows*(cols/f.BlockElems)*f.BlockBytes, cols, rows, cols); err != nil {
+		return nil, nil, err
+	}
+	r := NewRand(seed)
+	vals := make([]float32, rows*cols)
+	for i := range rows {
+		scale := float32(math.Ldexp(1+float64(r.Intn(1024))/1024, r.Intn(8)-4))
+		for k := range cols {
+			vals[i*cols+k] = scale * r.Float()
+		}
+	}
+	w = make([]byte, rows*(cols/f.BlockElems)*f.BlockBytes)
+	if err := cpu.New(0).Quantize(f, w, vals); err != nil {
+		return nil, nil, err
+	}
+	x = make([]float32, cols)
+	for k := range x {
+		x[k] = r.Float()
+	}
+	return w, x, nil
+}
+
+// MatVecRef is the reference y = W·x: each row dequantized by the spec and
+// dotted with x in float64. mag[i] is Σ_k |W[i][k]·x[k]|, the scale of row
+// i's rounding error: a float32 sum of the row's products is within
+// cols·2^-24·mag[i] of y[i].
+func MatVecRef(f *formats.Format, w []byte, x []float32, rows, cols int) (y, mag []float64) {
+	rowBytes := cols / f.BlockElems * f.BlockBytes
+	row := make([]float32, cols)
+	y, mag = make([]float64, rows), make([]float64, rows)
+	for i := range rows {
+		_ = f.Dequantize(row, w[i*rowBytes:(i+1)*rowBytes])
+		var s, m float64
+		for k, v := range row {
+			p := float64(v) * float64(x[k])
+			s += p
+			m += math.Abs(p)
+		}
+		y[i], mag[i] = s, m
+	}
+	return y, mag
+}
+
+// MatVecRowTolerance bounds each row's error relative to its magnitude
+// (MatVecRef's mag): |y−ref| ≤ MatVecRowTolerance·mag. Float32 summation of
+// n products errs by at most about n·2^-24·mag (4e-4 for 6656 columns,
+// far less in practice with tree-shaped sums); the bound catches the one
+// wrong row among many that the NMSE, a whole-result measure, can miss.
+const MatVecRowTolerance = 1e-3
+
+// BadRows counts the rows whose error exceeds MatVecRowTolerance·mag (a NaN
+// always does).
+func BadRows(got []float32, ref, mag []float64) int {
+	n := 0
+	for i, r := range ref {
+		if d := math.Abs(float64(got[i]) - r); !(d <= MatVecRowTolerance*mag[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// NMSE is the normalised mean squared error Σ(got−ref)² / Σref² (0 when
+// both are all zero; +Inf when only ref is, NaN when got holds a NaN).
+func NMSE(got []float32, ref []float64) float64 {
+	var num, den float64
+	for i, r := range ref {
+		d := float64(got[i]) - r
+		num += d * d
+		den += r * r
+	}
+	if den == 0 {
+		if num == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return num / den
+}
+
+// RowError is one row of a matvec result and its reference.
+type RowError struct {
+	Row      int
+	Got      float32
+	Want     float64
+	Abs, Rel float64 // |got−want|, and that over |want| (Inf for want 0)
+}
+
+func (e RowError) String() string {
+	return fmt.Sprintf("row %d: got %g, want %g (abs err %.3g, rel err %.3g)", e.Row, e.Got, e.Want, e.Abs, e.Rel)
+}
+
+// WorstRows returns up to n rows with the largest absolute error, worst
+// first (a NaN first of all).
+func WorstRows(got []float32, ref []float64, n int) []RowError {
+	var out []RowError
+	for i, r := range ref {
+		d := math.Abs(float64(got[i]) - r)
+		if math.IsNaN(d) {
+			d = math.Inf(1)
+		}
+		e := RowError{Row: i, Got: got[i], Want: r, Abs: d, Rel: d / math.Abs(r)}
+		// Insertion into a short sorted list: n is small.
+		j := len(out)
+		for j > 0 && out[j-1].Abs < d {
+			j--
+		}
+		if j < n {
+			out = append(out, RowError{})
+			copy(out[j+1:], out[j:])
+			out[j] = e
+			if len(out) > n {
+				out = out[:n]
+			}
+		}
+	}
+	return out
+}
