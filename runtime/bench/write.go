@@ -21,13 +21,14 @@ func WriteJSON(w io.Writer, run *Run) error {
 }
 
 // TableColumns are the terminal table's columns.
-var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max", "±stddev", "GB/s", "%copy", "Gelem/s", "ratio"}
+var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max", "±stddev", "GB/s", "%copy", "Gelem/s", "GFLOPS", "ratio"}
 
 // WriteTable writes run as a terminal table: a line naming the backend,
 // device and copy roofline, then one row per result with aligned columns
 // (TableColumns): sample count, min, p50, p95, p99 and max time per
 // iteration, the standard deviation as a percentage of the mean, GB/s
 // (bytes read + written over the mean time), % of the copy roofline,
+// GFLOPS where the family computes (matvec),
 // G elements/s and the format's compression ratio against f32.
 func WriteTable(w io.Writer, run *Run) error {
 	m := run.Meta
@@ -59,13 +60,17 @@ func WriteTable(w io.Writer, run *Run) error {
 		if s.PctCopy > 0 {
 			pct = fmt.Sprintf("%.1f", s.PctCopy)
 		}
+		gflops := "-" // only where the family does arithmetic (matvec)
+		if s.GFLOPS > 0 {
+			gflops = fmt.Sprintf("%.1f", s.GFLOPS)
+		}
 		ratio := "-"
 		if r.Compression > 0 {
 			ratio = fmt.Sprintf("%.2fx", r.Compression)
 		}
 		rows = append(rows, []string{r.Name, strconv.Itoa(s.N),
 			FormatDuration(s.Min), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99), FormatDuration(s.Max),
-			sd, fmt.Sprintf("%.2f", s.GBps), pct, fmt.Sprintf("%.3f", s.ElemsPS/1e9), ratio})
+			sd, fmt.Sprintf("%.2f", s.GBps), pct, fmt.Sprintf("%.3f", s.ElemsPS/1e9), gflops, ratio})
 	}
 	alignRows(&b, rows)
 	if run.Interrupted {
