@@ -70,11 +70,7 @@ func listCmd() *cli.Command {
 		Name:  "list",
 		Usage: "list the formats, targets and kernel families in specs/",
 		Action: func(c *cli.Context) error {
-			root, err := moduleRoot(c)
-			if err != nil {
-				return err
-			}
-			r, err := load.Load(root)
+			r, err := loadSpecs(c)
 			if err != nil {
 				return err
 			}
@@ -120,11 +116,7 @@ func explainCmd() *cli.Command {
 			if c.NArg() != 1 {
 				return fmt.Errorf("explain: want one FORMAT argument (see forgegen list)")
 			}
-			root, err := moduleRoot(c)
-			if err != nil {
-				return err
-			}
-			r, err := load.Load(root)
+			r, err := loadSpecs(c)
 			if err != nil {
 				return err
 			}
@@ -174,4 +166,13 @@ func printLayout(c *cli.Context, r *load.Result, typeName string) {
 		fmt.Fprintf(w, "  %d\t%d\t%s\t%s\n", offs[i], sizes.Sizeof(f.Type()), f.Name(), types.TypeString(f.Type(), q))
 	}
 	w.Flush()
+}
+
+// loadSpecs loads and validates the specs of the module forgegen runs in.
+func loadSpecs(c *cli.Context) (*load.Result, error) {
+	root, err := moduleRoot(c)
+	if err != nil {
+		return nil, err
+	}
+	return load.Load(root)
 }
