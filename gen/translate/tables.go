@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 )
@@ -188,33 +187,4 @@ func zeroValues(arr *types.Array, sc scalar) []any {
 		}
 	}
 	return vals
-}
-
-func runtimeLit(e reflect.Value, sc scalar) (string, string) {
-	want := map[[3]int]reflect.Kind{
-		{int(cInt), 8, 1}: reflect.Int8, {int(cInt), 16, 1}: reflect.Int16, {int(cInt), 32, 1}: reflect.Int32,
-		{int(cInt), 8, 0}: reflect.Uint8, {int(cInt), 16, 0}: reflect.Uint16, {int(cInt), 32, 0}: reflect.Uint32,
-		{int(cFloat), 32, 0}: reflect.Float32, {int(cBool), 1, 0}: reflect.Bool,
-	}
-	signed := 0
-	if sc.signed {
-		signed = 1
-	}
-	if k := want[[3]int{int(sc.class), sc.bits, signed}]; e.Kind() != k {
-		return "", "element kind " + e.Kind().String() + ", want " + k.String()
-	}
-	switch sc.class {
-	case cBool:
-		return strconv.FormatBool(e.Bool()), ""
-	case cFloat:
-		x := float32(e.Float())
-		if x != x || math.IsInf(float64(x), 0) {
-			return "", "NaN and infinities have no exact C literal"
-		}
-		return floatLit(x), ""
-	}
-	if sc.signed {
-		return tableLit(constant.MakeInt64(e.Int()), sc), ""
-	}
-	return tableLit(constant.MakeUint64(e.Uint()), sc), ""
 }

@@ -28,10 +28,6 @@ func (s scalar) isFloat() bool { return s.class == cFloat }
 func (s scalar) isU32() bool   { return s.class == cInt && s.bits == 32 && !s.signed }
 func (s scalar) isI32() bool   { return s.class == cInt && s.bits == 32 && s.signed }
 
-// narrow reports whether s is an integer type narrower than 32 bits, whose
-// arithmetic the translation does in uint32 and truncates back.
-func (s scalar) narrow() bool { return s.class == cInt && s.bits < 32 }
-
 var basicScalars = map[types.BasicKind]scalar{
 	types.Bool:        {cBool, 1, false, "bool", "bool"},
 	types.UntypedBool: {cBool, 1, false, "bool", "bool"},
