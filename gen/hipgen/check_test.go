@@ -41,7 +41,7 @@ func TestHipccCheck(t *testing.T) {
 				kernels = "1" // forge_copy
 			}
 			if strings.HasSuffix(rel, "_matvec.hip") {
-				kernels = "2" // matvec_f32 with 32- or 64-bit indexing
+				kernels = "3" // matvec_f32: 32-bit indexing with and without 16-byte loads, 64-bit indexing
 			}
 			if target == "gfx90a" {
 				wave = "64"

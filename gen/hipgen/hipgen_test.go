@@ -215,10 +215,10 @@ func TestLauncherText(t *testing.T) {
 		"if (rows < 0 || cols < 0 || cols % forge_mv_q4_0_elems != 0) {\n\t\treturn FORGE_ERR_INVALID;",
 		"if (rows == 0) {\n\t\treturn FORGE_OK;",
 		"if (!w || !x || !y) {\n\t\treturn FORGE_ERR_INVALID;",
-		`acc += forge_BlockQ4_0_Dequant(b, (int32_t)(j | k)) * x[e + k];`,
-		`acc = forge_wave_sum(acc);`,
-		`static constexpr uint32_t forge_mv_q4_0_threads = 256;`,
-		`static constexpr uint32_t forge_mv_q4_0_rows = 2;`,
+		`acc[i] = fmaf(forge_BlockQ4_0_Dequant(b, (int32_t)(j | k)), xv[k], acc[i]);`,
+		`acc[i] = forge_wave_sum(acc[i]);`,
+		// The spec's tuning, unless a tuning build overrides it.
+		"#else\n\tforge_matvec_f32_q4_0_kernel_launch<256, 2, 8>(blocks, x, y, rows, cols, stream);\n#endif",
 	} {
 		if !strings.Contains(mv, want) {
 			t.Errorf("gfx1030/q4_0_matvec.hip lacks %q", want)

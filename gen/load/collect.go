@@ -144,6 +144,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			MatVec: model.MatVecTuning{
 				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
 				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
+				Chunk:           l.integer(mv, "Chunk"),
 			},
 		}
 		switch t.Vendor {
@@ -175,8 +176,11 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			l.errorf(mv.at("ThreadsPerBlock").Pos(), "target %s: MatVec.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
 				t.Name, tpb, t.WaveSize)
 		}
-		if rpb := t.MatVec.RowsPerBlock; rpb < 1 || rpb > 64 {
-			l.errorf(mv.at("RowsPerBlock").Pos(), "target %s: MatVec.RowsPerBlock %d must be in [1, 64]", t.Name, rpb)
+		if rpb := t.MatVec.RowsPerBlock; rpb < 1 || rpb > 16 {
+			l.errorf(mv.at("RowsPerBlock").Pos(), "target %s: MatVec.RowsPerBlock %d must be in [1, 16]", t.Name, rpb)
+		}
+		if c := t.MatVec.Chunk; c < 4 || c > 64 || c&(c-1) != 0 {
+			l.errorf(mv.at("Chunk").Pos(), "target %s: MatVec.Chunk %d must be a power of two in [4, 64]", t.Name, c)
 		}
 		if t.Default {
 			defaults = append(defaults, t)

@@ -41,7 +41,7 @@ func TestLoadRealSpecs(t *testing.T) {
 	for _, tg := range s.Targets {
 		want, ok := targets.ByName(tg.Name)
 		if !ok || tg.WaveSize != want.WaveSize || tg.Default != want.Default || tg.Dequant.ThreadsPerBlock != want.Dequant.ThreadsPerBlock ||
-			tg.MatVec != (model.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock}) {
+			tg.MatVec != (model.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock, Chunk: want.MatVec.Chunk}) {
 			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg, want)
 		}
 	}
@@ -58,8 +58,8 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q4_0.go", "BlockBytes: 18", "BlockBytes: 19")
 	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
-	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8}, // a wave per row\n})\n\n// GFX90A",
-		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 65},\n})\n\n// GFX90A")
+	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n})\n\n// GFX90A",
+		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n})\n\n// GFX90A")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
 	_, err := load.Load(dir)
@@ -76,7 +76,8 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.ThreadsPerBlock 48 must be a multiple of the wave size 32`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.VectorsPerThread 0 must be in \[1, 16\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.ThreadsPerBlock 2048 must be a multiple of the wave size 32, at most 1024$`,
-		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.RowsPerBlock 65 must be in \[1, 64\]$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.RowsPerBlock 17 must be in \[1, 16\]$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.Chunk 12 must be a power of two in \[4, 64\]$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90 is Default, and so is gfx1100 \(specs/targets/amd\.go:\d+:\d+\): exactly one target must be$`,
 	}
 	got := map[string]bool{}

@@ -61,7 +61,8 @@ type Target struct {
 // MatVecTuning is the matvec family's tuning for a target.
 type MatVecTuning struct {
 	ThreadsPerBlock int // a multiple of WaveSize, at most 1024
-	RowsPerBlock    int // rows of W per workgroup, in [1, 64]
+	RowsPerBlock    int // rows of W per workgroup, in [1, 16]
+	Chunk           int // elements per thread step: a power of two in [4, 64]
 }
 
 // DequantTuning is the dequant family's tuning for a target.

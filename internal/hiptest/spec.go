@@ -104,17 +104,17 @@ func Spec() *model.Spec {
 	targets := []*model.Target{ // by name, as gen/load orders them
 		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
 			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2}}, // four waves per row: the shared-memory sum
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8}}, // eight waves: the shared-memory sum
 		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
 			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8}},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16}},
 		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
 			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 3}}, // a wave per row, one wave idle
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4}}, // one wave64: no shared-memory sum
 		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
 			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
 			Pos: pos("specs/targets/nvidia.go", 5), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4}},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8}},
 	}
 	families := []*model.Family{
 		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",

@@ -8,7 +8,7 @@ var GFX1100 = register(Target{
 	Default:  true,
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8}, // a wave per row
+	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 })
 
 // GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
@@ -18,7 +18,7 @@ var GFX1030 = register(Target{
 	WaveSize: 32,
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8}, // a wave per row
+	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 })
 
 // GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
@@ -28,5 +28,5 @@ var GFX90A = register(Target{
 	WaveSize: 64,
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4}, // a wave per row
+	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 })

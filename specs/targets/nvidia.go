@@ -9,5 +9,5 @@ var SM90 = register(Target{
 	CompileFlags: []string{"-arch=sm_90"},
 	Doc:          "NVIDIA Hopper (H100), warp 32, via the portability header",
 	Dequant:      DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 2},
-	MatVec:       MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4}, // two warps per row, summed through shared memory
+	MatVec:       MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 })

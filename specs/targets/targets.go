@@ -26,7 +26,8 @@ type DequantTuning struct {
 // MatVecTuning is the matvec kernel family's tuning.
 type MatVecTuning struct {
 	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
-	RowsPerBlock    int // rows of W per workgroup, in [1, 64]; its waves share them out
+	RowsPerBlock    int // rows of W per workgroup, in [1, 16]: every thread works on all of them, reusing its x
+	Chunk           int // consecutive elements a thread takes per step: a power of two in [4, 64], clamped to a block
 }
 
 var all []*Target

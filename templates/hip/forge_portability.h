@@ -302,13 +302,15 @@ FORGE_HOST_DEVICE uint32_t forge_f32_bits(float f) {
 FORGE_HOST_DEVICE float forge_half_to_f32(forge_half h) {
 #if defined(__CUDA_ARCH__)
 	// NVIDIA devices: every finite half (subnormals included) widens exactly
-	// in one cvt instruction; inf and NaN take the portable path below, so
-	// a NaN's payload is kept exactly as on the host.
-	if ((h & 0x7c00u) != 0x7c00u) {
-		float f;
-		asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)h));
-		return f;
-	}
+	// in one cvt instruction; inf and NaN are built from the bits, so a NaN's
+	// payload is kept exactly as on the host. Straight-line code (a select,
+	// no branch) so that the compiler can share one conversion among the
+	// elements of a block that read the same scale.
+	float f;
+	asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)h));
+	const uint32_t man16 = (uint32_t)h & 0x3ffu;
+	const float special = forge_f32_from_bits((uint32_t)(h & 0x8000u) << 16 | 0x7f800000u | (man16 != 0 ? 0x00400000u : 0u) | man16 << 13);
+	return (h & 0x7c00u) == 0x7c00u ? special : f;
 #endif
 	const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
 	const uint32_t exp = ((uint32_t)h >> 10) & 0x1fu;
