@@ -29,17 +29,38 @@ func listCommand() *cli.Command {
 }
 
 type listSuite struct {
-	Name          string  `json:"name"`
-	Family        string  `json:"family"`
-	Kernel        string  `json:"kernel"`
-	Format        string  `json:"format"`
-	Output        string  `json:"output"`
-	BlockElems    int     `json:"block_elems"`
-	BlockBytes    int     `json:"block_bytes"`
-	BitsPerWeight float64 `json:"bits_per_weight"`
-	Compression   float64 `json:"compression"`
-	ShapeCPU      []int   `json:"default_shape_cpu"`
-	ShapeGPU      []int   `json:"default_shape_gpu"`
+	Name          string      `json:"name"`
+	Family        string      `json:"family"`
+	Kernel        string      `json:"kernel"`
+	Format        string      `json:"format"`
+	Output        string      `json:"output"`
+	BlockElems    int         `json:"block_elems"`
+	BlockBytes    int         `json:"block_bytes"`
+	BitsPerWeight float64     `json:"bits_per_weight"`
+	Compression   float64     `json:"compression"`
+	ShapesCPU     []listShape `json:"default_shapes_cpu"`
+	ShapesGPU     []listShape `json:"default_shapes_gpu"`
+}
+
+// listShape is one default benchmark shape: its name and dimensions.
+type listShape struct {
+	Name string `json:"name"`
+	Dims []int  `json:"dims"`
+}
+
+func (s listShape) String() string {
+	if d := suite.ShapeName(s.Dims...); d != s.Name {
+		return s.Name + "=" + d
+	}
+	return s.Name
+}
+
+func shapeList(shapes []listShape) string {
+	var names []string
+	for _, s := range shapes {
+		names = append(names, s.String())
+	}
+	return strings.Join(names, " ")
 }
 
 type listTarget struct {
@@ -54,8 +75,18 @@ type listTarget struct {
 
 // defaultShape is the shape a suite runs at by default with elems
 // elements per iteration: whole blocks, at least one.
-func defaultShape(blockElems, elems int) []int {
-	return []int{max(1, elems/blockElems) * blockElems}
+func defaultShape(blockElems, elems int) []listShape {
+	n := max(1, elems/blockElems) * blockElems
+	return []listShape{{suite.ShapeName(n), []int{n}}}
+}
+
+// listShapes converts benchmark shapes for the listing.
+func listShapes(shapes []suite.BenchShape) []listShape {
+	var out []listShape
+	for _, sh := range shapes {
+		out = append(out, listShape{sh.Name, sh.Dims})
+	}
+	return out
 }
 
 func listAction(c *cli.Context) error {
@@ -71,16 +102,16 @@ func listAction(c *cli.Context) error {
 	for _, t := range ts {
 		s, f := t.Suite, t.Suite.Format
 		shapeCPU, shapeGPU := defaultShape(f.BlockElems, suite.DefaultBenchElems), defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems)
-		if s.Family == bench.MatVecFamily { // rows × cols ($FORGE_BENCH_MATVEC overrides both)
-			shapeCPU = []int{suite.DefaultMatVecRows, max(1, suite.DefaultMatVecCols/f.BlockElems) * f.BlockElems}
-			shapeGPU = []int{suite.DefaultDeviceMatVecRows, max(1, suite.DefaultDeviceMatVecCols/f.BlockElems) * f.BlockElems}
+		if s.Family == bench.MatVecFamily { // rows × cols, one benchmark each ($FORGE_BENCH_MATVEC: one instead)
+			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatVecShapes))
+			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatVecShapes))
 		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
 			BlockElems: f.BlockElems, BlockBytes: f.BlockBytes, BitsPerWeight: f.BitsPerWeight(),
 			Compression: 4 * float64(f.BlockElems) / float64(f.BlockBytes),
-			ShapeCPU:    shapeCPU,
-			ShapeGPU:    shapeGPU,
+			ShapesCPU:   shapeCPU,
+			ShapesGPU:   shapeGPU,
 		})
 	}
 	var tgts []listTarget
@@ -93,10 +124,10 @@ func listAction(c *cli.Context) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": suite.Backends()})
 	}
-	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPE (CPU)", "SHAPE (GPU)"}}
+	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {
 		rows = append(rows, []string{s.Name, s.Family, s.Kernel, s.Format, s.Output, strconv.Itoa(s.BlockElems), strconv.Itoa(s.BlockBytes),
-			fmt.Sprintf("%.4g", s.BitsPerWeight), fmt.Sprintf("%.2fx", s.Compression), fmt.Sprint(s.ShapeCPU), fmt.Sprint(s.ShapeGPU)})
+			fmt.Sprintf("%.4g", s.BitsPerWeight), fmt.Sprintf("%.2fx", s.Compression), shapeList(s.ShapesCPU), shapeList(s.ShapesGPU)})
 	}
 	printTable(w, rows, 5)
 	fmt.Fprintf(w, "%d suites\n\n", len(suites))

@@ -62,6 +62,7 @@ func benchFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "max-time", Usage: "with --min-time or --auto, stop each benchmark after this long (0: 5s)"},
 		&cli.IntFlag{Name: "warmup", Value: bench.DefaultWarmup, Usage: "warm-up iterations before sampling"},
 		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
+		&cli.StringFlag{Name: "weights", Usage: "how a GPU holds matvec's W: rotate (the default: byte-identical copies totalling at least 2 × the L2, each launch reading the next, so W comes from memory) or reuse (one copy, as llama.cpp's test-backend-ops perf; a small W is then served from the L2); the cpu always reuses one buffer"},
 		&cli.Int64Flag{Name: "copy-bytes", Usage: "bytes of each copy-roofline buffer (0: 256 MiB on the cpu, max(4 × L2, 4 × elems) on a GPU; -1: no roofline)"},
 	}
 }
@@ -182,6 +183,11 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		Elems:     c.Int("elems"),
 		CopyBytes: c.Int64("copy-bytes"),
 	}
+	weights, err := suite.ParseWeightMode(c.String("weights"))
+	if err != nil {
+		return nil, fmt.Errorf("--weights: %w", err)
+	}
+	opts.Weights = weights
 	switch {
 	case opts.Count < 0:
 		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)

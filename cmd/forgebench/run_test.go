@@ -14,6 +14,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // fast are the flags that keep a test run small: 4096 elements, 3
@@ -163,6 +164,7 @@ func TestRunFilters(t *testing.T) {
 	}{
 		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
 		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
+		{[]string{"--weights", "flush"}, `--weights: weight mode "flush": want rotate or reuse`},
 		{[]string{"--family", "matmul"}, `family "matmul" matches no family; valid: dequant, matvec`},
 		{[]string{"--format", "/Q4_(/"}, `format pattern "/Q4_(/": error parsing regexp`},
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
@@ -315,10 +317,10 @@ func TestList(t *testing.T) {
 			t.Errorf("list lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "dequant_f32/Q4_0 dequant dequant_f32 Q4_0 f32 32 18 4.5 7.11x [16777216] [67108864]") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "dequant_f32/Q4_0 dequant dequant_f32 Q4_0 f32 32 18 4.5 7.11x 16777216 67108864") {
 		t.Errorf("list lacks the Q4_0 row:\n%s", out)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matvec_f32/Q4_K matvec matvec_f32 Q4_K f32 256 144 4.5 7.11x [1024 1024] [4096 4096]") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matvec_f32/Q4_K matvec matvec_f32 Q4_K f32 256 144 4.5 7.11x 1024x1024 4096x4096 4096x14336 14336x4096 output=128256x4096") {
 		t.Errorf("list lacks the matvec Q4_K row:\n%s", out)
 	}
 	code, out, errOut = forgebench(t, "list", "--json", "--format", "Q6_K")
@@ -336,7 +338,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("list --json: %+v", l)
 	}
 	s := l.Suites[0]
-	if s.Name != "dequant_f32/Q6_K" || s.BlockElems != 256 || s.BlockBytes != 210 || s.ShapeCPU[0] != 16<<20 || s.ShapeGPU[0] != 64<<20 || s.Output != "f32" {
+	if s.Name != "dequant_f32/Q6_K" || s.BlockElems != 256 || s.BlockBytes != 210 || len(s.ShapesCPU) != 1 || s.ShapesCPU[0].Dims[0] != 16<<20 || len(s.ShapesGPU) != 1 || s.ShapesGPU[0].Dims[0] != 64<<20 || s.Output != "f32" {
 		t.Errorf("Q6_K suite %+v", s)
 	}
 	if code, _, errOut := forgebench(t, "list", "--format", "nope"); code != 1 || !strings.Contains(errOut, `format "nope" matches no format; valid: F32`) {
@@ -345,8 +347,8 @@ func TestList(t *testing.T) {
 }
 
 // TestRunMatVec runs the matvec suites through the engine on the cpu, at
-// the shape $FORGE_BENCH_MATVEC names: bytes are W's, x's and y's, FLOPs
-// 2·rows·cols.
+// the shape $FORGE_BENCH_MATVEC names (the result named by it): bytes are
+// W's, x's and y's, FLOPs 2·rows·cols; the weights are one reused copy.
 func TestRunMatVec(t *testing.T) {
 	t.Setenv("FORGE_BENCH_MATVEC", "37x512")
 	dir := t.TempDir()
@@ -363,8 +365,12 @@ func TestRunMatVec(t *testing.T) {
 		name       string
 		blockBytes int64
 		blockElems int64
-	}{{"matvec_f32/Q4_0", 18, 32}, {"matvec_f32/Q4_K", 144, 256}} {
+	}{{"matvec_f32/Q4_0/37x512", 18, 32}, {"matvec_f32/Q4_K/37x512", 144, 256}} {
 		r := run.Results[i]
+		wBytes := 37 * 512 / want.blockElems * want.blockBytes
+		if w := r.Weights; w == nil || w.Mode != suite.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {
+			t.Errorf("result %d: weights %+v, want one reused copy of %d bytes (the cpu)", i, w, wBytes)
+		}
 		if r.Name != want.name || r.Family != "matvec" || len(r.Shape) != 2 || r.Shape[0] != 37 || r.Shape[1] != 512 ||
 			r.BytesRead != 37*512/want.blockElems*want.blockBytes+4*512 || r.BytesWritten != 4*37 || r.FLOPs != 2*37*512 || r.Stats.N != 3 {
 			t.Errorf("result %d: %+v", i, r)

@@ -53,6 +53,12 @@ type Options struct {
 	// rounded down to whole blocks (at least one); 0: suite.DefaultElems
 	// (16 Mi on the cpu, 64 Mi on a GPU).
 	Elems int
+	// Weights is how a device holds a weight matrix (matvec's W):
+	// suite.WeightsRotate (byte-identical copies totalling at least twice
+	// the L2, one per launch in turn) or suite.WeightsReuse (one copy);
+	// "": rotate on a device backend. The cpu always reuses its one host
+	// buffer. Each Result records what was done (Result.Weights).
+	Weights suite.WeightMode
 	// CopyBytes sizes the copy roofline's buffers; 0: suite.HostCopyBytes
 	// on the cpu, suite.CopyBytes on a GPU; negative: no roofline (and no
 	// %copy).
@@ -103,7 +109,9 @@ type Target struct {
 	Input func() ([]byte, error)
 }
 
-// SuiteTargets returns one target per suite, at the default shape.
+// SuiteTargets returns one target per suite, at the default shape (or,
+// for a family with a default shape set, such as matvec, one per shape
+// when Measure runs them: see ExpandShapes).
 func SuiteTargets(ss []suite.Suite) []Target {
 	ts := make([]Target, len(ss))
 	for i, s := range ss {
@@ -132,8 +140,8 @@ type plan struct {
 }
 
 // MatVecFamily is the family name of the matvec suites, which Measure runs
-// as y = W·x at a [rows, cols] shape (default suite.MatVecShape) on data of
-// suite.MatVecData, on a backend that is a suite.MatVecBackend.
+// as y = W·x at a [rows, cols] shape (default: each of suite.MatVecShapes)
+// on data of suite.MatVecData, on a backend that is a suite.MatVecBackend.
 const MatVecFamily = "matvec"
 
 func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
@@ -185,6 +193,10 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 	elems := opts.Elems
 	if elems <= 0 {
 		elems = suite.DefaultElems(b)
+	}
+	targets, err := ExpandShapes(b, targets)
+	if err != nil {
+		return nil, err
 	}
 	plans := make([]plan, len(targets))
 	for i := range targets {
@@ -249,6 +261,48 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 	}
 	progress(len(plans), "")
 	return finish(nil)
+}
+
+// defaultShapes is the default shape set of suite s's family on backend b;
+// nil for a family whose targets run at one default size (dequant).
+func defaultShapes(b suite.Backend, s suite.Suite) ([]suite.BenchShape, error) {
+	switch s.Family {
+	case MatVecFamily:
+		if _, ok := b.(suite.MatVecBackend); !ok {
+			return nil, nil // planMatVec says why it cannot run
+		}
+		return suite.MatVecShapes(b, s.Format)
+	}
+	return nil, nil
+}
+
+// ExpandShapes replaces each target without a Shape whose family has a
+// default shape set on b (matvec: suite.MatVecShapes, issue 6's four
+// shapes on a device) by one target per shape, named
+// "<target>/<shape name>": "matvec_f32/Q4_0/4096x14336",
+// "matvec_f32/Q4_0/output". Other targets are kept as they are.
+func ExpandShapes(b suite.Backend, targets []Target) ([]Target, error) {
+	var out []Target
+	for _, t := range targets {
+		if t.Shape != nil || t.Suite.Format == nil {
+			out = append(out, t)
+			continue
+		}
+		shapes, err := defaultShapes(b, t.Suite)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name(), err)
+		}
+		if shapes == nil {
+			out = append(out, t)
+			continue
+		}
+		for _, sh := range shapes {
+			e := t
+			e.Name, e.Shape = t.name()+"/"+sh.Name, sh.Dims
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // groupByInput moves each target that decodes generated data of the same
@@ -440,8 +494,8 @@ func sample(ctx context.Context, res *Result, what string, once func() (time.Dur
 }
 
 // planMatVec checks a matvec target: its shape is [rows, cols] (cols a
-// whole number of blocks), or suite.MatVecShape's; the backend must run
-// matvec.
+// whole number of blocks; ExpandShapes gives a target without one each of
+// suite.MatVecShapes); the backend must run matvec.
 func (t *Target) planMatVec(b suite.Backend) (plan, error) {
 	f := t.Suite.Format
 	if _, ok := b.(suite.MatVecBackend); !ok {
@@ -452,21 +506,17 @@ func (t *Target) planMatVec(b suite.Backend) (plan, error) {
 	}
 	p := plan{t: t, matvec: true}
 	if t.Shape == nil {
-		var err error
-		if p.rows, p.cols, err = suite.MatVecShape(b, f); err != nil {
-			return plan{}, fmt.Errorf("%s: %w", t.name(), err)
-		}
-	} else {
-		if len(t.Shape) != 2 || t.Shape[0] <= 0 || t.Shape[1] <= 0 {
-			return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols], both positive", t.name(), t.Shape)
-		}
-		p.rows, p.cols = t.Shape[0], t.Shape[1]
-		if p.cols%f.BlockElems != 0 {
-			return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
-		}
-		if int64(p.rows)*int64(p.cols) > 1<<40 {
-			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
-		}
+		return plan{}, fmt.Errorf("%s: no shape (ExpandShapes gives one)", t.name())
+	}
+	if len(t.Shape) != 2 || t.Shape[0] <= 0 || t.Shape[1] <= 0 {
+		return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols], both positive", t.name(), t.Shape)
+	}
+	p.rows, p.cols = t.Shape[0], t.Shape[1]
+	if p.cols%f.BlockElems != 0 {
+		return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
+	}
+	if int64(p.rows)*int64(p.cols) > 1<<40 {
+		return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
 	}
 	p.shape = []int{p.rows, p.cols}
 	p.elems = p.rows * p.cols
@@ -475,7 +525,9 @@ func (t *Target) planMatVec(b suite.Backend) (plan, error) {
 }
 
 // measureMatVec samples one matvec benchmark on data of suite.MatVecData:
-// bytes read are W's and x's, bytes written y's; FLOPs 2·rows·cols.
+// bytes read are W's (one copy: what one launch reads, whatever the weight
+// mode) and x's, bytes written y's; FLOPs 2·rows·cols. On a device W is
+// held as opts.Weights says; Result.Weights records it.
 func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
 	s, f := p.t.Suite, p.t.Suite.Format
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
@@ -500,13 +552,16 @@ func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (
 	}
 	var once func() (time.Duration, error)
 	if db, ok := b.(suite.DeviceMatVecBackend); ok {
-		r, err := db.PrepareMatVec(f, w, x, p.rows, p.cols)
+		r, weights, err := db.PrepareMatVec(f, w, x, p.rows, p.cols, suite.ResolveWeightMode(b, opts.Weights))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		defer r.Close()
+		res.Weights = &weights
 		once = func() (time.Duration, error) { return r.Run(1) }
 	} else {
+		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
+		res.Weights = &weights
 		mv := b.(suite.MatVecBackend) // checked by planMatVec
 		y := make([]float32, p.rows)
 		once = func() (time.Duration, error) {

@@ -5,7 +5,11 @@
 // live beside it.
 package bench
 
-import "time"
+import (
+	"time"
+
+	"github.com/rocmforge/forge/runtime/suite"
+)
 
 // SchemaVersion is written into every JSON run and baseline; readers refuse
 // other versions with a clear error.
@@ -77,6 +81,11 @@ type Result struct {
 	// Compression is the format's storage relative to F32 (4 bytes per element
 	// ÷ the format's bytes per element); 0 where it does not apply.
 	Compression float64 `json:"compression,omitempty"`
+	// Weights is how the weight matrix of a family that has one (matvec)
+	// was held: mode "rotate" (Copies byte-identical copies, one per launch
+	// in turn, so that the L2 does not serve them) or "reuse" (one copy).
+	// BytesRead counts one copy. nil for families without weights.
+	Weights *suite.Weights `json:"weights,omitempty"`
 
 	Warmup  int             `json:"warmup"`     // iterations run before measuring
 	Samples []time.Duration `json:"samples_ns"` // one per measured iteration

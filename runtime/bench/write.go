@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // WriteJSON writes run as indented JSON: the schema of model.go.
@@ -47,6 +50,9 @@ func WriteTable(w io.Writer, run *Run) error {
 	b.WriteByte('\n')
 	if r := run.Roofline; r != nil {
 		fmt.Fprintf(&b, "copy roofline: %.2f GB/s (%s of %s, bytes read + written)\n", r.GBps, r.Method, formatBytes(r.Bytes))
+	}
+	if s := WeightsSummary(run); s != "" {
+		fmt.Fprintf(&b, "weights: %s\n", s)
 	}
 	rows := [][]string{TableColumns}
 	for i := range run.Results {
@@ -258,6 +264,7 @@ func WriteGoBench(w io.Writer, run *Run) error {
 	if run.Roofline != nil {
 		config("roofline-gbps", fmtFloat(run.Roofline.GBps))
 	}
+	config("weights", strings.Join(weightModes(run), ","))
 	config("forge-version", m.ForgeVersion)
 	config("forge-commit", m.ForgeCommit)
 	if run.Interrupted {
@@ -287,4 +294,59 @@ func WriteGoBench(w io.Writer, run *Run) error {
 		}
 	}
 	return nil
+}
+
+// weightModes are the weight modes of run's results, in order of first use.
+func weightModes(run *Run) []string {
+	var modes []string
+	for _, r := range run.Results {
+		if r.Weights != nil && !slices.Contains(modes, string(r.Weights.Mode)) {
+			modes = append(modes, string(r.Weights.Mode))
+		}
+	}
+	return modes
+}
+
+// WeightsSummary says in a line how the run's benchmarks with a weight
+// matrix (matvec) held it, "" when none has one: for rotate the range of
+// copies and of their total against the L2, for reuse that one copy
+// served every launch. Each Result's Weights has the details.
+func WeightsSummary(run *Run) string {
+	var parts []string
+	for _, mode := range weightModes(run) {
+		lo, hi, ratio := 0, 0, 0.0
+		var l2 int64
+		for _, r := range run.Results {
+			w := r.Weights
+			if w == nil || string(w.Mode) != mode {
+				continue
+			}
+			if lo == 0 || w.Copies < lo {
+				lo = w.Copies
+			}
+			hi = max(hi, w.Copies)
+			if w.L2Bytes > 0 {
+				q := float64(w.TotalBytes) / float64(w.L2Bytes)
+				if l2 == 0 || q < ratio {
+					ratio = q
+				}
+				l2 = w.L2Bytes
+			}
+		}
+		switch {
+		case mode != string(suite.WeightsRotate):
+			parts = append(parts, mode+": one copy of W, read by every launch (what the L2 holds of it is served from there)")
+		default:
+			n := strconv.Itoa(lo)
+			if hi != lo {
+				n = fmt.Sprintf("%d to %d", lo, hi)
+			}
+			p := fmt.Sprintf("%s: each launch reads the next of %s byte-identical copies of W", mode, n)
+			if l2 > 0 {
+				p += fmt.Sprintf(", together at least %.1f × the %s L2", ratio, formatBytes(l2))
+			}
+			parts = append(parts, p+"; GB/s counts one copy per launch")
+		}
+	}
+	return strings.Join(parts, "; ")
 }

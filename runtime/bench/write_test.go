@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // fixture is a Run written by hand, as the writers' tests and the other
@@ -222,5 +224,59 @@ func TestFormatDuration(t *testing.T) {
 		if got := FormatDuration(d); got != want {
 			t.Errorf("FormatDuration(%d) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestWeightsReported: the table and the Go benchmark format say how the
+// weights were held; the JSON keeps each result's Weights.
+func TestWeightsReported(t *testing.T) {
+	run := fixture()
+	if s := WeightsSummary(run); s != "" {
+		t.Errorf("no matvec: %q", s)
+	}
+	mv := func(name string, w suite.Weights) Result {
+		r := run.Results[0]
+		r.Name, r.Family, r.Weights = name, "matvec", &w
+		return r
+	}
+	run.Results = append(run.Results,
+		mv("matvec_f32/Q4_0/4096x4096", suite.WeightPlan(suite.WeightsRotate, 9<<20, 50<<20, 0)),
+		mv("matvec_f32/Q4_0/output", suite.WeightPlan(suite.WeightsRotate, 280<<20, 50<<20, 0)))
+	want := "rotate: each launch reads the next of 2 to 12 byte-identical copies of W, together at least 2.2 × the 50 MiB L2; GB/s counts one copy per launch"
+	if s := WeightsSummary(run); s != want {
+		t.Errorf("summary %q, want %q", s, want)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(buf.String(), "\n"); lines[2] != "weights: "+want {
+		t.Errorf("table's third line %q", lines[2])
+	}
+	buf.Reset()
+	if err := WriteGoBench(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "\nweights: rotate\n") {
+		t.Errorf("no weights config line:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"weights": {
+        "mode": "rotate",
+        "copies": 12,
+        "copy_bytes": 9437184,
+        "total_bytes": 113246208,
+        "l2_bytes": 52428800
+      }`) {
+		t.Errorf("JSON lacks the weights:\n%s", buf.String())
+	}
+	for i := range run.Results[3:] {
+		run.Results[3+i].Weights = &suite.Weights{Mode: suite.WeightsReuse, Copies: 1, CopyBytes: 9 << 20, TotalBytes: 9 << 20}
+	}
+	if s := WeightsSummary(run); s != "reuse: one copy of W, read by every launch (what the L2 holds of it is served from there)" {
+		t.Errorf("reuse: %q", s)
 	}
 }

@@ -333,31 +333,79 @@ func (b *Backend) MatVec(f *formats.Format, y []float32, w []byte, x []float32, 
 	return nil
 }
 
-// PrepareMatVec uploads w and x and allocates y for f's matvec_f32 kernel.
-func (b *Backend) PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int) (suite.Resident, error) {
+// PrepareMatVec uploads x, allocates y and holds w as weights says
+// (uploadWeights) for f's matvec_f32 kernel; each launch reads the next
+// copy of w in turn.
+func (b *Backend) PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int, weights suite.WeightMode) (suite.Resident, suite.Weights, error) {
 	if err := suite.CheckMatVecSizes(f, rows, len(w), len(x), rows, cols); err != nil {
-		return nil, err
+		return nil, suite.Weights{}, err
 	}
 	if rows == 0 || cols == 0 {
-		return nil, fmt.Errorf("%s: matvec of an empty %d×%d matrix", b.name, rows, cols)
+		return nil, suite.Weights{}, fmt.Errorf("%s: matvec of an empty %d×%d matrix", b.name, rows, cols)
 	}
 	fn, err := b.matVecLauncher(f)
 	if err != nil {
-		return nil, err
+		return nil, suite.Weights{}, err
 	}
-	r, err := b.newResident(uint64(len(w)), 4*uint64(len(x)), 4*uint64(rows))
+	what := fmt.Sprintf("%s matvec_f32 %d×%d on %s", f.Name, rows, cols, b.name)
+	r, err := b.newResident(4*uint64(len(x)), 4*uint64(rows))
 	if err != nil {
-		return nil, fmt.Errorf("%s matvec_f32 on %s: %w", f.Name, b.name, err)
+		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := b.dev.H2D(r.bufs[0], w); err != nil {
+	if err := gpu.Upload(b.dev, r.bufs[0], x); err != nil {
 		r.Close()
-		return nil, err
+		return nil, suite.Weights{}, err
 	}
-	if err := gpu.Upload(b.dev, r.bufs[1], x); err != nil {
+	rot, err := r.uploadWeights(w, weights)
+	if err != nil {
 		r.Close()
-		return nil, err
+		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
 	}
-	pw, px, py := r.bufs[0], r.bufs[1], r.bufs[2]
-	r.launch = func() error { return fn(pw, px, py, int64(rows), int64(cols), 0) }
-	return r, nil
+	px, py := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return fn(rot.next(), px, py, int64(rows), int64(cols), 0) }
+	return r, rot.plan, nil
+}
+
+// rotation is a resident kernel's copies of its weights: next hands out
+// each in turn, one per launch.
+type rotation struct {
+	ptrs []abi.DevicePtr
+	i    int
+	plan suite.Weights
+}
+
+func (rt *rotation) next() abi.DevicePtr {
+	p := rt.ptrs[rt.i]
+	rt.i = (rt.i + 1) % len(rt.ptrs)
+	return p
+}
+
+// uploadWeights allocates the copies of w that mode calls for
+// (suite.WeightPlan over the device's L2 and what fits in its free memory
+// and the allocator's cache: three quarters of that, leaving room for the
+// rest), uploads w into each, and adds them to r's buffers, which Close
+// frees. Any family's weights go through it.
+func (r *resident) uploadWeights(w []byte, mode suite.WeightMode) (*rotation, error) {
+	b := r.b
+	if mode == "" {
+		mode = suite.WeightsRotate
+	}
+	var fit int64
+	if free, _, err := b.dev.MemInfo(); err == nil {
+		fit = int64(free+b.mem.Stats().Cached) / 4 * 3
+	}
+	plan := suite.WeightPlan(mode, int64(len(w)), b.L2Bytes(), fit)
+	rt := &rotation{plan: plan}
+	for k := range plan.Copies {
+		p, err := b.mem.Alloc(max(uint64(len(w)), 1))
+		if err != nil {
+			return nil, fmt.Errorf("W, copy %d of %d (%s): %w", k+1, plan.Copies, plan, err)
+		}
+		r.bufs = append(r.bufs, p)
+		if err := b.dev.H2D(p, w); err != nil {
+			return nil, fmt.Errorf("W, copy %d of %d: %w", k+1, plan.Copies, err)
+		}
+		rt.ptrs = append(rt.ptrs, p)
+	}
+	return rt, nil
 }

@@ -32,8 +32,11 @@ type MatVecBackend interface {
 type DeviceMatVecBackend interface {
 	DeviceBackend
 	MatVecBackend
-	// PrepareMatVec uploads w and x (as for MatVec) and allocates y.
-	PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int) (Resident, error)
+	// PrepareMatVec uploads w and x (as for MatVec) and allocates y. w is
+	// held as weights says (WeightPlan: one copy, or for WeightsRotate
+	// several byte-identical copies that successive launches read in
+	// turn, x and y shared); the returned Weights says how it was held.
+	PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int, weights WeightMode) (Resident, Weights, error)
 }
 
 // MatVecTolerance is the largest normalised mean squared error,
@@ -44,34 +47,84 @@ type DeviceMatVecBackend interface {
 // row does not.
 const MatVecTolerance = 5e-4
 
-// EnvBenchMatVec sets the matvec benchmarks' shape: "ROWSxCOLS", cols
-// rounded down to whole blocks (at least one).
+// EnvBenchMatVec sets the matvec benchmarks' shape, one instead of the
+// default set (MatVecShapes): "ROWSxCOLS", cols rounded down to whole
+// blocks (at least one).
 const EnvBenchMatVec = "FORGE_BENCH_MATVEC"
 
-// Default matvec benchmark shapes (rows × cols): 4096×4096 on a device
-// backend, a 7B model's square projection; 1024×1024 on the cpu.
-const (
-	DefaultMatVecRows       = 1024
-	DefaultMatVecCols       = 1024
-	DefaultDeviceMatVecRows = 4096
-	DefaultDeviceMatVecCols = 4096
+// BenchShape is a named benchmark shape: Dims are the family's dimensions
+// (matvec: [rows, cols]). The name is what the benchmark is called by
+// (go test's sub-benchmark, forgebench's result name after the suite's).
+type BenchShape struct {
+	Name string
+	Dims []int
+}
+
+// ShapeName is the default name of a shape: its dimensions joined by "x",
+// "4096x14336".
+func ShapeName(dims ...int) string {
+	s := ""
+	for i, d := range dims {
+		if i > 0 {
+			s += "x"
+		}
+		s += strconv.Itoa(d)
+	}
+	return s
+}
+
+// The default matvec benchmark shapes ([rows, cols], W rows × cols, y =
+// W·x). On a device backend, issue 6's: a 7B/8B model's square projection
+// (4096×4096), the FFN's up/gate (14336 rows of 4096: 14336×4096) and down
+// (4096 rows of 14336: 4096×14336) projections, and the output layer of a
+// 128256-token vocabulary ("output": 128256 rows of 4096). On the cpu, one
+// small shape.
+var (
+	DeviceMatVecShapes = []BenchShape{
+		{"4096x4096", []int{4096, 4096}},
+		{"4096x14336", []int{4096, 14336}},
+		{"14336x4096", []int{14336, 4096}},
+		{"output", []int{128256, 4096}},
+	}
+	CPUMatVecShapes = []BenchShape{
+		{"1024x1024", []int{1024, 1024}},
+	}
 )
 
-// MatVecShape is the benchmark shape on backend b: $FORGE_BENCH_MATVEC, else
-// the default for b's kind. cols is rounded down to a whole number of f's
-// blocks, at least one.
-func MatVecShape(b Backend, f *formats.Format) (rows, cols int, err error) {
-	rows, cols = DefaultMatVecRows, DefaultMatVecCols
+// MatVecShapes are the matvec benchmark shapes on backend b: the one
+// $FORGE_BENCH_MATVEC names ("ROWSxCOLS", named so), else
+// DeviceMatVecShapes on a device backend and CPUMatVecShapes elsewhere.
+// Each shape's cols is rounded down to a whole number of f's blocks, at
+// least one (a rounded shape's default name says its rounded size).
+func MatVecShapes(b Backend, f *formats.Format) ([]BenchShape, error) {
+	shapes := CPUMatVecShapes
 	if _, ok := b.(DeviceBackend); ok {
-		rows, cols = DefaultDeviceMatVecRows, DefaultDeviceMatVecCols
+		shapes = DeviceMatVecShapes
 	}
 	if s := os.Getenv(EnvBenchMatVec); s != "" {
-		if rows, cols, err = ParseShape(s); err != nil {
-			return 0, 0, fmt.Errorf("$%s: %w", EnvBenchMatVec, err)
+		rows, cols, err := ParseShape(s)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", EnvBenchMatVec, err)
 		}
+		shapes = []BenchShape{{ShapeName(rows, cols), []int{rows, cols}}}
 	}
-	cols = max(1, cols/f.BlockElems) * f.BlockElems
-	return rows, cols, nil
+	return WholeBlockShapes(f, shapes), nil
+}
+
+// WholeBlockShapes is shapes ([rows, cols]) with each cols rounded down to
+// a whole number of f's blocks, at least one; a shape named by its
+// dimensions is renamed by its rounded ones.
+func WholeBlockShapes(f *formats.Format, shapes []BenchShape) []BenchShape {
+	out := make([]BenchShape, len(shapes))
+	for i, sh := range shapes {
+		rows, cols := sh.Dims[0], max(1, sh.Dims[1]/f.BlockElems)*f.BlockElems
+		name := sh.Name
+		if cols != sh.Dims[1] && name == ShapeName(sh.Dims...) {
+			name = ShapeName(rows, cols)
+		}
+		out[i] = BenchShape{name, []int{rows, cols}}
+	}
+	return out
 }
 
 // ParseShape parses "ROWSxCOLS", both positive.

@@ -10,9 +10,9 @@
 // code (2); every function fails with code 3 (initialization error) on a
 // thread that has not called forge_rt_init, as the CUDA and HIP runtimes
 // keep the current device per thread; events read the host's monotonic
-// clock. The Q4_0 launchers (forge_dequant_f32_q4_0, forge_dequant_f16_q4_0)
-// really decode, in C written from the spec; every other launcher returns
-// CodeNotImplemented.
+// clock. The Q4_0 launchers (forge_dequant_f32_q4_0, forge_dequant_f16_q4_0,
+// forge_matvec_f32_q4_0) really compute, in C written from the spec; every
+// other launcher (with its family's signature) returns CodeNotImplemented.
 package gputest
 
 import (
@@ -39,7 +39,7 @@ const (
 )
 
 // HostKernels are the launchers the fake implements.
-var HostKernels = []string{"forge_dequant_f32_q4_0", "forge_dequant_f16_q4_0"}
+var HostKernels = []string{"forge_dequant_f32_q4_0", "forge_dequant_f16_q4_0", "forge_matvec_f32_q4_0"}
 
 // Options shape a fake library.
 type Options struct {
@@ -154,7 +154,14 @@ func Source(o Options) string {
 			emit(k.Symbol, fakeQ4_0F32)
 		case "forge_dequant_f16_q4_0":
 			emit(k.Symbol, fakeQ4_0F16)
+		case "forge_matvec_f32_q4_0":
+			emit(k.Symbol, fakeMatVecQ4_0)
 		default:
+			if k.Family == "matvec" {
+				emit(k.Symbol, fmt.Sprintf("FAKE_EXPORT int %s(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {\n"+
+					"\t(void)w; (void)x; (void)y; (void)rows; (void)cols; (void)stream;\n\tFAKE_CHECK_INIT;\n\treturn FAKE_NOT_IMPLEMENTED;\n}\n", k.Symbol))
+				continue
+			}
 			out := "float"
 			if k.Output == "f16" {
 				out = "uint16_t"
@@ -438,6 +445,23 @@ FAKE_EXPORT int forge_dequant_f32_q4_0(const void* src, float* dst, int64_t n, v
 	FAKE_CHECK_INIT;
 	if (n < 0 || (n > 0 && (src == NULL || dst == NULL))) return 1;
 	for (int64_t i = 0; i < n * 32; i++) dst[i] = fake_q4_0((const uint8_t*)src + (i / 32) * 18, (int)(i % 32));
+	return 0;
+}
+`
+
+// fakeMatVecQ4_0 is y = W·x over Q4_0 rows, summed in float in column
+// order (well within suite.MatVecTolerance of the reference).
+const fakeMatVecQ4_0 = `
+FAKE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {
+	(void)stream;
+	FAKE_CHECK_INIT;
+	if (rows < 0 || cols < 0 || cols % 32 != 0 || (rows > 0 && (w == NULL || x == NULL || y == NULL))) return 1;
+	for (int64_t i = 0; i < rows; i++) {
+		const uint8_t* row = (const uint8_t*)w + i * (cols / 32) * 18;
+		float s = 0;
+		for (int64_t k = 0; k < cols; k++) s += fake_q4_0(row + (k / 32) * 18, (int)(k % 32)) * x[k];
+		y[i] = s;
+	}
 	return 0;
 }
 `

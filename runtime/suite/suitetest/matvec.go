@@ -71,36 +71,56 @@ func CheckMatVec(tb testing.TB, f *formats.Format) {
 	}
 }
 
-// BenchMatVec measures format f's matvec on the selected backend over the
-// shape suite.MatVecShape gives ($FORGE_BENCH_MATVEC, "ROWSxCOLS"; default
-// 4096x4096 on a GPU, 1024x1024 on the cpu). Bytes per operation are W's
-// bytes + x's + y's; it also reports weight-GB/s (W's bytes alone per
-// second), the figure that bounds a matvec. On a device backend the data
-// stays in device memory and only the kernels are timed with device events
-// (GB/s, %copy, dev-ns/op as for BenchDequant).
+// BenchMatVec measures format f's matvec on the selected backend, one
+// sub-benchmark per shape of suite.MatVecShapes, named by the shape
+// ("4096x14336", "output"): on a GPU issue 6's four (4096×4096,
+// 4096×14336, 14336×4096 and the 128256×4096 output layer), on the cpu
+// 1024×1024; $FORGE_BENCH_MATVEC ("ROWSxCOLS") runs that one shape instead.
+// Bytes per operation are W's bytes + x's + y's; it also reports
+// weight-GB/s (one W's bytes per launch, per second), the figure that
+// bounds a matvec. On a device backend the data stays in device memory and
+// only the kernels are timed with device events (GB/s, %copy, dev-ns/op as
+// for BenchDequant), and W is held as $FORGE_BENCH_WEIGHTS says: "rotate"
+// (the default: byte-identical copies of W totalling at least twice the
+// L2, each launch reading the next, so W comes from memory) or "reuse"
+// (one copy, as llama.cpp's test-backend-ops perf); the log says which,
+// with the copies' count and size.
 func BenchMatVec(b *testing.B, f *formats.Format) {
 	be := Backend(b)
 	mv, ok := be.(suite.MatVecBackend)
 	if !ok {
 		b.Skipf("backend %s does not run matvec", be.Name())
 	}
-	rows, cols, err := suite.MatVecShape(be, f)
+	shapes, err := suite.MatVecShapes(be, f)
 	if err != nil {
 		b.Fatal(err)
 	}
+	mode, err := suite.WeightModeFromEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
+	mode = suite.ResolveWeightMode(be, mode)
+	for _, sh := range shapes {
+		b.Run(sh.Name, func(b *testing.B) { benchMatVecShape(b, be, mv, f, sh.Dims[0], sh.Dims[1], mode) })
+	}
+}
+
+func benchMatVecShape(b *testing.B, be suite.Backend, mv suite.MatVecBackend, f *formats.Format, rows, cols int, mode suite.WeightMode) {
 	w, x, err := suite.MatVecData(f, rows, cols, suite.Seed(f.Name))
 	if err != nil {
 		b.Fatalf("%s matvec %d×%d: inputs: %v", f.Name, rows, cols, err)
 	}
 	bytes := int64(len(w) + 4*len(x) + 4*rows)
 	if db, ok := be.(suite.DeviceMatVecBackend); ok {
-		r, err := db.PrepareMatVec(f, w, x, rows, cols)
+		r, weights, err := db.PrepareMatVec(f, w, x, rows, cols, mode)
 		if err != nil {
-			b.Fatalf("%s matvec on %s: %v", f.Name, be.Name(), err)
+			b.Fatalf("%s matvec %d×%d on %s: %v", f.Name, rows, cols, be.Name(), err)
 		}
 		defer r.Close()
+		b.Logf("%s matvec %d×%d weights %s", f.Name, rows, cols, weights)
 		s := benchDevice(b, db, r, bytes, rows*cols, rows*cols)
 		b.ReportMetric(float64(len(w))*float64(b.N)/s/1e9, "weight-GB/s")
+		b.ReportMetric(float64(weights.Copies), "weight-copies")
 		return
 	}
 	b.SetBytes(bytes)

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -53,5 +55,52 @@ func TestParseShape(t *testing.T) {
 		if _, _, err := suite.ParseShape(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestBenchMatVecFakeGPU measures matvec on the fake library (a real Q4_0
+// matvec): the weight modes show in the weight-copies metric, and
+// weight-GB/s counts one W per launch.
+func TestBenchMatVecFakeGPU(t *testing.T) {
+	isolate(t)
+	lib := gputest.Build(t, gputest.Options{})
+	suiteflags.Set("cuda", lib)
+	t.Setenv(EnvBenchElems, "4096") // a small copy roofline
+	t.Setenv(suite.EnvBenchMatVec, "64x256")
+	quickBench(t)
+	s, err := Select()
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := s.Backend
+	for _, tc := range []struct {
+		mode   suite.WeightMode
+		copies float64 // at least
+	}{{suite.WeightsRotate, 2}, {suite.WeightsReuse, 1}} {
+		r := testing.Benchmark(func(b *testing.B) {
+			benchMatVecShape(b, be, be.(suite.MatVecBackend), formats.Q4_0, 64, 256, tc.mode)
+		})
+		c := r.Extra["weight-copies"]
+		if r.N == 0 || c < tc.copies || (tc.mode == suite.WeightsReuse && c != 1) {
+			t.Errorf("%s: %d runs, %v copies: %v", tc.mode, r.N, c, r.Extra)
+		}
+		// 2 MiB of copies of a 9 KiB W (the fake's L2 is 1 MiB).
+		if tc.mode == suite.WeightsRotate && c*64*8*18 < 2<<20 {
+			t.Errorf("rotate: %v copies of 9216 bytes are less than 2 × the 1 MiB L2", c)
+		}
+		if w, g, d := r.Extra["weight-GB/s"], r.Extra["GB/s"], r.Extra["dev-ns/op"]; w <= 0 || w >= g || d <= 0 {
+			t.Errorf("%s: weight-GB/s %v, GB/s %v, dev-ns/op %v", tc.mode, w, g, d)
+		}
+	}
+	// The whole benchmark, by $FORGE_BENCH_WEIGHTS: one sub-benchmark.
+	for _, env := range []string{"", "reuse", "rotate"} {
+		t.Setenv(suite.EnvBenchWeights, env)
+		if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N == 0 {
+			t.Errorf("$FORGE_BENCH_WEIGHTS=%q: BenchMatVec did not run", env)
+		}
+	}
+	t.Setenv(suite.EnvBenchWeights, "both")
+	if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N != 0 {
+		t.Errorf("$FORGE_BENCH_WEIGHTS=both: BenchMatVec ran")
 	}
 }
