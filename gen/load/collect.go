@@ -127,6 +127,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		dq := l.sub(s, "Dequant")
 		mv := l.sub(s, "MatVec")
+		mm := l.sub(s, "MatMul")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -144,6 +145,14 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			MatVec: model.MatVecTuning{
 				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
 				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
+			},
+			MatMul: model.MatMulTuning{
+				ThreadsPerBlock: l.integer(mm, "ThreadsPerBlock"),
+				TileRows:        l.integer(mm, "TileRows"),
+				TileCols:        l.integer(mm, "TileCols"),
+				TileK:           l.integer(mm, "TileK"),
+				ThreadRows:      l.integer(mm, "ThreadRows"),
+				WarpRows:        l.integer(mm, "WarpRows"),
 			},
 		}
 		switch t.Vendor {
@@ -177,6 +186,9 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		if rpb := t.MatVec.RowsPerBlock; rpb < 1 || rpb > 64 {
 			l.errorf(mv.at("RowsPerBlock").Pos(), "target %s: MatVec.RowsPerBlock %d must be in [1, 64]", t.Name, rpb)
+		}
+		for _, p := range t.MatMul.Problems(t.Vendor, t.WaveSize) {
+			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
 		}
 		if t.Default {
 			defaults = append(defaults, t)
