@@ -75,6 +75,10 @@ func listAction(c *cli.Context) error {
 			shapeCPU = []int{suite.DefaultMatVecRows, max(1, suite.DefaultMatVecCols/f.BlockElems) * f.BlockElems}
 			shapeGPU = []int{suite.DefaultDeviceMatVecRows, max(1, suite.DefaultDeviceMatVecCols/f.BlockElems) * f.BlockElems}
 		}
+		if s.Family == bench.MatMulFamily { // rows × cols × batch ($FORGE_BENCH_MATMUL overrides all three)
+			shapeCPU = []int{suite.DefaultMatMulRows, max(1, suite.DefaultMatMulCols/f.BlockElems) * f.BlockElems, suite.DefaultMatMulBatch}
+			shapeGPU = []int{suite.DefaultDeviceMatMulRows, max(1, suite.DefaultDeviceMatMulCols/f.BlockElems) * f.BlockElems, suite.DefaultDeviceMatMulBatch}
+		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
 			BlockElems: f.BlockElems, BlockBytes: f.BlockBytes, BitsPerWeight: f.BitsPerWeight(),
