@@ -104,7 +104,7 @@ func Spec() *model.Spec {
 	targets := []*model.Target{ // by name, as gen/load orders them
 		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
 			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2}, // four waves per row: the shared-memory sum
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2},                                       // four waves per row: the shared-memory sum
 			MatMul: model.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
 		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
 			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
@@ -112,7 +112,7 @@ func Spec() *model.Spec {
 			MatMul: model.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
 		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
 			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 3}, // a wave per row, one wave idle
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 3},                                      // a wave per row, one wave idle
 			MatMul: model.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
 		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
 			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
