@@ -106,6 +106,10 @@ func listAction(c *cli.Context) error {
 			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatVecShapes))
 			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatVecShapes))
 		}
+		if s.Family == bench.MatMulFamily { // rows × cols × batch ($FORGE_BENCH_MATMUL overrides all three)
+			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatMulShapes))
+			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatMulShapes))
+		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
 			BlockElems: f.BlockElems, BlockBytes: f.BlockBytes, BitsPerWeight: f.BitsPerWeight(),

@@ -165,7 +165,7 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
 		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
 		{[]string{"--weights", "flush"}, `--weights: weight mode "flush": want rotate or reuse`},
-		{[]string{"--family", "matmul"}, `family "matmul" matches no family; valid: dequant, matvec`},
+		{[]string{"--family", "attention"}, `family "attention" matches no family; valid: dequant, matmul, matvec`},
 		{[]string{"--format", "/Q4_(/"}, `format pattern "/Q4_(/": error parsing regexp`},
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
@@ -312,7 +312,7 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"63 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
+	for _, want := range []string{"84 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
 		}
@@ -322,6 +322,9 @@ func TestList(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matvec_f32/Q4_K matvec matvec_f32 Q4_K f32 256 144 4.5 7.11x 1024x1024 4096x4096 4096x14336 14336x4096 output=128256x4096") {
 		t.Errorf("list lacks the matvec Q4_K row:\n%s", out)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matmul_f32/Q4_K matmul matmul_f32 Q4_K f32 256 144 4.5 7.11x 256x1024x16 4096x4096x16 4096x4096x64 4096x4096x512 4096x14336x16 4096x14336x64 4096x14336x512") {
+		t.Errorf("list lacks the matmul Q4_K row:\n%s", out)
 	}
 	code, out, errOut = forgebench(t, "list", "--json", "--format", "Q6_K")
 	if code != 0 {
@@ -334,7 +337,7 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Suites) != 3 || len(l.Targets) != 4 {
+	if len(l.Suites) != 4 || len(l.Targets) != 4 {
 		t.Fatalf("list --json: %+v", l)
 	}
 	s := l.Suites[0]
@@ -373,6 +376,38 @@ func TestRunMatVec(t *testing.T) {
 		}
 		if r.Name != want.name || r.Family != "matvec" || len(r.Shape) != 2 || r.Shape[0] != 37 || r.Shape[1] != 512 ||
 			r.BytesRead != 37*512/want.blockElems*want.blockBytes+4*512 || r.BytesWritten != 4*37 || r.FLOPs != 2*37*512 || r.Stats.N != 3 {
+			t.Errorf("result %d: %+v", i, r)
+		}
+	}
+}
+
+// TestRunMatMul runs the matmul suites through the engine on the cpu, at
+// the shape $FORGE_BENCH_MATMUL names: bytes are W's, X's and Y's, FLOPs
+// 2·rows·cols·batch.
+func TestRunMatMul(t *testing.T) {
+	t.Setenv("FORGE_BENCH_MATMUL", "37x512x3")
+	dir := t.TempDir()
+	j := filepath.Join(dir, "run.json")
+	code, out, errOut := forgebench(t, runArgs("--family", "matmul", "--format", "Q4_0,Q4_K", "--json", j)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "GFLOPS") {
+		t.Errorf("no GFLOPS column:\n%s", out)
+	}
+	run := readRun(t, j)
+	if len(run.Results) != 2 {
+		t.Fatalf("%d results", len(run.Results))
+	}
+	for i, want := range []struct {
+		name       string
+		blockBytes int64
+		blockElems int64
+	}{{"matmul_f32/Q4_0/37x512x3", 18, 32}, {"matmul_f32/Q4_K/37x512x3", 144, 256}} {
+		r := run.Results[i]
+		if r.Name != want.name || r.Family != "matmul" || len(r.Shape) != 3 || r.Shape[0] != 37 || r.Shape[1] != 512 || r.Shape[2] != 3 ||
+			r.BytesRead != 37*512/want.blockElems*want.blockBytes+4*512*3 || r.BytesWritten != 4*37*3 || r.FLOPs != 2*37*512*3 || r.Stats.N != 3 ||
+			r.Stats.GFLOPS <= 0 {
 			t.Errorf("result %d: %+v", i, r)
 		}
 	}

@@ -178,8 +178,8 @@ func launchers(s *model.Spec) ([]launcher, error) {
 				bad("%s: family %q kernel %q: unknown output %q (want f32 or f16)", fam.Pos, fam.Name, k.Name, k.Output)
 				continue
 			}
-			if harness[fam.Name].sig == sigMatVec && k.Output != "f32" {
-				bad("%s: family %q kernel %q: output %q: matvec kernels write float32", fam.Pos, fam.Name, k.Name, k.Output)
+			if harness[fam.Name].sig.outF32 && k.Output != "f32" {
+				bad("%s: family %q kernel %q: output %q: %s kernels write float32", fam.Pos, fam.Name, k.Name, k.Output, harness[fam.Name].sig.name)
 				continue
 			}
 			if !isIdent(k.Name) || !strings.HasPrefix(k.Name, fam.Name) {

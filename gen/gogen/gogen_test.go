@@ -129,7 +129,8 @@ func TestFilesErrors(t *testing.T) {
 	bad.Kernels = append(slices.Clone(bad.Kernels), model.Kernel{Name: "dequant_f8", Output: "f8"})
 	s.Formats = append([]*model.Format{&f0, &dup}, s.Formats[1:]...)
 	s.Families = []*model.Family{&bad,
-		{Name: "matmul", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "matmul_f32", Output: "f32"}}},
+		{Name: "attention", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "attention_f32", Output: "f32"}}},
+		{Name: "matmul", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "matmul_f16", Output: "f16"}}},
 		{Name: "matvec", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "matvec_f16", Output: "f16"}}}}
 	files, err := Files(s)
 	if err == nil {
@@ -143,7 +144,8 @@ func TestFilesErrors(t *testing.T) {
 		`format "Q4-0": the name is not a Go identifier`,
 		`format ` + dup.Name + ` and format ` + dup.Name + ` both map to "file ` + dup.Lower() + `_test.go"`,
 		`kernel "dequant_f8": unknown output "f8"`,
-		`family "matmul": gen/gogen has no Go binding for it (it binds: dequant, matvec)`,
+		`family "attention": gen/gogen has no Go binding for it (it binds: dequant, matmul, matvec)`,
+		`family "matmul" kernel "matmul_f16": output "f16": matmul kernels write float32`,
 		`family "matvec" kernel "matvec_f16": output "f16": matvec kernels write float32`,
 	} {
 		if !strings.Contains(err.Error(), want) {

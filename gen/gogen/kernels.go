@@ -26,25 +26,28 @@ typedef int (*forge_abi_version_fn)(void);
 static int forge_call_abi_version(void* fn) { return ((forge_abi_version_fn)fn)(); }
 `)
 	for _, fam := range s.Families {
+		sig := harness[fam.Name].sig
 		for _, k := range fam.Kernels {
 			ct := outputs[k.Output].cType
-			if harness[fam.Name].sig == sigMatVec {
-				fmt.Fprintf(&b, `
-// int forge_%[1]s_<format>(const void* w, const float* x, %[2]s* y, int64_t rows, int64_t cols, forge_stream_t stream)
-typedef int (*forge_%[1]s_fn)(const void*, const float*, %[2]s*, int64_t, int64_t, void*);
-static int forge_call_%[1]s(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, uintptr_t stream) {
-	return ((forge_%[1]s_fn)fn)((const void*)w, (const float*)x, (%[2]s*)y, rows, cols, (void*)stream);
-}
-`, k.Name, ct)
-				continue
+			var types, uparams, cargs []string
+			for _, p := range sig.params {
+				t := strings.ReplaceAll(p.cType, "OUT", ct)
+				types = append(types, t)
+				if p.ptr {
+					uparams = append(uparams, "uintptr_t "+p.name)
+					cargs = append(cargs, "("+t+")"+p.name)
+				} else {
+					uparams = append(uparams, t+" "+p.name)
+					cargs = append(cargs, p.name)
+				}
 			}
 			fmt.Fprintf(&b, `
-// int forge_%[1]s_<format>(const void* src, %[2]s* dst, int64_t n_blocks, forge_stream_t stream)
-typedef int (*forge_%[1]s_fn)(const void*, %[2]s*, int64_t, void*);
-static int forge_call_%[1]s(void* fn, uintptr_t src, uintptr_t dst, int64_t n_blocks, uintptr_t stream) {
-	return ((forge_%[1]s_fn)fn)((const void*)src, (%[2]s*)dst, n_blocks, (void*)stream);
+// int forge_%[1]s_<format>(%[2]s, forge_stream_t stream)
+typedef int (*forge_%[1]s_fn)(%[3]s, void*);
+static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
+	return ((forge_%[1]s_fn)fn)(%[5]s, (void*)stream);
 }
-`, k.Name, ct)
+`, k.Name, sig.cParams(ct), strings.Join(types, ", "), strings.Join(uparams, ", "), strings.Join(cargs, ", "))
 		}
 	}
 	return b.String()
@@ -103,14 +106,11 @@ func kernelsFile(s *model.Spec, ls []launcher) *jen.File {
 	f.Line()
 
 	f.Comment("maxBlocks[i] is the largest block count of launcher i whose input and")
-	f.Comment("output sizes in bytes fit in an int64 (for matvec: W's blocks, and one")
-	f.Comment("row's blocks with x's floats).")
+	f.Comment("output sizes in bytes fit in an int64 (for matvec and matmul: W's")
+	f.Comment("blocks, and one row's blocks with x's floats).")
 	f.Var().Id("maxBlocks").Op("=").Index(jen.Id("numKernels")).Int64().ValuesFunc(func(g *jen.Group) {
 		for _, l := range ls {
-			per := max(l.format.BlockBytes, l.format.BlockElems*outputs[l.kernel.Output].size)
-			if harness[l.family.Name].sig == sigMatVec {
-				per = max(l.format.BlockBytes, l.format.BlockElems*4) // W's blocks and x's floats
-			}
+			per := harness[l.family.Name].sig.perBlock(l.format.BlockBytes, l.format.BlockElems, outputs[l.kernel.Output].size)
 			g.Line().Id(l.index).Op(":").Op(strconv.FormatInt(math.MaxInt64/int64(per), 10))
 		}
 		g.Line()
@@ -164,24 +164,6 @@ is refused with one error naming all of them.`)
 	)
 	f.Line()
 
-	doc(f, `checkArgs refuses a call that launcher i must not receive, before it
-crosses into C.`)
-	f.Func().Id("checkArgs").Params(jen.Id("i").Int(), jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"), jen.Id("nBlocks").Int64()).Error().Block(
-		jen.Switch().Block(
-			jen.Case(jen.Id("nBlocks").Op("<").Lit(0)).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: negative block count %d"), jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol"), jen.Id("nBlocks"))),
-			),
-			jen.Case(jen.Id("nBlocks").Op(">").Id("maxBlocks").Index(jen.Id("i"))).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %d blocks overflow an int64 byte count"), jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol"), jen.Id("nBlocks"))),
-			),
-			jen.Case(jen.Id("nBlocks").Op(">").Lit(0).Op("&&").Parens(jen.Id("src").Op("==").Lit(0).Op("||").Id("dst").Op("==").Lit(0))).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: null device pointer (src %#x, dst %#x) for %d blocks"), jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol"), jen.Id("src"), jen.Id("dst"), jen.Id("nBlocks"))),
-			),
-		),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
-
 	f.Comment("result turns launcher i's return code into an error.")
 	f.Func().Id("result").Params(jen.Id("i").Int(), jen.Id("code").Qual("C", "int")).Error().Block(
 		jen.If(jen.Id("code").Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
@@ -192,66 +174,7 @@ crosses into C.`)
 	)
 
 	for _, fam := range s.Families {
-		if harness[fam.Name].sig == sigMatVec {
-			matVecFamily(f, s, fam, ls)
-			continue
-		}
-		famType := camel(fam.Name) + "Func"
-		f.Line()
-		f.Commentf("%s is the signature of the %s family's launchers: decode nBlocks", famType, fam.Name)
-		f.Comment("blocks at src into dst on stream.")
-		f.Type().Id(famType).Func().Params(jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"), jen.Id("nBlocks").Int64(), jen.Id("stream").Qual(abiPkg, "Stream")).Error()
-
-		// One unexported caller per kernel, through its trampoline.
-		for _, k := range fam.Kernels {
-			f.Line()
-			f.Commentf("%s calls launcher i of kernel %s; zero blocks is a no-op.", lowerFirst(camel(k.Name)), k.Name)
-			f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lowerFirst(camel(k.Name))).Params(
-				jen.Id("i").Int(), jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"), jen.Id("nBlocks").Int64(), jen.Id("stream").Qual(abiPkg, "Stream"),
-			).Error().Block(
-				jen.If(jen.Err().Op(":=").Id("checkArgs").Call(jen.Id("i"), jen.Id("src"), jen.Id("dst"), jen.Id("nBlocks")), jen.Err().Op("!=").Nil().Op("||").Id("nBlocks").Op("==").Lit(0)).Block(
-					jen.Return(jen.Err()),
-				),
-				jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+k.Name).Call(
-					jen.Id("l").Dot("fn").Index(jen.Id("i")),
-					jen.Qual("C", "uintptr_t").Call(jen.Id("src")),
-					jen.Qual("C", "uintptr_t").Call(jen.Id("dst")),
-					jen.Qual("C", "int64_t").Call(jen.Id("nBlocks")),
-					jen.Qual("C", "uintptr_t").Call(jen.Id("stream")),
-				))),
-			)
-		}
-
-		for _, l := range ls {
-			if l.family != fam {
-				continue
-			}
-			o := outputs[l.kernel.Output]
-			f.Line()
-			doc(f, fmt.Sprintf(`%s calls %s, which decodes nBlocks %s blocks
-(%d bytes, %d %s each) at src into %s at dst, on stream. Zero
-blocks is a no-op; a negative or overflowing count, or a null pointer, is
-an error before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockBytes, l.format.BlockElems, plural(l.format.BlockElems, "element"), o.doc))
-			f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.method).Params(
-				jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"), jen.Id("nBlocks").Int64(), jen.Id("stream").Qual(abiPkg, "Stream"),
-			).Error().Block(
-				jen.Return(jen.Id("l").Dot(lowerFirst(camel(l.kernel.Name))).Call(jen.Id(l.index), jen.Id("src"), jen.Id("dst"), jen.Id("nBlocks"), jen.Id("stream"))),
-			)
-		}
-
-		f.Line()
-		f.Commentf("%s returns the launcher of kernel (%q) for format (%q), false if", camel(fam.Name), fam.Kernels[0].Name, s.Formats[0].Name)
-		f.Comment("there is none.")
-		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(camel(fam.Name)).Params(jen.List(jen.Id("kernel"), jen.Id("format")).String()).Params(jen.Id(famType), jen.Bool()).Block(
-			jen.Switch(jen.Id("kernel").Op("+").Lit("/").Op("+").Id("format")).BlockFunc(func(g *jen.Group) {
-				for _, l := range ls {
-					if l.family == fam {
-						g.Case(jen.Lit(l.kernel.Name + "/" + l.format.Name)).Block(jen.Return(jen.Id("l").Dot(l.method), jen.True()))
-					}
-				}
-			}),
-			jen.Return(jen.Nil(), jen.False()),
-		)
+		familyBindings(f, s, fam, ls)
 	}
 	return f
 }
@@ -283,61 +206,52 @@ func fields(kv ...any) []jen.Code {
 	return out
 }
 
-// matVecFamily renders the matvec family's Go side: y = W·x launchers taking
-// (w, x, y, rows, cols, stream).
-func matVecFamily(f *jen.File, s *model.Spec, fam *model.Family, ls []launcher) {
+// familyBindings renders a family's Go side from its signature: the Func
+// type, the argument check, one caller per kernel through its trampoline,
+// one method per format, and the lookup by kernel and format.
+func familyBindings(f *jen.File, s *model.Spec, fam *model.Family, ls []launcher) {
 	abiPkg := s.Module + "/runtime/abi"
+	sig := harness[fam.Name].sig
 	famType := camel(fam.Name) + "Func"
-	ptrs := jen.List(jen.Id("w"), jen.Id("x"), jen.Id("y")).Qual(abiPkg, "DevicePtr")
-	counts := jen.List(jen.Id("rows"), jen.Id("cols")).Int64()
-	sym := jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol")
+	checkName := "check" + camel(fam.Name) + "Args"
+	stream := jen.Id("stream").Qual(abiPkg, "Stream")
 	f.Line()
-	f.Commentf("%s is the signature of the %s family's launchers: y = W·x, W", famType, fam.Name)
-	f.Comment("rows rows of cols elements (cols/BlockElems whole blocks each, rows")
-	f.Comment("contiguous), x cols float32 and y rows float32, all in device memory.")
-	f.Type().Id(famType).Func().Params(ptrs.Clone(), counts.Clone(), jen.Id("stream").Qual(abiPkg, "Stream")).Error()
+	doc(f, fmt.Sprintf("%s is the signature of the %s family's launchers: %s", famType, fam.Name, sig.doc))
+	f.Type().Id(famType).Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
 	f.Line()
-	doc(f, `checkMatVecArgs refuses a call that matvec launcher i must not receive,
-before it crosses into C: negative counts, cols not a whole number of
-blocks, sizes whose byte counts overflow an int64, and (rows > 0) null
-pointers.`)
-	f.Func().Id("checkMatVecArgs").Params(jen.Id("i").Int(), ptrs.Clone(), counts.Clone()).Error().Block(
-		jen.Id("be").Op(":=").Int64().Call(jen.Id("kernelTable").Index(jen.Id("i")).Dot("BlockElems")),
-		jen.Switch().Block(
-			jen.Case(jen.Id("rows").Op("<").Lit(0).Op("||").Id("cols").Op("<").Lit(0)).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: negative size %d×%d"), sym.Clone(), jen.Id("rows"), jen.Id("cols"))),
-			),
-			jen.Case(jen.Id("cols").Op("%").Id("be").Op("!=").Lit(0)).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %d columns is not a whole number of %d-element blocks"), sym.Clone(), jen.Id("cols"), jen.Id("be"))),
-			),
-			jen.Case(jen.Id("cols").Op("/").Id("be").Op(">").Id("maxBlocks").Index(jen.Id("i")).Op("||").Id("rows").Op(">").Qual("math", "MaxInt64").Op("/").Lit(4).Op("||").
-				Id("cols").Op(">").Lit(0).Op("&&").Id("rows").Op(">").Id("maxBlocks").Index(jen.Id("i")).Op("/").Parens(jen.Id("cols").Op("/").Id("be"))).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: a %d×%d matrix overflows an int64 byte count"), sym.Clone(), jen.Id("rows"), jen.Id("cols"))),
-			),
-			jen.Case(jen.Id("rows").Op(">").Lit(0).Op("&&").Parens(jen.Id("w").Op("==").Lit(0).Op("||").Id("x").Op("==").Lit(0).Op("||").Id("y").Op("==").Lit(0))).Block(
-				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: null device pointer (w %#x, x %#x, y %#x) for %d rows"), sym.Clone(), jen.Id("w"), jen.Id("x"), jen.Id("y"), jen.Id("rows"))),
-			),
-		),
-		jen.Return(jen.Nil()),
-	)
+	doc(f, fmt.Sprintf(`%s refuses a call that %s launcher i must not receive,
+before it crosses into C.`, checkName, fam.Name))
+	sym := func() jen.Code { return jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol") }
+	f.Func().Id(checkName).Params(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...)...).Error().BlockFunc(func(g *jen.Group) {
+		if sig.blockElems {
+			g.Id("be").Op(":=").Int64().Call(jen.Id("kernelTable").Index(jen.Id("i")).Dot("BlockElems"))
+		}
+		g.Switch().BlockFunc(func(g *jen.Group) {
+			for _, c := range sig.checks(sym(), jen.Id("be"), jen.Id("maxBlocks").Index(jen.Id("i"))) {
+				g.Case(c.cond).Block(errorf(c.msg, c.args...))
+			}
+		})
+		g.Return(jen.Nil())
+	})
 	for _, k := range fam.Kernels {
 		f.Line()
-		f.Commentf("%s calls matvec launcher i of kernel %s; zero rows is a no-op.", lowerFirst(camel(k.Name)), k.Name)
+		f.Commentf("%s calls %s launcher i of kernel %s; a call that does nothing is not made.", lowerFirst(camel(k.Name)), fam.Name, k.Name)
+		cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
+		for _, p := range sig.params {
+			if p.ptr {
+				cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id(p.name)))
+			} else {
+				cargs = append(cargs, jen.Qual("C", "int64_t").Call(jen.Id(p.name)))
+			}
+		}
+		cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
 		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lowerFirst(camel(k.Name))).Params(
-			jen.Id("i").Int(), ptrs.Clone(), counts.Clone(), jen.Id("stream").Qual(abiPkg, "Stream"),
+			append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
 		).Error().Block(
-			jen.If(jen.Err().Op(":=").Id("checkMatVecArgs").Call(jen.Id("i"), jen.Id("w"), jen.Id("x"), jen.Id("y"), jen.Id("rows"), jen.Id("cols")), jen.Err().Op("!=").Nil().Op("||").Id("rows").Op("==").Lit(0)).Block(
+			jen.If(jen.Err().Op(":=").Id(checkName).Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
 				jen.Return(jen.Err()),
 			),
-			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+k.Name).Call(
-				jen.Id("l").Dot("fn").Index(jen.Id("i")),
-				jen.Qual("C", "uintptr_t").Call(jen.Id("w")),
-				jen.Qual("C", "uintptr_t").Call(jen.Id("x")),
-				jen.Qual("C", "uintptr_t").Call(jen.Id("y")),
-				jen.Qual("C", "int64_t").Call(jen.Id("rows")),
-				jen.Qual("C", "int64_t").Call(jen.Id("cols")),
-				jen.Qual("C", "uintptr_t").Call(jen.Id("stream")),
-			))),
+			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+k.Name).Call(cargs...))),
 		)
 	}
 	for _, l := range ls {
@@ -345,14 +259,11 @@ pointers.`)
 			continue
 		}
 		f.Line()
-		doc(f, fmt.Sprintf(`%s calls %s: y = W·x, W rows rows of cols %s elements
-(cols/%d blocks of %d bytes each), x cols float32 and y rows float32, on
-stream. Zero rows is a no-op; negative counts, cols not a multiple of %d,
-overflowing sizes and null pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockElems, l.format.BlockBytes, l.format.BlockElems))
+		doc(f, sig.methodDoc(l))
 		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.method).Params(
-			ptrs.Clone(), counts.Clone(), jen.Id("stream").Qual(abiPkg, "Stream"),
+			append(sig.goParams(abiPkg), stream.Clone())...,
 		).Error().Block(
-			jen.Return(jen.Id("l").Dot(lowerFirst(camel(l.kernel.Name))).Call(jen.Id(l.index), jen.Id("w"), jen.Id("x"), jen.Id("y"), jen.Id("rows"), jen.Id("cols"), jen.Id("stream"))),
+			jen.Return(jen.Id("l").Dot(lowerFirst(camel(l.kernel.Name))).Call(append(append([]jen.Code{jen.Id(l.index)}, sig.argIDs()...), jen.Id("stream"))...)),
 		)
 	}
 	f.Line()

@@ -100,82 +100,11 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 	)
 
 	for _, fam := range s.Families {
-		if harness[fam.Name].sig == sigMatVec {
-			matVecLaunchersTest(f, s, fam)
+		launchersTest(f, s, fam)
+		if harness[fam.Name].sig != sigBlocks {
 			continue
 		}
 		lookup := camel(fam.Name)
-		f.Line()
-		f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, fam.Name, lookup)
-		f.Comment("and checks that its own symbol received its arguments, that refused")
-		f.Comment("arguments never reach C, and that return codes become errors.")
-		call := func(src, dst, n, stream jen.Code) *jen.Statement { return jen.Id("fn").Call(src, dst, n, stream) }
-		w := func(field string) *jen.Statement { return jen.Id("want").Dot(field) }
-		f.Func().Id("Test"+lookup+"Launchers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			jen.List(jen.Id("fake"), jen.Id("l")).Op(":=").Id("bind").Call(t.Clone(), jen.Qual(fakePkg, "Options").Values()),
-			jen.Id("host").Op(":=").Qual(fakePkg, "HostKernels").Call(),
-			jen.Id("n").Op(":=").Lit(0),
-			jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).Block(
-				jen.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue()),
-				jen.Id("n").Op("++"),
-				jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
-				jen.If(jen.Op("!").Id("ok")).Block(
-					errf(jen.Lit(lookup+"(%q, %q) found no launcher"), k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
-					jen.Continue(),
-				),
-				jen.Id("want").Op(":=").Qual(fakePkg, "Call").Values(fields(
-					"Symbol", k.Clone().Dot("Symbol"),
-					"Src", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x10000").Op("+").Op("0x100").Op("*").Id("i")),
-					"Dst", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x900000").Op("+").Op("0x100").Op("*").Id("i")),
-					"NBlocks", jen.Int64().Call(jen.Lit(1).Op("+").Id("i")),
-					"Stream", jen.Qual(abiPkg, "Stream").Call(jen.Op("0x70").Op("+").Id("i")),
-				)...),
-				jen.Id("calls").Op(":=").Id("fake").Dot("Calls").Call(),
-				jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("Dst"), w("NBlocks"), w("Stream"))), jen.Err().Op("!=").Nil()).Block(
-					errf(jen.Lit("%s: %v"), k.Clone().Dot("Symbol"), jen.Err()),
-				),
-				jen.If(jen.List(jen.Id("got"), jen.Id("_")).Op(":=").Id("fake").Dot("LastCall").Call(), jen.Id("got").Op("!=").Id("want").Op("||").Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
-					errf(jen.Lit("%s: the fake library received %+v, want %+v"), k.Clone().Dot("Symbol"), jen.Id("got"), jen.Id("want")),
-				),
-				jen.Comment("Refused before the call: a negative count, null pointers, an overflowing count."),
-				jen.For(jen.List(jen.Id("_"), jen.Id("bad")).Op(":=").Range().Index().Struct(
-					jen.List(jen.Id("src"), jen.Id("dst")).Qual(abiPkg, "DevicePtr"),
-					jen.Id("n").Int64(),
-				).Values(
-					jen.Values(w("Src"), w("Dst"), jen.Lit(-1)),
-					jen.Values(jen.Lit(0), w("Dst"), jen.Lit(1)),
-					jen.Values(w("Src"), jen.Lit(0), jen.Lit(1)),
-					jen.Values(w("Src"), w("Dst"), jen.Id("maxBlocks").Index(jen.Id("i")).Op("+").Lit(1)),
-				)).Block(
-					jen.If(jen.Err().Op(":=").Add(call(jen.Id("bad").Dot("src"), jen.Id("bad").Dot("dst"), jen.Id("bad").Dot("n"), w("Stream"))),
-						jen.Err().Op("==").Nil().Op("||").Op("!").Add(contains(jen.Err().Dot("Error").Call(), k.Clone().Dot("Symbol")))).Block(
-						errf(jen.Lit("%s(%#x, %#x, %d): error %v, want one naming the symbol"), k.Clone().Dot("Symbol"), jen.Id("bad").Dot("src"), jen.Id("bad").Dot("dst"), jen.Id("bad").Dot("n"), jen.Err()),
-					),
-				),
-				jen.If(jen.Err().Op(":=").Add(call(jen.Lit(0), jen.Lit(0), jen.Lit(0), jen.Lit(0))), jen.Err().Op("!=").Nil()).Block(
-					errf(jen.Lit("%s: zero blocks: %v"), k.Clone().Dot("Symbol"), jen.Err()),
-				),
-				jen.If(jen.Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
-					errf(jen.Lit("%s: refused or empty calls reached the library"), k.Clone().Dot("Symbol")),
-				),
-				jen.Comment("A non-zero return code is an *abi.LaunchError naming the symbol."),
-				jen.Id("fake").Dot("SetCode").Call(jen.Lit(700)),
-				jen.Var().Id("le").Op("*").Qual(abiPkg, "LaunchError"),
-				jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("Dst"), w("NBlocks"), w("Stream"))),
-					jen.Op("!").Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("le")).Op("||").Op("*").Id("le").Op("!=").Parens(jen.Qual(abiPkg, "LaunchError").Values(fields(
-						"Symbol", k.Clone().Dot("Symbol"),
-						"Code", jen.Lit(700),
-					)...))).Block(
-					errf(jen.Lit("%s: return code 700 gave %v"), k.Clone().Dot("Symbol"), jen.Err()),
-				),
-				jen.Id("fake").Dot("SetCode").Call(jen.Lit(0)),
-			),
-			jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+fam.Name+" launcher was exercised"))),
-			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")), jen.Id("ok")).Block(
-				errf(jen.Lit(lookup+" found a launcher for an unknown format")),
-			),
-		)
-
 		f.Line()
 		f.Commentf("Test%sHostKernels runs the launchers that the fake library implements on", lookup)
 		f.Comment("host memory and compares their output with the format spec bit for bit:")
@@ -233,95 +162,133 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 	return f
 }
 
-// matVecLaunchersTest renders Test<Family>Launchers for a family with the
-// matvec signature: every wrapper reaches its own recording launcher with
-// its own arguments; refused arguments never reach C; return codes become
-// errors.
-func matVecLaunchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
+// launchersTest renders Test<Family>Launchers from the family's
+// signature: every wrapper reaches its own recording launcher with its own
+// arguments; refused arguments and no-op calls never reach C; return codes
+// become errors.
+func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 	abiPkg := s.Module + "/runtime/abi"
 	fakePkg := s.Module + "/runtime/abi/abitest"
+	sig := harness[fam.Name].sig
 	lookup := camel(fam.Name)
 	t := jen.Id("t")
 	k := jen.Id("k")
 	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }
 	contains := func(s jen.Code, sub jen.Code) *jen.Statement { return jen.Qual("strings", "Contains").Call(s, sub) }
-	w := func(field string) *jen.Statement { return jen.Id("want").Dot(field) }
-	call := func(wp, x, y, rows, cols, stream jen.Code) *jen.Statement {
-		return jen.Id("fn").Call(wp, x, y, rows, cols, stream)
+	field := map[string]string{}
+	for _, p := range sig.params {
+		field[p.name] = p.call
+	}
+	good := func(name string) *jen.Statement { return jen.Id("want").Dot(field[name]) }
+	call := func(args []jen.Code, stream jen.Code) *jen.Statement {
+		return jen.Id("fn").Call(append(args, stream)...)
+	}
+	goodArgs := func() []jen.Code {
+		var a []jen.Code
+		for _, p := range sig.params {
+			a = append(a, good(p.name))
+		}
+		return a
+	}
+	// argSet is one refused argument set: the good arguments with overrides.
+	argSet := func(over map[string]jen.Code) jen.Code {
+		var a []jen.Code
+		for _, p := range sig.params {
+			if v, ok := over[p.name]; ok {
+				a = append(a, v)
+			} else {
+				a = append(a, good(p.name))
+			}
+		}
+		return jen.Values(a...)
+	}
+	var argFields []jen.Code
+	badArgs := []jen.Code{}
+	for _, p := range sig.params {
+		typ := jen.Int64()
+		if p.ptr {
+			typ = jen.Qual(abiPkg, "DevicePtr")
+		}
+		argFields = append(argFields, jen.Id(p.name).Add(typ))
+		badArgs = append(badArgs, jen.Id("bad").Dot(p.name))
+	}
+	var noopArgs []jen.Code
+	for _, p := range sig.params {
+		if v, ok := sig.noop[p.name]; ok {
+			noopArgs = append(noopArgs, v())
+		} else {
+			noopArgs = append(noopArgs, good(p.name))
+		}
 	}
 	be := jen.Int64().Call(k.Clone().Dot("BlockElems"))
+	wantFields := []any{"Symbol", k.Clone().Dot("Symbol")}
+	for _, p := range sig.params {
+		wantFields = append(wantFields, p.call, p.test())
+	}
+	wantFields = append(wantFields, "Stream", jen.Qual(abiPkg, "Stream").Call(jen.Op("0x70").Op("+").Id("i")))
+	refused := sig.refused(good, be, jen.Id("maxBlocks").Index(jen.Id("i")))
+	var refusedSets []jen.Code
+	for _, r := range refused {
+		refusedSets = append(refusedSets, argSet(r))
+	}
+
 	f.Line()
 	f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, fam.Name, lookup)
 	f.Comment("and checks that its own symbol received its arguments, that refused")
-	f.Comment("arguments never reach C, and that return codes become errors.")
+	f.Comment("arguments and calls that do nothing never reach C, and that return codes")
+	f.Comment("become errors.")
 	f.Func().Id("Test"+lookup+"Launchers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.List(jen.Id("fake"), jen.Id("l")).Op(":=").Id("bind").Call(t.Clone(), jen.Qual(fakePkg, "Options").Values()),
+		jen.Id("host").Op(":=").Qual(fakePkg, "HostKernels").Call(),
 		jen.Id("n").Op(":=").Lit(0),
-		jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).Block(
-			jen.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name)).Block(jen.Continue()),
-			jen.Id("n").Op("++"),
-			jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
-			jen.If(jen.Op("!").Id("ok")).Block(
+		jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).BlockFunc(func(g *jen.Group) {
+			g.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())
+			g.Id("n").Op("++")
+			g.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format"))
+			g.If(jen.Op("!").Id("ok")).Block(
 				errf(jen.Lit(lookup+"(%q, %q) found no launcher"), k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
 				jen.Continue(),
-			),
-			jen.Id("want").Op(":=").Qual(fakePkg, "Call").Values(fields(
-				"Symbol", k.Clone().Dot("Symbol"),
-				"Src", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x10000").Op("+").Op("0x100").Op("*").Id("i")),
-				"Dst", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x900000").Op("+").Op("0x100").Op("*").Id("i")),
-				"Stream", jen.Qual(abiPkg, "Stream").Call(jen.Op("0x70").Op("+").Id("i")),
-				"X", jen.Qual(abiPkg, "DevicePtr").Call(jen.Op("0x500000").Op("+").Op("0x100").Op("*").Id("i")),
-				"Rows", jen.Int64().Call(jen.Lit(1).Op("+").Id("i")),
-				"Cols", be.Clone().Op("*").Int64().Call(jen.Lit(2).Op("+").Id("i")),
-			)...),
-			jen.Id("calls").Op(":=").Id("fake").Dot("Calls").Call(),
-			jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("X"), w("Dst"), w("Rows"), w("Cols"), w("Stream"))), jen.Err().Op("!=").Nil()).Block(
+			)
+			g.Id("want").Op(":=").Qual(fakePkg, "Call").Values(fields(wantFields...)...)
+			g.Id("calls").Op(":=").Id("fake").Dot("Calls").Call()
+			g.If(jen.Err().Op(":=").Add(call(goodArgs(), jen.Id("want").Dot("Stream"))), jen.Err().Op("!=").Nil()).Block(
 				errf(jen.Lit("%s: %v"), k.Clone().Dot("Symbol"), jen.Err()),
-			),
-			jen.If(jen.List(jen.Id("got"), jen.Id("_")).Op(":=").Id("fake").Dot("LastCall").Call(), jen.Id("got").Op("!=").Id("want").Op("||").Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
+			)
+			g.If(jen.List(jen.Id("got"), jen.Id("_")).Op(":=").Id("fake").Dot("LastCall").Call(), jen.Id("got").Op("!=").Id("want").Op("||").Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
 				errf(jen.Lit("%s: the fake library received %+v, want %+v"), k.Clone().Dot("Symbol"), jen.Id("got"), jen.Id("want")),
-			),
-			jen.Comment("Refused before the call: negative counts, a partial block, null pointers, overflowing sizes."),
-			jen.Type().Id("args").Struct(
-				jen.List(jen.Id("w"), jen.Id("x"), jen.Id("y")).Qual(abiPkg, "DevicePtr"),
-				jen.List(jen.Id("rows"), jen.Id("cols")).Int64(),
-			),
-			jen.Var().Id("partial").Index().Id("args"),
-			jen.If(k.Clone().Dot("BlockElems").Op(">").Lit(1)).Block(
-				jen.Id("partial").Op("=").Append(jen.Id("partial"), jen.Id("args").Values(w("Src"), w("X"), w("Dst"), w("Rows"), w("Cols").Op("+").Lit(1))),
-			),
-			jen.For(jen.List(jen.Id("_"), jen.Id("bad")).Op(":=").Range().Append(jen.Id("partial"), jen.Index().Id("args").Values(
-				jen.Values(w("Src"), w("X"), w("Dst"), jen.Lit(-1), w("Cols")),
-				jen.Values(w("Src"), w("X"), w("Dst"), w("Rows"), jen.Lit(-1)),
-				jen.Values(jen.Lit(0), w("X"), w("Dst"), w("Rows"), w("Cols")),
-				jen.Values(w("Src"), jen.Lit(0), w("Dst"), w("Rows"), w("Cols")),
-				jen.Values(w("Src"), w("X"), jen.Lit(0), w("Rows"), w("Cols")),
-				jen.Values(w("Src"), w("X"), w("Dst"), jen.Id("maxBlocks").Index(jen.Id("i")), be.Clone().Op("*").Lit(2)),
-				jen.Values(w("Src"), w("X"), w("Dst"), jen.Lit(1), be.Clone().Op("*").Parens(jen.Id("maxBlocks").Index(jen.Id("i")).Op("+").Lit(1))),
-			).Op("..."))).Block(
-				jen.If(jen.Err().Op(":=").Add(call(jen.Id("bad").Dot("w"), jen.Id("bad").Dot("x"), jen.Id("bad").Dot("y"), jen.Id("bad").Dot("rows"), jen.Id("bad").Dot("cols"), w("Stream"))),
+			)
+			g.Comment("Refused before the call.")
+			g.Type().Id("args").Struct(argFields...)
+			g.Id("refused").Op(":=").Index().Id("args").Values(refusedSets...)
+			if sig.partial != nil {
+				g.If(k.Clone().Dot("BlockElems").Op(">").Lit(1)).Block(
+					jen.Id("refused").Op("=").Append(jen.Id("refused"), jen.Id("args").Add(argSet(sig.partial(good)))),
+				)
+			}
+			g.For(jen.List(jen.Id("_"), jen.Id("bad")).Op(":=").Range().Id("refused")).Block(
+				jen.If(jen.Err().Op(":=").Add(call(badArgs, jen.Id("want").Dot("Stream"))),
 					jen.Err().Op("==").Nil().Op("||").Op("!").Add(contains(jen.Err().Dot("Error").Call(), k.Clone().Dot("Symbol")))).Block(
 					errf(jen.Lit("%s(%+v): error %v, want one naming the symbol"), k.Clone().Dot("Symbol"), jen.Id("bad"), jen.Err()),
 				),
-			),
-			jen.If(jen.Err().Op(":=").Add(call(jen.Lit(0), jen.Lit(0), jen.Lit(0), jen.Lit(0), w("Cols"), jen.Lit(0))), jen.Err().Op("!=").Nil()).Block(
-				errf(jen.Lit("%s: zero rows: %v"), k.Clone().Dot("Symbol"), jen.Err()),
-			),
-			jen.If(jen.Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
+			)
+			g.If(jen.Err().Op(":=").Add(call(noopArgs, jen.Lit(0))), jen.Err().Op("!=").Nil()).Block(
+				errf(jen.Lit("%s: a call that does nothing: %v"), k.Clone().Dot("Symbol"), jen.Err()),
+			)
+			g.If(jen.Id("fake").Dot("Calls").Call().Op("!=").Id("calls").Op("+").Lit(1)).Block(
 				errf(jen.Lit("%s: refused or empty calls reached the library"), k.Clone().Dot("Symbol")),
-			),
-			jen.Comment("A non-zero return code is an *abi.LaunchError naming the symbol."),
-			jen.Id("fake").Dot("SetCode").Call(jen.Lit(700)),
-			jen.Var().Id("le").Op("*").Qual(abiPkg, "LaunchError"),
-			jen.If(jen.Err().Op(":=").Add(call(w("Src"), w("X"), w("Dst"), w("Rows"), w("Cols"), w("Stream"))),
+			)
+			g.Comment("A non-zero return code is an *abi.LaunchError naming the symbol.")
+			g.Id("fake").Dot("SetCode").Call(jen.Lit(700))
+			g.Var().Id("le").Op("*").Qual(abiPkg, "LaunchError")
+			g.If(jen.Err().Op(":=").Add(call(goodArgs(), jen.Id("want").Dot("Stream"))),
 				jen.Op("!").Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("le")).Op("||").Op("*").Id("le").Op("!=").Parens(jen.Qual(abiPkg, "LaunchError").Values(fields(
 					"Symbol", k.Clone().Dot("Symbol"),
 					"Code", jen.Lit(700),
 				)...))).Block(
 				errf(jen.Lit("%s: return code 700 gave %v"), k.Clone().Dot("Symbol"), jen.Err()),
-			),
-			jen.Id("fake").Dot("SetCode").Call(jen.Lit(0)),
-		),
+			)
+			g.Id("fake").Dot("SetCode").Call(jen.Lit(0))
+		}),
 		jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+fam.Name+" launcher was exercised"))),
 		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")), jen.Id("ok")).Block(
 			errf(jen.Lit(lookup+" found a launcher for an unknown format")),

@@ -73,10 +73,12 @@ func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
 
 // harness names the suitetest functions a family's tests and benchmarks
 // call. It is also the list of families gogen binds: a family's launcher
-// signature is part of forge's C ABI, so a new family needs code here.
+// signature is part of forge's C ABI, so a new family needs an entry here
+// (and, for a new launcher shape, a signature in signature.go).
 var harness = map[string]binding{
 	"dequant": {check: "CheckDequant", bench: "BenchDequant", output: true, sig: sigBlocks},
 	"matvec":  {check: "CheckMatVec", bench: "BenchMatVec", sig: sigMatVec},
+	"matmul":  {check: "CheckMatMul", bench: "BenchMatMul", sig: sigMatMul},
 }
 
 // binding is how gogen binds a family: its harness functions and its
@@ -84,18 +86,8 @@ var harness = map[string]binding{
 type binding struct {
 	check, bench string // the suitetest functions its tests and benchmarks call
 	output       bool   // they take the kernel's output ("f32", "f16") after the format
-	sig          signature
+	sig          *signature
 }
-
-// signature is the shape of a family's launchers.
-type signature int
-
-const (
-	// sigBlocks: int f(const void* src, T* dst, int64_t n_blocks, forge_stream_t stream).
-	sigBlocks signature = iota
-	// sigMatVec: int f(const void* w, const float* x, T* y, int64_t rows, int64_t cols, forge_stream_t stream).
-	sigMatVec
-)
 
 // formatTestFile renders generated/suites/<lower>_test.go: format f's test
 // and benchmark of every kernel.

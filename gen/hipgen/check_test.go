@@ -43,6 +43,9 @@ func TestHipccCheck(t *testing.T) {
 			if strings.HasSuffix(rel, "_matvec.hip") {
 				kernels = "3" // matvec_f32: 32-bit indexing with and without 16-byte loads, 64-bit indexing
 			}
+			if strings.HasSuffix(rel, "_matmul.hip") {
+				kernels = "1" // matmul_f32's generic path
+			}
 			if target == "gfx90a" {
 				wave = "64"
 			}

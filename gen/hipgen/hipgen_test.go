@@ -56,7 +56,7 @@ func TestFilesPaths(t *testing.T) {
 	for _, tg := range s.Targets {
 		want = append(want, "generated/hip/"+tg.Name+"/"+RuntimeName)
 		for _, f := range s.Formats {
-			want = append(want, "generated/hip/"+tg.Name+"/"+f.Lower()+"_dequant.hip", "generated/hip/"+tg.Name+"/"+f.Lower()+"_matvec.hip")
+			want = append(want, "generated/hip/"+tg.Name+"/"+f.Lower()+"_dequant.hip", "generated/hip/"+tg.Name+"/"+f.Lower()+"_matmul.hip", "generated/hip/"+tg.Name+"/"+f.Lower()+"_matvec.hip")
 		}
 	}
 	sort.Strings(want)
@@ -129,7 +129,7 @@ func TestHeaders(t *testing.T) {
 // real number in the generated file.
 func TestLineReset(t *testing.T) {
 	for _, f := range mustFiles(t, testSpec()) {
-		if !strings.HasSuffix(f.Path, "_dequant.hip") && !strings.HasSuffix(f.Path, "_matvec.hip") {
+		if !strings.HasSuffix(f.Path, "_dequant.hip") && !strings.HasSuffix(f.Path, "_matvec.hip") && !strings.HasSuffix(f.Path, "_matmul.hip") {
 			continue
 		}
 		lines := strings.Split(string(f.Data), "\n")
@@ -335,7 +335,7 @@ func TestMissingKey(t *testing.T) {
 func TestErrorsCollected(t *testing.T) {
 	s := testSpec()
 	s.Formats[1].Device = nil // IQ4_NL: untranslated
-	s.Families = append(s.Families, &model.Family{Name: "matmul", Kernels: []model.Kernel{{Name: "matmul_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &model.Family{Name: "attention", Kernels: []model.Kernel{{Name: "attention_f32", Output: "f32"}}})
 	files, err := Files(s)
 	if err == nil || files != nil {
 		t.Fatalf("files %d, err %v", len(files), err)
@@ -345,7 +345,8 @@ func TestErrorsCollected(t *testing.T) {
 		"generated/hip/gfx1030/iq4_nl_dequant.hip: format IQ4_NL has no device code",
 		"generated/hip/sm_90/iq4_nl_dequant.hip: format IQ4_NL has no device code",
 		"generated/hip/gfx1030/iq4_nl_matvec.hip: format IQ4_NL has no device code",
-		"family matmul: template templates/hip/matmul.hip.tmpl:",
+		"family attention: template templates/hip/attention.hip.tmpl:",
+		"generated/hip/gfx1030/iq4_nl_matmul.hip: format IQ4_NL has no device code",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)

@@ -127,6 +127,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		dq := l.sub(s, "Dequant")
 		mv := l.sub(s, "MatVec")
+		mm := l.sub(s, "MatMul")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -145,6 +146,14 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
 				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
 				Chunk:           l.integer(mv, "Chunk"),
+			},
+			MatMul: model.MatMulTuning{
+				ThreadsPerBlock: l.integer(mm, "ThreadsPerBlock"),
+				TileRows:        l.integer(mm, "TileRows"),
+				TileCols:        l.integer(mm, "TileCols"),
+				TileK:           l.integer(mm, "TileK"),
+				ThreadRows:      l.integer(mm, "ThreadRows"),
+				WarpRows:        l.integer(mm, "WarpRows"),
 			},
 		}
 		switch t.Vendor {
@@ -181,6 +190,9 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		if c := t.MatVec.Chunk; c < 4 || c > 64 || c&(c-1) != 0 {
 			l.errorf(mv.at("Chunk").Pos(), "target %s: MatVec.Chunk %d must be a power of two in [4, 64]", t.Name, c)
+		}
+		for _, p := range t.MatMul.Problems(t.Vendor, t.WaveSize) {
+			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
 		}
 		if t.Default {
 			defaults = append(defaults, t)

@@ -26,16 +26,22 @@ import (
 typedef int (*forge_abi_version_fn)(void);
 static int forge_call_abi_version(void* fn) { return ((forge_abi_version_fn)fn)(); }
 
-// int forge_dequant_f32_<format>(const void* src, float* dst, int64_t n_blocks, forge_stream_t stream)
+// int forge_dequant_f32_<format>(const void* src, float* dst, int64_t nBlocks, forge_stream_t stream)
 typedef int (*forge_dequant_f32_fn)(const void*, float*, int64_t, void*);
-static int forge_call_dequant_f32(void* fn, uintptr_t src, uintptr_t dst, int64_t n_blocks, uintptr_t stream) {
-	return ((forge_dequant_f32_fn)fn)((const void*)src, (float*)dst, n_blocks, (void*)stream);
+static int forge_call_dequant_f32(void* fn, uintptr_t src, uintptr_t dst, int64_t nBlocks, uintptr_t stream) {
+	return ((forge_dequant_f32_fn)fn)((const void*)src, (float*)dst, nBlocks, (void*)stream);
 }
 
-// int forge_dequant_f16_<format>(const void* src, uint16_t* dst, int64_t n_blocks, forge_stream_t stream)
+// int forge_dequant_f16_<format>(const void* src, uint16_t* dst, int64_t nBlocks, forge_stream_t stream)
 typedef int (*forge_dequant_f16_fn)(const void*, uint16_t*, int64_t, void*);
-static int forge_call_dequant_f16(void* fn, uintptr_t src, uintptr_t dst, int64_t n_blocks, uintptr_t stream) {
-	return ((forge_dequant_f16_fn)fn)((const void*)src, (uint16_t*)dst, n_blocks, (void*)stream);
+static int forge_call_dequant_f16(void* fn, uintptr_t src, uintptr_t dst, int64_t nBlocks, uintptr_t stream) {
+	return ((forge_dequant_f16_fn)fn)((const void*)src, (uint16_t*)dst, nBlocks, (void*)stream);
+}
+
+// int forge_matmul_f32_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream)
+typedef int (*forge_matmul_f32_fn)(const void*, const float*, float*, int64_t, int64_t, int64_t, void*);
+static int forge_call_matmul_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t batch, uintptr_t stream) {
+	return ((forge_matmul_f32_fn)fn)((const void*)w, (const float*)x, (float*)y, rows, cols, batch, (void*)stream);
 }
 
 // int forge_matvec_f32_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, forge_stream_t stream)
@@ -96,6 +102,27 @@ const (
 	fnDequantF16MXFP4
 	fnDequantF16MXFP6_E2M3
 	fnDequantF16MXFP6_E3M2
+	fnMatMulF32F32
+	fnMatMulF32F16
+	fnMatMulF32Q4_0
+	fnMatMulF32Q4_1
+	fnMatMulF32Q5_0
+	fnMatMulF32Q5_1
+	fnMatMulF32Q8_0
+	fnMatMulF32Q2_K
+	fnMatMulF32Q3_K
+	fnMatMulF32Q4_K
+	fnMatMulF32Q5_K
+	fnMatMulF32Q6_K
+	fnMatMulF32Q8_K
+	fnMatMulF32IQ4_NL
+	fnMatMulF32IQ4_XS
+	fnMatMulF32BF16
+	fnMatMulF32TQ1_0
+	fnMatMulF32TQ2_0
+	fnMatMulF32MXFP4
+	fnMatMulF32MXFP6_E2M3
+	fnMatMulF32MXFP6_E3M2
 	fnMatVecF32F32
 	fnMatVecF32F16
 	fnMatVecF32Q4_0
@@ -164,6 +191,27 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f16_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_dequant_f16_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
+	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
+	{Symbol: "forge_matmul_f32_f16", Format: "F16", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
+	{Symbol: "forge_matmul_f32_q4_0", Format: "Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matmul_f32_q4_1", Format: "Q4_1", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 20},
+	{Symbol: "forge_matmul_f32_q5_0", Format: "Q5_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 22},
+	{Symbol: "forge_matmul_f32_q5_1", Format: "Q5_1", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 24},
+	{Symbol: "forge_matmul_f32_q8_0", Format: "Q8_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 34},
+	{Symbol: "forge_matmul_f32_q2_k", Format: "Q2_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 84},
+	{Symbol: "forge_matmul_f32_q3_k", Format: "Q3_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 110},
+	{Symbol: "forge_matmul_f32_q4_k", Format: "Q4_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 144},
+	{Symbol: "forge_matmul_f32_q5_k", Format: "Q5_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 176},
+	{Symbol: "forge_matmul_f32_q6_k", Format: "Q6_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 210},
+	{Symbol: "forge_matmul_f32_q8_k", Format: "Q8_K", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 292},
+	{Symbol: "forge_matmul_f32_iq4_nl", Format: "IQ4_NL", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matmul_f32_iq4_xs", Format: "IQ4_XS", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 136},
+	{Symbol: "forge_matmul_f32_bf16", Format: "BF16", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
+	{Symbol: "forge_matmul_f32_tq1_0", Format: "TQ1_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 54},
+	{Symbol: "forge_matmul_f32_tq2_0", Format: "TQ2_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 66},
+	{Symbol: "forge_matmul_f32_mxfp4", Format: "MXFP4", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_matmul_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
+	{Symbol: "forge_matmul_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_f32", Format: "F32", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
 	{Symbol: "forge_matvec_f32_f16", Format: "F16", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
 	{Symbol: "forge_matvec_f32_q4_0", Format: "Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 18},
@@ -193,8 +241,8 @@ var kernelTable = [numKernels]abi.KernelInfo{
 var Kernels = append([]abi.KernelInfo{}, kernelTable[:]...)
 
 // maxBlocks[i] is the largest block count of launcher i whose input and
-// output sizes in bytes fit in an int64 (for matvec: W's blocks, and one
-// row's blocks with x's floats).
+// output sizes in bytes fit in an int64 (for matvec and matmul: W's
+// blocks, and one row's blocks with x's floats).
 var maxBlocks = [numKernels]int64{
 	fnDequantF32F32:        2305843009213693951,
 	fnDequantF32F16:        2305843009213693951,
@@ -238,6 +286,27 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF16MXFP4:      144115188075855871,
 	fnDequantF16MXFP6_E2M3: 144115188075855871,
 	fnDequantF16MXFP6_E3M2: 144115188075855871,
+	fnMatMulF32F32:         2305843009213693951,
+	fnMatMulF32F16:         2305843009213693951,
+	fnMatMulF32Q4_0:        72057594037927935,
+	fnMatMulF32Q4_1:        72057594037927935,
+	fnMatMulF32Q5_0:        72057594037927935,
+	fnMatMulF32Q5_1:        72057594037927935,
+	fnMatMulF32Q8_0:        72057594037927935,
+	fnMatMulF32Q2_K:        9007199254740991,
+	fnMatMulF32Q3_K:        9007199254740991,
+	fnMatMulF32Q4_K:        9007199254740991,
+	fnMatMulF32Q5_K:        9007199254740991,
+	fnMatMulF32Q6_K:        9007199254740991,
+	fnMatMulF32Q8_K:        9007199254740991,
+	fnMatMulF32IQ4_NL:      72057594037927935,
+	fnMatMulF32IQ4_XS:      9007199254740991,
+	fnMatMulF32BF16:        2305843009213693951,
+	fnMatMulF32TQ1_0:       9007199254740991,
+	fnMatMulF32TQ2_0:       9007199254740991,
+	fnMatMulF32MXFP4:       72057594037927935,
+	fnMatMulF32MXFP6_E2M3:  72057594037927935,
+	fnMatMulF32MXFP6_E3M2:  72057594037927935,
 	fnMatVecF32F32:         2305843009213693951,
 	fnMatVecF32F16:         2305843009213693951,
 	fnMatVecF32Q4_0:        72057594037927935,
@@ -308,20 +377,6 @@ func Bind(resolve abi.Resolver) (*Library, error) {
 	return l, nil
 }
 
-// checkArgs refuses a call that launcher i must not receive, before it
-// crosses into C.
-func checkArgs(i int, src, dst abi.DevicePtr, nBlocks int64) error {
-	switch {
-	case nBlocks < 0:
-		return fmt.Errorf("%s: negative block count %d", kernelTable[i].Symbol, nBlocks)
-	case nBlocks > maxBlocks[i]:
-		return fmt.Errorf("%s: %d blocks overflow an int64 byte count", kernelTable[i].Symbol, nBlocks)
-	case nBlocks > 0 && (src == 0 || dst == 0):
-		return fmt.Errorf("%s: null device pointer (src %#x, dst %#x) for %d blocks", kernelTable[i].Symbol, src, dst, nBlocks)
-	}
-	return nil
-}
-
 // result turns launcher i's return code into an error.
 func result(i int, code C.int) error {
 	if code == 0 {
@@ -334,17 +389,31 @@ func result(i int, code C.int) error {
 // blocks at src into dst on stream.
 type DequantFunc func(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error
 
-// dequantF32 calls launcher i of kernel dequant_f32; zero blocks is a no-op.
+// checkDequantArgs refuses a call that dequant launcher i must not receive,
+// before it crosses into C.
+func checkDequantArgs(i int, src, dst abi.DevicePtr, nBlocks int64) error {
+	switch {
+	case nBlocks < 0:
+		return fmt.Errorf("%s: negative block count %d", kernelTable[i].Symbol, nBlocks)
+	case nBlocks > maxBlocks[i]:
+		return fmt.Errorf("%s: %d blocks overflow an int64 byte count", kernelTable[i].Symbol, nBlocks)
+	case nBlocks > 0 && (src == 0 || dst == 0):
+		return fmt.Errorf("%s: null device pointer (src %#x, dst %#x) for %d blocks", kernelTable[i].Symbol, src, dst, nBlocks)
+	}
+	return nil
+}
+
+// dequantF32 calls dequant launcher i of kernel dequant_f32; a call that does nothing is not made.
 func (l *Library) dequantF32(i int, src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
-	if err := checkArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
+	if err := checkDequantArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
 		return err
 	}
 	return result(i, C.forge_call_dequant_f32(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(nBlocks), C.uintptr_t(stream)))
 }
 
-// dequantF16 calls launcher i of kernel dequant_f16; zero blocks is a no-op.
+// dequantF16 calls dequant launcher i of kernel dequant_f16; a call that does nothing is not made.
 func (l *Library) dequantF16(i int, src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
-	if err := checkArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
+	if err := checkDequantArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
 		return err
 	}
 	return result(i, C.forge_call_dequant_f16(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(nBlocks), C.uintptr_t(stream)))
@@ -778,15 +847,283 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 	return nil, false
 }
 
+// MatMulFunc is the signature of the matmul family's launchers: Y = W·X, W
+// rows rows of cols elements (cols/BlockElems whole blocks each, rows
+// contiguous), X batch vectors of cols float32 (x[b·cols+k]) and Y batch
+// vectors of rows float32 (y[b·rows+r]), all in device memory.
+type MatMulFunc func(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error
+
+// checkMatMulArgs refuses a call that matmul launcher i must not receive,
+// before it crosses into C.
+func checkMatMulArgs(i int, w, x, y abi.DevicePtr, rows, cols, batch int64) error {
+	be := int64(kernelTable[i].BlockElems)
+	switch {
+	case rows < 0 || cols < 0 || batch < 0:
+		return fmt.Errorf("%s: negative size %d×%d×%d", kernelTable[i].Symbol, rows, cols, batch)
+	case cols%be != 0:
+		return fmt.Errorf("%s: %d columns is not a whole number of %d-element blocks", kernelTable[i].Symbol, cols, be)
+	case cols/be > maxBlocks[i] || rows > math.MaxInt64/4 || cols > 0 && rows > maxBlocks[i]/(cols/be) || batch > 0 && (cols > math.MaxInt64/4/batch || rows > math.MaxInt64/4/batch):
+		return fmt.Errorf("%s: a %d×%d×%d product overflows an int64 byte count", kernelTable[i].Symbol, rows, cols, batch)
+	case rows > 0 && batch > 0 && (w == 0 || x == 0 || y == 0):
+		return fmt.Errorf("%s: null device pointer (w %#x, x %#x, y %#x) for %d×%d×%d", kernelTable[i].Symbol, w, x, y, rows, cols, batch)
+	}
+	return nil
+}
+
+// matMulF32 calls matmul launcher i of kernel matmul_f32; a call that does nothing is not made.
+func (l *Library) matMulF32(i int, w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	if err := checkMatMulArgs(i, w, x, y, rows, cols, batch); err != nil || rows == 0 || batch == 0 {
+		return err
+	}
+	return result(i, C.forge_call_matmul_f32(l.fn[i], C.uintptr_t(w), C.uintptr_t(x), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.int64_t(batch), C.uintptr_t(stream)))
+}
+
+// MatMulF32F32 calls forge_matmul_f32_f32: Y = W·X, W rows rows of cols F32 elements
+// (cols/1 blocks of 4 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 1, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32F32(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32F32, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32F16 calls forge_matmul_f32_f16: Y = W·X, W rows rows of cols F16 elements
+// (cols/1 blocks of 2 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 1, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32F16(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32F16, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q4_0 calls forge_matmul_f32_q4_0: Y = W·X, W rows rows of cols Q4_0 elements
+// (cols/32 blocks of 18 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q4_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q4_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q4_1 calls forge_matmul_f32_q4_1: Y = W·X, W rows rows of cols Q4_1 elements
+// (cols/32 blocks of 20 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q4_1(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q4_1, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q5_0 calls forge_matmul_f32_q5_0: Y = W·X, W rows rows of cols Q5_0 elements
+// (cols/32 blocks of 22 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q5_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q5_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q5_1 calls forge_matmul_f32_q5_1: Y = W·X, W rows rows of cols Q5_1 elements
+// (cols/32 blocks of 24 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q5_1(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q5_1, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q8_0 calls forge_matmul_f32_q8_0: Y = W·X, W rows rows of cols Q8_0 elements
+// (cols/32 blocks of 34 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q8_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q8_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q2_K calls forge_matmul_f32_q2_k: Y = W·X, W rows rows of cols Q2_K elements
+// (cols/256 blocks of 84 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q2_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q2_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q3_K calls forge_matmul_f32_q3_k: Y = W·X, W rows rows of cols Q3_K elements
+// (cols/256 blocks of 110 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q3_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q3_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q4_K calls forge_matmul_f32_q4_k: Y = W·X, W rows rows of cols Q4_K elements
+// (cols/256 blocks of 144 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q4_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q4_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q5_K calls forge_matmul_f32_q5_k: Y = W·X, W rows rows of cols Q5_K elements
+// (cols/256 blocks of 176 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q5_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q5_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q6_K calls forge_matmul_f32_q6_k: Y = W·X, W rows rows of cols Q6_K elements
+// (cols/256 blocks of 210 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q6_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q6_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q8_K calls forge_matmul_f32_q8_k: Y = W·X, W rows rows of cols Q8_K elements
+// (cols/256 blocks of 292 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q8_K(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q8_K, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32IQ4_NL calls forge_matmul_f32_iq4_nl: Y = W·X, W rows rows of cols IQ4_NL elements
+// (cols/32 blocks of 18 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32IQ4_NL(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32IQ4_NL, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32IQ4_XS calls forge_matmul_f32_iq4_xs: Y = W·X, W rows rows of cols IQ4_XS elements
+// (cols/256 blocks of 136 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32IQ4_XS(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32IQ4_XS, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32BF16 calls forge_matmul_f32_bf16: Y = W·X, W rows rows of cols BF16 elements
+// (cols/1 blocks of 2 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 1, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32BF16(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32BF16, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32TQ1_0 calls forge_matmul_f32_tq1_0: Y = W·X, W rows rows of cols TQ1_0 elements
+// (cols/256 blocks of 54 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32TQ1_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32TQ1_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32TQ2_0 calls forge_matmul_f32_tq2_0: Y = W·X, W rows rows of cols TQ2_0 elements
+// (cols/256 blocks of 66 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 256, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32TQ2_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32TQ2_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32MXFP4 calls forge_matmul_f32_mxfp4: Y = W·X, W rows rows of cols MXFP4 elements
+// (cols/32 blocks of 17 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32MXFP4(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32MXFP4, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32MXFP6_E2M3 calls forge_matmul_f32_mxfp6_e2m3: Y = W·X, W rows rows of cols MXFP6_E2M3 elements
+// (cols/32 blocks of 25 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32MXFP6_E2M3(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32MXFP6_E2M3, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32MXFP6_E3M2 calls forge_matmul_f32_mxfp6_e3m2: Y = W·X, W rows rows of cols MXFP6_E3M2 elements
+// (cols/32 blocks of 25 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 32, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32MXFP6_E3M2(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32MXFP6_E3M2, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMul returns the launcher of kernel ("matmul_f32") for format ("F32"), false if
+// there is none.
+func (l *Library) MatMul(kernel, format string) (MatMulFunc, bool) {
+	switch kernel + "/" + format {
+	case "matmul_f32/F32":
+		return l.MatMulF32F32, true
+	case "matmul_f32/F16":
+		return l.MatMulF32F16, true
+	case "matmul_f32/Q4_0":
+		return l.MatMulF32Q4_0, true
+	case "matmul_f32/Q4_1":
+		return l.MatMulF32Q4_1, true
+	case "matmul_f32/Q5_0":
+		return l.MatMulF32Q5_0, true
+	case "matmul_f32/Q5_1":
+		return l.MatMulF32Q5_1, true
+	case "matmul_f32/Q8_0":
+		return l.MatMulF32Q8_0, true
+	case "matmul_f32/Q2_K":
+		return l.MatMulF32Q2_K, true
+	case "matmul_f32/Q3_K":
+		return l.MatMulF32Q3_K, true
+	case "matmul_f32/Q4_K":
+		return l.MatMulF32Q4_K, true
+	case "matmul_f32/Q5_K":
+		return l.MatMulF32Q5_K, true
+	case "matmul_f32/Q6_K":
+		return l.MatMulF32Q6_K, true
+	case "matmul_f32/Q8_K":
+		return l.MatMulF32Q8_K, true
+	case "matmul_f32/IQ4_NL":
+		return l.MatMulF32IQ4_NL, true
+	case "matmul_f32/IQ4_XS":
+		return l.MatMulF32IQ4_XS, true
+	case "matmul_f32/BF16":
+		return l.MatMulF32BF16, true
+	case "matmul_f32/TQ1_0":
+		return l.MatMulF32TQ1_0, true
+	case "matmul_f32/TQ2_0":
+		return l.MatMulF32TQ2_0, true
+	case "matmul_f32/MXFP4":
+		return l.MatMulF32MXFP4, true
+	case "matmul_f32/MXFP6_E2M3":
+		return l.MatMulF32MXFP6_E2M3, true
+	case "matmul_f32/MXFP6_E3M2":
+		return l.MatMulF32MXFP6_E3M2, true
+	}
+	return nil, false
+}
+
 // MatVecFunc is the signature of the matvec family's launchers: y = W·x, W
 // rows rows of cols elements (cols/BlockElems whole blocks each, rows
 // contiguous), x cols float32 and y rows float32, all in device memory.
 type MatVecFunc func(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error
 
 // checkMatVecArgs refuses a call that matvec launcher i must not receive,
-// before it crosses into C: negative counts, cols not a whole number of
-// blocks, sizes whose byte counts overflow an int64, and (rows > 0) null
-// pointers.
+// before it crosses into C.
 func checkMatVecArgs(i int, w, x, y abi.DevicePtr, rows, cols int64) error {
 	be := int64(kernelTable[i].BlockElems)
 	switch {
@@ -795,14 +1132,14 @@ func checkMatVecArgs(i int, w, x, y abi.DevicePtr, rows, cols int64) error {
 	case cols%be != 0:
 		return fmt.Errorf("%s: %d columns is not a whole number of %d-element blocks", kernelTable[i].Symbol, cols, be)
 	case cols/be > maxBlocks[i] || rows > math.MaxInt64/4 || cols > 0 && rows > maxBlocks[i]/(cols/be):
-		return fmt.Errorf("%s: a %d×%d matrix overflows an int64 byte count", kernelTable[i].Symbol, rows, cols)
+		return fmt.Errorf("%s: a %d×%d product overflows an int64 byte count", kernelTable[i].Symbol, rows, cols)
 	case rows > 0 && (w == 0 || x == 0 || y == 0):
-		return fmt.Errorf("%s: null device pointer (w %#x, x %#x, y %#x) for %d rows", kernelTable[i].Symbol, w, x, y, rows)
+		return fmt.Errorf("%s: null device pointer (w %#x, x %#x, y %#x) for %d×%d", kernelTable[i].Symbol, w, x, y, rows, cols)
 	}
 	return nil
 }
 
-// matVecF32 calls matvec launcher i of kernel matvec_f32; zero rows is a no-op.
+// matVecF32 calls matvec launcher i of kernel matvec_f32; a call that does nothing is not made.
 func (l *Library) matVecF32(i int, w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
 	if err := checkMatVecArgs(i, w, x, y, rows, cols); err != nil || rows == 0 {
 		return err

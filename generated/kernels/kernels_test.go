@@ -6,6 +6,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -82,7 +83,8 @@ func TestBindRefuses(t *testing.T) {
 
 // TestDequantLaunchers calls every dequant wrapper, found through Library.Dequant,
 // and checks that its own symbol received its arguments, that refused
-// arguments never reach C, and that return codes become errors.
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
 func TestDequantLaunchers(t *testing.T) {
 	fake, l := bind(t, abitest.Options{})
 	host := abitest.HostKernels()
@@ -105,17 +107,20 @@ func TestDequantLaunchers(t *testing.T) {
 		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
 			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
 		}
-		// Refused before the call: a negative count, null pointers, an overflowing count.
-		for _, bad := range []struct {
-			src, dst abi.DevicePtr
-			n        int64
-		}{{want.Src, want.Dst, -1}, {0, want.Dst, 1}, {want.Src, 0, 1}, {want.Src, want.Dst, maxBlocks[i] + 1}} {
-			if err := fn(bad.src, bad.dst, bad.n, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
-				t.Errorf("%s(%#x, %#x, %d): error %v, want one naming the symbol", k.Symbol, bad.src, bad.dst, bad.n, err)
+		// Refused before the call.
+		type args struct {
+			src     abi.DevicePtr
+			dst     abi.DevicePtr
+			nBlocks int64
+		}
+		refused := []args{{want.Src, want.Dst, -1}, {0, want.Dst, want.NBlocks}, {want.Src, 0, want.NBlocks}, {want.Src, want.Dst, maxBlocks[i] + 1}}
+		for _, bad := range refused {
+			if err := fn(bad.src, bad.dst, bad.nBlocks, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
 			}
 		}
 		if err := fn(0, 0, 0, 0); err != nil {
-			t.Errorf("%s: zero blocks: %v", k.Symbol, err)
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
 		}
 		if fake.Calls() != calls+1 {
 			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
@@ -186,14 +191,82 @@ func TestDequantHostKernels(t *testing.T) {
 	}
 }
 
-// TestMatVecLaunchers calls every matvec wrapper, found through Library.MatVec,
+// TestMatMulLaunchers calls every matmul wrapper, found through Library.MatMul,
 // and checks that its own symbol received its arguments, that refused
-// arguments never reach C, and that return codes become errors.
-func TestMatVecLaunchers(t *testing.T) {
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestMatMulLaunchers(t *testing.T) {
 	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
 	n := 0
 	for i, k := range Kernels {
-		if k.Family != "matvec" {
+		if k.Family != "matmul" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.MatMul(k.Kernel, k.Format)
+		if !ok {
+			t.Errorf("MatMul(%q, %q) found no launcher", k.Kernel, k.Format)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Cols: int64(k.BlockElems) * int64(2+i), Batch: int64(3 + i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Batch, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			w     abi.DevicePtr
+			x     abi.DevicePtr
+			y     abi.DevicePtr
+			rows  int64
+			cols  int64
+			batch int64
+		}
+		refused := []args{{want.Src, want.X, want.Dst, -1, want.Cols, want.Batch}, {want.Src, want.X, want.Dst, want.Rows, -1, want.Batch}, {0, want.X, want.Dst, want.Rows, want.Cols, want.Batch}, {want.Src, 0, want.Dst, want.Rows, want.Cols, want.Batch}, {want.Src, want.X, 0, want.Rows, want.Cols, want.Batch}, {want.Src, want.X, want.Dst, maxBlocks[i], int64(k.BlockElems) * 2, want.Batch}, {want.Src, want.X, want.Dst, 1, int64(k.BlockElems) * (maxBlocks[i] + 1), want.Batch}, {want.Src, want.X, want.Dst, want.Rows, want.Cols, -1}, {want.Src, want.X, want.Dst, want.Rows, want.Cols, math.MaxInt64 / 4}}
+		if k.BlockElems > 1 {
+			refused = append(refused, args{want.Src, want.X, want.Dst, want.Rows, want.Cols + 1, want.Batch})
+		}
+		for _, bad := range refused {
+			if err := fn(bad.w, bad.x, bad.y, bad.rows, bad.cols, bad.batch, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 5, want.Cols, 0, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Batch, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no matmul launcher was exercised")
+	}
+	if _, ok := l.MatMul("matmul_f32", "NO_SUCH_FORMAT"); ok {
+		t.Errorf("MatMul found a launcher for an unknown format")
+	}
+}
+
+// TestMatVecLaunchers calls every matvec wrapper, found through Library.MatVec,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestMatVecLaunchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Family != "matvec" || slices.Contains(host, k.Symbol) {
 			continue
 		}
 		n++
@@ -202,7 +275,7 @@ func TestMatVecLaunchers(t *testing.T) {
 			t.Errorf("MatVec(%q, %q) found no launcher", k.Kernel, k.Format)
 			continue
 		}
-		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Stream: abi.Stream(0x70 + i), X: abi.DevicePtr(0x500000 + 0x100*i), Rows: int64(1 + i), Cols: int64(k.BlockElems) * int64(2+i)}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Cols: int64(k.BlockElems) * int64(2+i), Stream: abi.Stream(0x70 + i)}
 		calls := fake.Calls()
 		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Stream); err != nil {
 			t.Errorf("%s: %v", k.Symbol, err)
@@ -210,22 +283,25 @@ func TestMatVecLaunchers(t *testing.T) {
 		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
 			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
 		}
-		// Refused before the call: negative counts, a partial block, null pointers, overflowing sizes.
+		// Refused before the call.
 		type args struct {
-			w, x, y    abi.DevicePtr
-			rows, cols int64
+			w    abi.DevicePtr
+			x    abi.DevicePtr
+			y    abi.DevicePtr
+			rows int64
+			cols int64
 		}
-		var partial []args
+		refused := []args{{want.Src, want.X, want.Dst, -1, want.Cols}, {want.Src, want.X, want.Dst, want.Rows, -1}, {0, want.X, want.Dst, want.Rows, want.Cols}, {want.Src, 0, want.Dst, want.Rows, want.Cols}, {want.Src, want.X, 0, want.Rows, want.Cols}, {want.Src, want.X, want.Dst, maxBlocks[i], int64(k.BlockElems) * 2}, {want.Src, want.X, want.Dst, 1, int64(k.BlockElems) * (maxBlocks[i] + 1)}}
 		if k.BlockElems > 1 {
-			partial = append(partial, args{want.Src, want.X, want.Dst, want.Rows, want.Cols + 1})
+			refused = append(refused, args{want.Src, want.X, want.Dst, want.Rows, want.Cols + 1})
 		}
-		for _, bad := range append(partial, []args{{want.Src, want.X, want.Dst, -1, want.Cols}, {want.Src, want.X, want.Dst, want.Rows, -1}, {0, want.X, want.Dst, want.Rows, want.Cols}, {want.Src, 0, want.Dst, want.Rows, want.Cols}, {want.Src, want.X, 0, want.Rows, want.Cols}, {want.Src, want.X, want.Dst, maxBlocks[i], int64(k.BlockElems) * 2}, {want.Src, want.X, want.Dst, 1, int64(k.BlockElems) * (maxBlocks[i] + 1)}}...) {
+		for _, bad := range refused {
 			if err := fn(bad.w, bad.x, bad.y, bad.rows, bad.cols, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
 				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
 			}
 		}
 		if err := fn(0, 0, 0, 0, want.Cols, 0); err != nil {
-			t.Errorf("%s: zero rows: %v", k.Symbol, err)
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
 		}
 		if fake.Calls() != calls+1 {
 			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16BF16(b *testing.B) {
 	suitetest.BenchDequant(b, formats.BF16, "f16")
 }
 
+// TestMatMulF32BF16 checks forge_matmul_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
+func TestMatMulF32BF16(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.BF16)
+}
+
+// BenchmarkMatMulF32BF16 measures forge_matmul_f32_bf16 on $FORGE_BACKEND.
+func BenchmarkMatMulF32BF16(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.BF16)
+}
+
 // TestMatVecF32BF16 checks forge_matvec_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
 func TestMatVecF32BF16(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.BF16)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16F16(b *testing.B) {
 	suitetest.BenchDequant(b, formats.F16, "f16")
 }
 
+// TestMatMulF32F16 checks forge_matmul_f32_f16 against the F16 spec on $FORGE_BACKEND.
+func TestMatMulF32F16(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.F16)
+}
+
+// BenchmarkMatMulF32F16 measures forge_matmul_f32_f16 on $FORGE_BACKEND.
+func BenchmarkMatMulF32F16(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.F16)
+}
+
 // TestMatVecF32F16 checks forge_matvec_f32_f16 against the F16 spec on $FORGE_BACKEND.
 func TestMatVecF32F16(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.F16)

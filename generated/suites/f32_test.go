@@ -30,6 +30,16 @@ func BenchmarkDequantF16F32(b *testing.B) {
 	suitetest.BenchDequant(b, formats.F32, "f16")
 }
 
+// TestMatMulF32F32 checks forge_matmul_f32_f32 against the F32 spec on $FORGE_BACKEND.
+func TestMatMulF32F32(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.F32)
+}
+
+// BenchmarkMatMulF32F32 measures forge_matmul_f32_f32 on $FORGE_BACKEND.
+func BenchmarkMatMulF32F32(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.F32)
+}
+
 // TestMatVecF32F32 checks forge_matvec_f32_f32 against the F32 spec on $FORGE_BACKEND.
 func TestMatVecF32F32(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.F32)

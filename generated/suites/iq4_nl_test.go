@@ -30,6 +30,16 @@ func BenchmarkDequantF16IQ4_NL(b *testing.B) {
 	suitetest.BenchDequant(b, formats.IQ4_NL, "f16")
 }
 
+// TestMatMulF32IQ4_NL checks forge_matmul_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+func TestMatMulF32IQ4_NL(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.IQ4_NL)
+}
+
+// BenchmarkMatMulF32IQ4_NL measures forge_matmul_f32_iq4_nl on $FORGE_BACKEND.
+func BenchmarkMatMulF32IQ4_NL(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.IQ4_NL)
+}
+
 // TestMatVecF32IQ4_NL checks forge_matvec_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
 func TestMatVecF32IQ4_NL(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.IQ4_NL)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16IQ4_XS(b *testing.B) {
 	suitetest.BenchDequant(b, formats.IQ4_XS, "f16")
 }
 
+// TestMatMulF32IQ4_XS checks forge_matmul_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+func TestMatMulF32IQ4_XS(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.IQ4_XS)
+}
+
+// BenchmarkMatMulF32IQ4_XS measures forge_matmul_f32_iq4_xs on $FORGE_BACKEND.
+func BenchmarkMatMulF32IQ4_XS(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.IQ4_XS)
+}
+
 // TestMatVecF32IQ4_XS checks forge_matvec_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
 func TestMatVecF32IQ4_XS(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.IQ4_XS)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16MXFP4(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP4, "f16")
 }
 
+// TestMatMulF32MXFP4 checks forge_matmul_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+func TestMatMulF32MXFP4(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.MXFP4)
+}
+
+// BenchmarkMatMulF32MXFP4 measures forge_matmul_f32_mxfp4 on $FORGE_BACKEND.
+func BenchmarkMatMulF32MXFP4(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.MXFP4)
+}
+
 // TestMatVecF32MXFP4 checks forge_matvec_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
 func TestMatVecF32MXFP4(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.MXFP4)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16MXFP6_E2M3(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP6_E2M3, "f16")
 }
 
+// TestMatMulF32MXFP6_E2M3 checks forge_matmul_f32_mxfp6_e2m3 against the MXFP6_E2M3 spec on $FORGE_BACKEND.
+func TestMatMulF32MXFP6_E2M3(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.MXFP6_E2M3)
+}
+
+// BenchmarkMatMulF32MXFP6_E2M3 measures forge_matmul_f32_mxfp6_e2m3 on $FORGE_BACKEND.
+func BenchmarkMatMulF32MXFP6_E2M3(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.MXFP6_E2M3)
+}
+
 // TestMatVecF32MXFP6_E2M3 checks forge_matvec_f32_mxfp6_e2m3 against the MXFP6_E2M3 spec on $FORGE_BACKEND.
 func TestMatVecF32MXFP6_E2M3(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.MXFP6_E2M3)

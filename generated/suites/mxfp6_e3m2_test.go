@@ -30,6 +30,16 @@ func BenchmarkDequantF16MXFP6_E3M2(b *testing.B) {
 	suitetest.BenchDequant(b, formats.MXFP6_E3M2, "f16")
 }
 
+// TestMatMulF32MXFP6_E3M2 checks forge_matmul_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+func TestMatMulF32MXFP6_E3M2(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.MXFP6_E3M2)
+}
+
+// BenchmarkMatMulF32MXFP6_E3M2 measures forge_matmul_f32_mxfp6_e3m2 on $FORGE_BACKEND.
+func BenchmarkMatMulF32MXFP6_E3M2(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.MXFP6_E3M2)
+}
+
 // TestMatVecF32MXFP6_E3M2 checks forge_matvec_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
 func TestMatVecF32MXFP6_E3M2(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.MXFP6_E3M2)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q2_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q2_K, "f16")
 }
 
+// TestMatMulF32Q2_K checks forge_matmul_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q2_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q2_K)
+}
+
+// BenchmarkMatMulF32Q2_K measures forge_matmul_f32_q2_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q2_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q2_K)
+}
+
 // TestMatVecF32Q2_K checks forge_matvec_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q2_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q2_K)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q3_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q3_K, "f16")
 }
 
+// TestMatMulF32Q3_K checks forge_matmul_f32_q3_k against the Q3_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q3_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q3_K)
+}
+
+// BenchmarkMatMulF32Q3_K measures forge_matmul_f32_q3_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q3_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q3_K)
+}
+
 // TestMatVecF32Q3_K checks forge_matvec_f32_q3_k against the Q3_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q3_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q3_K)

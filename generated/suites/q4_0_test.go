@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q4_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q4_0, "f16")
 }
 
+// TestMatMulF32Q4_0 checks forge_matmul_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+func TestMatMulF32Q4_0(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q4_0)
+}
+
+// BenchmarkMatMulF32Q4_0 measures forge_matmul_f32_q4_0 on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q4_0(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q4_0)
+}
+
 // TestMatVecF32Q4_0 checks forge_matvec_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
 func TestMatVecF32Q4_0(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q4_0)

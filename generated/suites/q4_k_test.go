@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q4_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q4_K, "f16")
 }
 
+// TestMatMulF32Q4_K checks forge_matmul_f32_q4_k against the Q4_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q4_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q4_K)
+}
+
+// BenchmarkMatMulF32Q4_K measures forge_matmul_f32_q4_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q4_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q4_K)
+}
+
 // TestMatVecF32Q4_K checks forge_matvec_f32_q4_k against the Q4_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q4_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q4_K)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q5_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_0, "f16")
 }
 
+// TestMatMulF32Q5_0 checks forge_matmul_f32_q5_0 against the Q5_0 spec on $FORGE_BACKEND.
+func TestMatMulF32Q5_0(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q5_0)
+}
+
+// BenchmarkMatMulF32Q5_0 measures forge_matmul_f32_q5_0 on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q5_0(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q5_0)
+}
+
 // TestMatVecF32Q5_0 checks forge_matvec_f32_q5_0 against the Q5_0 spec on $FORGE_BACKEND.
 func TestMatVecF32Q5_0(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q5_0)

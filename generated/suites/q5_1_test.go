@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q5_1(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_1, "f16")
 }
 
+// TestMatMulF32Q5_1 checks forge_matmul_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+func TestMatMulF32Q5_1(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q5_1)
+}
+
+// BenchmarkMatMulF32Q5_1 measures forge_matmul_f32_q5_1 on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q5_1(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q5_1)
+}
+
 // TestMatVecF32Q5_1 checks forge_matvec_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
 func TestMatVecF32Q5_1(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q5_1)

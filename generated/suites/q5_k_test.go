@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q5_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q5_K, "f16")
 }
 
+// TestMatMulF32Q5_K checks forge_matmul_f32_q5_k against the Q5_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q5_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q5_K)
+}
+
+// BenchmarkMatMulF32Q5_K measures forge_matmul_f32_q5_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q5_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q5_K)
+}
+
 // TestMatVecF32Q5_K checks forge_matvec_f32_q5_k against the Q5_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q5_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q5_K)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q6_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q6_K, "f16")
 }
 
+// TestMatMulF32Q6_K checks forge_matmul_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q6_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q6_K)
+}
+
+// BenchmarkMatMulF32Q6_K measures forge_matmul_f32_q6_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q6_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q6_K)
+}
+
 // TestMatVecF32Q6_K checks forge_matvec_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q6_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q6_K)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q8_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q8_0, "f16")
 }
 
+// TestMatMulF32Q8_0 checks forge_matmul_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+func TestMatMulF32Q8_0(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q8_0)
+}
+
+// BenchmarkMatMulF32Q8_0 measures forge_matmul_f32_q8_0 on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q8_0(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q8_0)
+}
+
 // TestMatVecF32Q8_0 checks forge_matvec_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
 func TestMatVecF32Q8_0(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q8_0)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16Q8_K(b *testing.B) {
 	suitetest.BenchDequant(b, formats.Q8_K, "f16")
 }
 
+// TestMatMulF32Q8_K checks forge_matmul_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
+func TestMatMulF32Q8_K(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.Q8_K)
+}
+
+// BenchmarkMatMulF32Q8_K measures forge_matmul_f32_q8_k on $FORGE_BACKEND.
+func BenchmarkMatMulF32Q8_K(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.Q8_K)
+}
+
 // TestMatVecF32Q8_K checks forge_matvec_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
 func TestMatVecF32Q8_K(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.Q8_K)

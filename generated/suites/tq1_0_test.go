@@ -30,6 +30,16 @@ func BenchmarkDequantF16TQ1_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.TQ1_0, "f16")
 }
 
+// TestMatMulF32TQ1_0 checks forge_matmul_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+func TestMatMulF32TQ1_0(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.TQ1_0)
+}
+
+// BenchmarkMatMulF32TQ1_0 measures forge_matmul_f32_tq1_0 on $FORGE_BACKEND.
+func BenchmarkMatMulF32TQ1_0(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.TQ1_0)
+}
+
 // TestMatVecF32TQ1_0 checks forge_matvec_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
 func TestMatVecF32TQ1_0(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.TQ1_0)

@@ -30,6 +30,16 @@ func BenchmarkDequantF16TQ2_0(b *testing.B) {
 	suitetest.BenchDequant(b, formats.TQ2_0, "f16")
 }
 
+// TestMatMulF32TQ2_0 checks forge_matmul_f32_tq2_0 against the TQ2_0 spec on $FORGE_BACKEND.
+func TestMatMulF32TQ2_0(t *testing.T) {
+	suitetest.CheckMatMul(t, formats.TQ2_0)
+}
+
+// BenchmarkMatMulF32TQ2_0 measures forge_matmul_f32_tq2_0 on $FORGE_BACKEND.
+func BenchmarkMatMulF32TQ2_0(b *testing.B) {
+	suitetest.BenchMatMul(b, formats.TQ2_0)
+}
+
 // TestMatVecF32TQ2_0 checks forge_matvec_f32_tq2_0 against the TQ2_0 spec on $FORGE_BACKEND.
 func TestMatVecF32TQ2_0(t *testing.T) {
 	suitetest.CheckMatVec(t, formats.TQ2_0)

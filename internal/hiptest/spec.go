@@ -104,17 +104,21 @@ func Spec() *model.Spec {
 	targets := []*model.Target{ // by name, as gen/load orders them
 		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
 			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8}}, // eight waves: the shared-memory sum
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
+			MatMul: model.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
 		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
 			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16}},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
+			MatMul: model.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
 		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
 			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4}}, // one wave64: no shared-memory sum
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
+			MatMul: model.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
 		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
 			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
 			Pos: pos("specs/targets/nvidia.go", 5), Dequant: model.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8}},
+			MatVec: model.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+			MatMul: model.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
 	}
 	families := []*model.Family{
 		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",
@@ -122,6 +126,17 @@ func Spec() *model.Spec {
 			Kernels: []model.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
 	}
 	return &model.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: targets, Families: families}
+}
+
+// SpecMatMul is SpecMatVec with the matmul family as well, where gen/load
+// orders it (by name: dequant, matmul, matvec).
+func SpecMatMul() *model.Spec {
+	s := SpecMatVec()
+	mm := &model.Family{Name: "matmul", Doc: "fused dequant and matrix product for a batch of vectors, f32 out",
+		GoVar: "MatMul", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 60),
+		Kernels: []model.Kernel{{Name: "matmul_f32", Output: "f32"}}}
+	s.Families = []*model.Family{s.Families[0], mm, s.Families[1]}
+	return s
 }
 
 // SpecMatVec is Spec with the matvec family as well, after dequant (as

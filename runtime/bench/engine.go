@@ -137,7 +137,16 @@ type plan struct {
 	// matvec targets (suite Family MatVecFamily): y = W·x, W rows × cols.
 	matvec     bool
 	rows, cols int
+	// matmul targets (suite Family MatMulFamily): Y = W·X, W rows × cols,
+	// X batch vectors.
+	matmul bool
+	batch  int
 }
+
+// MatMulFamily is the family name of the matmul suites, which Measure runs
+// as Y = W·X at a [rows, cols, batch] shape (default suite.MatMulShape) on
+// data of suite.MatMulData, on a backend that is a suite.MatMulBackend.
+const MatMulFamily = "matmul"
 
 // MatVecFamily is the family name of the matvec suites, which Measure runs
 // as y = W·x at a [rows, cols] shape (default: each of suite.MatVecShapes)
@@ -155,6 +164,9 @@ func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 	p := plan{t: t}
 	if t.Suite.Family == MatVecFamily {
 		return t.planMatVec(b)
+	}
+	if t.Suite.Family == MatMulFamily {
+		return t.planMatMul(b)
 	}
 	if t.Shape == nil {
 		p.nBlocks = max(1, elems/f.BlockElems)
@@ -272,6 +284,11 @@ func defaultShapes(b suite.Backend, s suite.Suite) ([]suite.BenchShape, error) {
 			return nil, nil // planMatVec says why it cannot run
 		}
 		return suite.MatVecShapes(b, s.Format)
+	case MatMulFamily:
+		if _, ok := b.(suite.MatMulBackend); !ok {
+			return nil, nil // planMatMul says why it cannot run
+		}
+		return suite.MatMulShapes(b, s.Format)
 	}
 	return nil, nil
 }
@@ -316,7 +333,7 @@ func groupByInput(plans []plan) []plan {
 	groups := map[key][]plan{}
 	var out []plan
 	for _, p := range plans {
-		if p.t.Input != nil || p.matvec {
+		if p.t.Input != nil || p.matvec || p.matmul {
 			k := key{nil, len(order)} // a group of its own
 			order = append(order, k)
 			groups[k] = []plan{p}
@@ -343,8 +360,8 @@ type inputCache struct {
 
 func (c *inputCache) get(p plan) ([]byte, error) {
 	f := p.t.Suite.Format
-	if p.matvec {
-		return nil, nil // measureMatVec makes its own
+	if p.matvec || p.matmul {
+		return nil, nil // measureMatVec and measureMatMul make their own
 	}
 	if p.t.Input != nil {
 		src, err := p.t.Input()
@@ -395,6 +412,9 @@ func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error)
 func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts Options) (*Result, error) {
 	if p.matvec {
 		return measureMatVec(ctx, b, p, opts)
+	}
+	if p.matmul {
+		return measureMatMul(ctx, b, p, opts)
 	}
 	s, f := p.t.Suite, p.t.Suite.Format
 	size := suite.OutputSize(s.Output)
@@ -567,6 +587,89 @@ func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (
 		once = func() (time.Duration, error) {
 			start := time.Now()
 			err := mv.MatVec(f, y, w, x, p.rows, p.cols)
+			return time.Since(start), err
+		}
+	}
+	return sample(ctx, res, what, once, opts)
+}
+
+// planMatMul checks a matmul target: its shape is [rows, cols, batch] (cols
+// a whole number of blocks), or suite.MatMulShape's; the backend must run
+// matmul.
+func (t *Target) planMatMul(b suite.Backend) (plan, error) {
+	f := t.Suite.Format
+	if _, ok := b.(suite.MatMulBackend); !ok {
+		return plan{}, fmt.Errorf("%s: backend %s does not run matmul (leave the family out: --family dequant)", t.name(), b.Name())
+	}
+	if t.Input != nil {
+		return plan{}, fmt.Errorf("%s: matmul targets take no input of their own", t.name())
+	}
+	p := plan{t: t, matmul: true}
+	if t.Shape == nil {
+		shapes, err := suite.MatMulShapes(b, f)
+		if err != nil {
+			return plan{}, fmt.Errorf("%s: %w", t.name(), err)
+		}
+		p.rows, p.cols, p.batch = shapes[0].Dims[0], shapes[0].Dims[1], shapes[0].Dims[2]
+	} else {
+		if len(t.Shape) != 3 || t.Shape[0] <= 0 || t.Shape[1] <= 0 || t.Shape[2] <= 0 {
+			return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols, batch], all positive", t.name(), t.Shape)
+		}
+		p.rows, p.cols, p.batch = t.Shape[0], t.Shape[1], t.Shape[2]
+		if p.cols%f.BlockElems != 0 {
+			return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
+		}
+		if int64(p.rows)*int64(p.cols) > 1<<40 || int64(p.batch)*int64(max(p.rows, p.cols)) > 1<<40 {
+			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
+		}
+	}
+	p.shape = []int{p.rows, p.cols, p.batch}
+	p.elems = p.rows * p.batch // Y's entries
+	p.nBlocks = p.rows * p.cols / f.BlockElems
+	return p, nil
+}
+
+// measureMatMul samples one matmul benchmark on data of suite.MatMulData:
+// bytes read are W's and X's, bytes written Y's; FLOPs 2·rows·cols·batch.
+func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
+	s, f := p.t.Suite, p.t.Suite.Format
+	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
+	w, x, err := suite.MatMulData(f, p.rows, p.cols, p.batch, suite.Seed(f.Name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: inputs: %w", what, err)
+	}
+	res := &Result{
+		Name:         p.t.name(),
+		Suite:        s.Name,
+		Family:       s.Family,
+		Kernel:       s.Kernel,
+		Format:       f.Name,
+		Output:       s.Output,
+		Shape:        p.shape,
+		Elements:     int64(p.elems),
+		BytesRead:    int64(len(w)) + 4*int64(len(x)),
+		BytesWritten: 4 * int64(p.rows) * int64(p.batch),
+		FLOPs:        2 * int64(p.rows) * int64(p.cols) * int64(p.batch),
+		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
+		Warmup:       opts.Warmup,
+	}
+	var once func() (time.Duration, error)
+	if db, ok := b.(suite.DeviceMatMulBackend); ok {
+		r, weights, err := db.PrepareMatMul(f, w, x, p.rows, p.cols, p.batch, suite.ResolveWeightMode(b, opts.Weights))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		defer r.Close()
+		res.Weights = &weights
+		once = func() (time.Duration, error) { return r.Run(1) }
+	} else {
+		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
+		res.Weights = &weights
+		mm := b.(suite.MatMulBackend) // checked by planMatMul
+		y := make([]float32, p.rows*p.batch)
+		once = func() (time.Duration, error) {
+			start := time.Now()
+			err := mm.MatMul(f, y, w, x, p.rows, p.cols, p.batch)
 			return time.Since(start), err
 		}
 	}

@@ -350,3 +350,29 @@ func TestMeasureMatVec(t *testing.T) {
 		}
 	}
 }
+
+func TestMeasureMatMul(t *testing.T) {
+	mm := suite.Suite{Name: "matmul_f32/Q4_0", Family: MatMulFamily, Kernel: "matmul_f32", Output: "f32", Format: formats.Q4_0}
+	run, err := Measure(context.Background(), cpu.New(1), []Target{{Suite: mm, Shape: []int{37, 96, 5}}}, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Results[0]
+	if r.Name != mm.Name || r.Elements != 37*5 || r.BytesRead != 37*3*18+4*96*5 || r.BytesWritten != 4*37*5 || r.FLOPs != 2*37*96*5 || r.Stats.N != 3 {
+		t.Errorf("matmul result %+v", r)
+	}
+	for _, bad := range []struct {
+		b     suite.Backend
+		shape []int
+		want  string
+	}{
+		{dequantOnly{cpu.New(1)}, nil, "backend cpu does not run matmul"},
+		{cpu.New(1), []int{37, 100, 2}, "100 columns is not a whole number of 32-element Q4_0 blocks"},
+		{cpu.New(1), []int{37, 96}, "want [rows, cols, batch]"},
+	} {
+		_, err := Measure(context.Background(), bad.b, []Target{{Suite: mm, Shape: bad.shape}}, quick())
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("shape %v: %v, want %q", bad.shape, err, bad.want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max",
 // (TableColumns): sample count, min, p50, p95, p99 and max time per
 // iteration, the standard deviation as a percentage of the mean, GB/s
 // (bytes read + written over the mean time), % of the copy roofline,
-// GFLOPS where the family computes (matvec),
+// GFLOPS where the family computes (matvec, matmul),
 // G elements/s and the format's compression ratio against f32.
 func WriteTable(w io.Writer, run *Run) error {
 	m := run.Meta
@@ -66,7 +66,7 @@ func WriteTable(w io.Writer, run *Run) error {
 		if s.PctCopy > 0 {
 			pct = fmt.Sprintf("%.1f", s.PctCopy)
 		}
-		gflops := "-" // only where the family does arithmetic (matvec)
+		gflops := "-" // only where the family does arithmetic (matvec, matmul)
 		if s.GFLOPS > 0 {
 			gflops = fmt.Sprintf("%.1f", s.GFLOPS)
 		}

@@ -169,3 +169,58 @@ func (b *Backend) MatVec(f *formats.Format, y []float32, w []byte, x []float32, 
 	wg.Wait()
 	return nil
 }
+
+// MatMul computes Y = W·X: w holds rows rows of cols elements of f (as for
+// MatVec), x holds batch vectors of cols values (x[b·cols+k]), y receives
+// batch vectors of rows values (y[b·rows+r]). Rows are shared out across
+// the goroutines; each row is decoded by the spec once and dotted with
+// every vector in float64, rounded to float32 once at the end.
+func (b *Backend) MatMul(f *formats.Format, y []float32, w []byte, x []float32, rows, cols, batch int) error {
+	if f == nil {
+		return fmt.Errorf("cpu: nil format")
+	}
+	if rows < 0 || cols < 0 || batch < 0 || cols%f.BlockElems != 0 {
+		return fmt.Errorf("cpu: matmul %s: shape %d×%d×%d: want non-negative sizes, cols a whole number of %d-element blocks", f.Name, rows, cols, batch, f.BlockElems)
+	}
+	rowBlocks := cols / f.BlockElems
+	if rowBlocks > 0 && rows > math.MaxInt/f.BlockBytes/rowBlocks || batch > 0 && (cols > math.MaxInt/batch || rows > math.MaxInt/batch) {
+		return fmt.Errorf("cpu: matmul %s: %d×%d×%d is too large", f.Name, rows, cols, batch)
+	}
+	rowBytes := rowBlocks * f.BlockBytes
+	if len(w) != rows*rowBytes || len(x) != batch*cols || len(y) != batch*rows {
+		return fmt.Errorf("cpu: matmul %s %d×%d×%d: got %d bytes of W, %d of X, %d of Y; want %d, %d, %d",
+			f.Name, rows, cols, batch, len(w), len(x), len(y), rows*rowBytes, batch*cols, batch*rows)
+	}
+	if batch == 0 {
+		return nil
+	}
+	// Split by rows, at least minChunkElems multiply-adds per goroutine.
+	minRows := max(1, minChunkElems/max(1, cols*batch))
+	n := min(b.workers, (rows+minRows-1)/minRows)
+	work := func(lo, hi int) {
+		row := make([]float32, cols)
+		for r := lo; r < hi; r++ {
+			// Sizes were checked above; whole blocks cannot fail.
+			_ = f.Dequantize(row, w[r*rowBytes:(r+1)*rowBytes])
+			for bi := range batch {
+				xs := x[bi*cols : (bi+1)*cols]
+				var s float64
+				for k, v := range row {
+					s += float64(v) * float64(xs[k])
+				}
+				y[bi*rows+r] = float32(s)
+			}
+		}
+	}
+	if n <= 1 {
+		work(0, rows)
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		lo, hi := rows*i/n, rows*(i+1)/n
+		wg.Go(func() { work(lo, hi) })
+	}
+	wg.Wait()
+	return nil
+}

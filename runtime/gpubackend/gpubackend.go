@@ -409,3 +409,91 @@ func (r *resident) uploadWeights(w []byte, mode suite.WeightMode) (*rotation, er
 	}
 	return rt, nil
 }
+
+var _ suite.DeviceMatMulBackend = (*Backend)(nil)
+
+// matMulLauncher finds the launcher of f's matmul_f32 kernel.
+func (b *Backend) matMulLauncher(f *formats.Format) (kernels.MatMulFunc, error) {
+	const kernel = "matmul_f32"
+	fn, ok := b.dev.Kernels().MatMul(kernel, f.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
+	}
+	return fn, nil
+}
+
+// MatMul computes Y = W·X on the device: it uploads w and x, launches the
+// generated matmul_f32 launcher, synchronises and downloads y.
+func (b *Backend) MatMul(f *formats.Format, y []float32, w []byte, x []float32, rows, cols, batch int) (err error) {
+	if err := suite.CheckMatMulSizes(f, len(y), len(w), len(x), rows, cols, batch); err != nil {
+		return err
+	}
+	fn, err := b.matMulLauncher(f)
+	if err != nil {
+		return err
+	}
+	if rows == 0 || batch == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s matmul_f32 %d×%d×%d on %s", f.Name, rows, cols, batch, b.name)
+	var bufs [3]abi.DevicePtr
+	for i, n := range []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))} {
+		// A valid pointer even for 0 bytes (cols == 0), which the launcher requires.
+		p, aerr := b.mem.Alloc(max(n, 1))
+		if aerr != nil {
+			return fmt.Errorf("%s: %w", what, aerr)
+		}
+		// Back to the cache only after the synchronous download below.
+		defer b.free(p, &err)
+		bufs[i] = p
+	}
+	if err := b.dev.H2D(bufs[0], w); err != nil {
+		return fmt.Errorf("%s: W: %w", what, err)
+	}
+	if err := gpu.Upload(b.dev, bufs[1], x); err != nil {
+		return fmt.Errorf("%s: X: %w", what, err)
+	}
+	if err := b.dev.Launch(func() error {
+		return fn(bufs[0], bufs[1], bufs[2], int64(rows), int64(cols), int64(batch), 0)
+	}); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := b.dev.Synchronize(); err != nil {
+		return fmt.Errorf("%s: after the kernel: %w", what, err)
+	}
+	if err := gpu.Download(b.dev, y, bufs[2]); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// PrepareMatMul uploads w and x and allocates y for f's matmul_f32 kernel.
+func (b *Backend) PrepareMatMul(f *formats.Format, w []byte, x []float32, rows, cols, batch int, weights suite.WeightMode) (suite.Resident, suite.Weights, error) {
+	if err := suite.CheckMatMulSizes(f, batch*rows, len(w), len(x), rows, cols, batch); err != nil {
+		return nil, suite.Weights{}, err
+	}
+	if rows == 0 || cols == 0 || batch == 0 {
+		return nil, suite.Weights{}, fmt.Errorf("%s: matmul of an empty %d×%d×%d product", b.name, rows, cols, batch)
+	}
+	fn, err := b.matMulLauncher(f)
+	if err != nil {
+		return nil, suite.Weights{}, err
+	}
+	what := fmt.Sprintf("%s matmul_f32 %d×%d×%d on %s", f.Name, rows, cols, batch, b.name)
+	r, err := b.newResident(4*uint64(len(x)), 4*uint64(batch*rows))
+	if err != nil {
+		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := gpu.Upload(b.dev, r.bufs[0], x); err != nil {
+		r.Close()
+		return nil, suite.Weights{}, err
+	}
+	rot, err := r.uploadWeights(w, weights)
+	if err != nil {
+		r.Close()
+		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
+	}
+	px, py := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return fn(rot.next(), px, py, int64(rows), int64(cols), int64(batch), 0) }
+	return r, rot.plan, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,18 +112,20 @@ func MatVecShapes(b Backend, f *formats.Format) ([]BenchShape, error) {
 	return WholeBlockShapes(f, shapes), nil
 }
 
-// WholeBlockShapes is shapes ([rows, cols]) with each cols rounded down to
-// a whole number of f's blocks, at least one; a shape named by its
-// dimensions is renamed by its rounded ones.
+// WholeBlockShapes is shapes ([rows, cols, ...]) with each cols rounded
+// down to a whole number of f's blocks, at least one; a shape named by its
+// dimensions is renamed by its rounded ones. Further dimensions (matmul's
+// batch) are kept.
 func WholeBlockShapes(f *formats.Format, shapes []BenchShape) []BenchShape {
 	out := make([]BenchShape, len(shapes))
 	for i, sh := range shapes {
-		rows, cols := sh.Dims[0], max(1, sh.Dims[1]/f.BlockElems)*f.BlockElems
+		dims := slices.Clone(sh.Dims)
+		dims[1] = max(1, dims[1]/f.BlockElems) * f.BlockElems
 		name := sh.Name
-		if cols != sh.Dims[1] && name == ShapeName(sh.Dims...) {
-			name = ShapeName(rows, cols)
+		if dims[1] != sh.Dims[1] && name == ShapeName(sh.Dims...) {
+			name = ShapeName(dims...)
 		}
-		out[i] = BenchShape{name, []int{rows, cols}}
+		out[i] = BenchShape{name, dims}
 	}
 	return out
 }

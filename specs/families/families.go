@@ -1,5 +1,5 @@
 // Package families holds forge's kernel-family specs: the kinds of kernel
-// every format gets (dequant and matvec now; matmul later), each a template
+// every format gets (dequant, matvec and matmul), each a template
 // under templates/hip plus the kernels it yields per format.
 package families
 
@@ -47,5 +47,18 @@ var MatVec = register(Family{
 	Doc:  "fused dequant and matrix-vector product, f32 out",
 	Kernels: []Kernel{
 		{Name: "matvec_f32", Output: "f32"},
+	},
+})
+
+// MatMul is the fused dequant + matrix product Y = W·X for a batch of
+// activation vectors: W as for MatVec; X is batch vectors of cols float32,
+// contiguous (x[b·cols + k], ggml's src1 layout); Y is batch vectors of rows
+// float32 (y[b·rows + r], ggml's dst layout). Tiled in shared memory; f32
+// accumulation (the NVIDIA tensor-core path rounds W and X to f16 first).
+var MatMul = register(Family{
+	Name: "matmul",
+	Doc:  "fused dequant and matrix product for a batch of vectors, f32 out",
+	Kernels: []Kernel{
+		{Name: "matmul_f32", Output: "f32"},
 	},
 })

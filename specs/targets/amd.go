@@ -9,6 +9,8 @@ var GFX1100 = register(Target{
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// 16 × 16 threads, each a 4 × 4 register tile of Y.
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 })
 
 // GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
@@ -19,6 +21,8 @@ var GFX1030 = register(Target{
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// 16 × 16 threads, each a 4 × 4 register tile of Y.
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 })
 
 // GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
@@ -29,4 +33,6 @@ var GFX90A = register(Target{
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// 16 × 16 threads, each a 4 × 4 register tile of Y.
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 })

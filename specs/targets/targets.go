@@ -15,6 +15,7 @@ type Target struct {
 	Doc          string
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
+	MatMul       MatMulTuning
 }
 
 // DequantTuning is the dequant kernel family's tuning.
@@ -28,6 +29,25 @@ type MatVecTuning struct {
 	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
 	RowsPerBlock    int // rows of W per workgroup, in [1, 16]: every thread works on all of them, reusing its x
 	Chunk           int // consecutive elements a thread takes per step: a power of two in [4, 64], clamped to a block
+}
+
+// MatMulTuning is the matmul kernel family's tuning: a workgroup computes a
+// TileRows × TileCols tile of Y (rows of W × batch columns), stepping through
+// K TileK elements at a time. Each value can be overridden when a generated
+// file is compiled (-DFORGE_TUNE_MATMUL_<KNOB>=v: THREADS, TM, TN, TK, RM,
+// WARP_ROWS), which is how an autotuner compiles candidates.
+type MatMulTuning struct {
+	ThreadsPerBlock int // THREADS: a multiple of WaveSize, at most 1024
+	TileRows        int // TM: rows of W (and of Y) per workgroup tile
+	TileCols        int // TN: batch columns of X (and of Y) per workgroup tile
+	TileK           int // TK: elements of K staged per step, in [1, 256]
+	// ThreadRows (RM): the generic path's register tile is ThreadRows rows ×
+	// TileCols/(ThreadsPerBlock/(TileRows/ThreadRows)) columns per thread.
+	ThreadRows int
+	// WarpRows (WARP_ROWS): the tensor-core path (NVIDIA only) lays its
+	// warps out WarpRows × (warps/WarpRows) over the tile; 0 on targets
+	// without that path.
+	WarpRows int
 }
 
 var all []*Target

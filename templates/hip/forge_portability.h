@@ -42,6 +42,11 @@
 //     row, rows contiguous), float32 accumulation; 1 for negative counts, cols
 //     not a multiple of BlockElems, or (rows > 0) null or misaligned pointers;
 //     rows == 0 returns 0 without a launch.
+//   int forge_matmul_f32_<fmt>(const void* w, const float* x, float* y, int64_t rows, int64_t cols,
+//                              int64_t batch, forge_stream_t stream);
+//     Y = W·X for batch vectors: W as matvec's, x[b*cols + k], y[b*rows + r];
+//     refuses as matvec does, and negative batch; rows == 0 or batch == 0
+//     returns 0 without a launch.
 // Adding a family adds symbols without changing existing ones, so it keeps the
 // ABI version: a library built before it lacks the new symbols, which Bind
 // reports by name.
@@ -238,6 +243,28 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 	}
 	return v;
 }
+
+// forge_fmaf(a, b, c) is a·b + c rounded once (a fused multiply-add), for
+// the reductions of matmul; clang's builtin on AMD (no device library call),
+// CUDA's intrinsic on NVIDIA. Explicit, so it is fused whatever the
+// contraction setting.
+#if defined(FORGE_AMD)
+#define forge_fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define forge_fmaf(a, b, c) __fmaf_rn((a), (b), (c))
+#endif
+
+// FORGE_HAS_WMMA: the NVIDIA tensor cores through nvcuda::wmma (m16n16k16,
+// half in, float accumulate; sm_70 and later), which matmul uses on NVIDIA
+// targets. Define FORGE_NO_WMMA to build the generic path instead.
+#if defined(FORGE_CUDA) && !defined(FORGE_NO_WMMA)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "forge_portability.h: the matmul tensor-core path needs sm_70 or later; define FORGE_NO_WMMA for older GPUs"
+#endif
+#include <cuda_fp16.h>
+#include <mma.h>
+#define FORGE_HAS_WMMA 1
+#endif
 
 // forge_store_stream(p, v) stores v to *p marked as streamed (not re-read
 // soon), so a large dequant output does not evict its input from the cache.

@@ -4,7 +4,8 @@
 // symbols with dlsym, working on host memory instead of device memory.
 //
 // Every kernel symbol resolves to its own recording launcher (with the
-// matvec signature for forge_matvec_* symbols), which notes
+// matvec signature for forge_matvec_* symbols, the matmul signature for
+// forge_matmul_* ones), which notes
 // its arguments and returns a chosen code, so a test can check that each
 // generated wrapper calls its own symbol with its own arguments. The Q4_0
 // launchers (HostKernels) really decode, in C, so a test can check the
@@ -23,11 +24,12 @@ static int fake_abi_version_value = 1;
 static int fake_abi_version(void) { return fake_abi_version_value; }
 
 // The last call any recording launcher received, and how many there were.
-// Matvec launchers record w as src, y as dst, and x, rows and cols.
+// Matvec launchers record w as src, y as dst, and x, rows and cols; matmul
+// launchers batch as well.
 typedef struct {
 	int slot;
 	uintptr_t src, dst, stream, x;
-	int64_t n, rows, cols;
+	int64_t n, rows, cols, batch;
 } fake_call;
 static fake_call fake_last;
 static int64_t fake_calls;
@@ -43,6 +45,7 @@ static int fake_record(int slot, const void* src, void* dst, int64_t n, void* st
 	fake_last.x = 0;
 	fake_last.rows = 0;
 	fake_last.cols = 0;
+	fake_last.batch = 0;
 	return fake_code;
 }
 
@@ -55,7 +58,14 @@ static int fake_record_matvec(int slot, const void* w, const float* x, float* y,
 	fake_last.n = 0;
 	fake_last.rows = rows;
 	fake_last.cols = cols;
+	fake_last.batch = 0;
 	fake_last.stream = (uintptr_t)stream;
+	return fake_code;
+}
+
+static int fake_record_matmul(int slot, const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, void* stream) {
+	fake_record_matvec(slot, w, x, y, rows, cols, stream);
+	fake_last.batch = batch;
 	return fake_code;
 }
 static fake_call fake_last_call(void) { return fake_last; }
@@ -95,6 +105,22 @@ static void* const fake_mv_recorders[256] = {
 	FAKE_MVPTR16(0x8) FAKE_MVPTR16(0x9) FAKE_MVPTR16(0xa) FAKE_MVPTR16(0xb) FAKE_MVPTR16(0xc) FAKE_MVPTR16(0xd) FAKE_MVPTR16(0xe) FAKE_MVPTR16(0xf)
 };
 static void* fake_mv_recorder(int slot) { return fake_mv_recorders[slot]; }
+
+// 256 recording matmul launchers, with the matmul family's signature.
+#define FAKE_MM(i) static int fake_mm_##i(const void* w, const float* x, float* y, int64_t r, int64_t c, int64_t b, void* st) { return fake_record_matmul(i, w, x, y, r, c, b, st); }
+#define FAKE_MM16(h) FAKE_MM(h##0) FAKE_MM(h##1) FAKE_MM(h##2) FAKE_MM(h##3) FAKE_MM(h##4) FAKE_MM(h##5) FAKE_MM(h##6) FAKE_MM(h##7) \
+	FAKE_MM(h##8) FAKE_MM(h##9) FAKE_MM(h##a) FAKE_MM(h##b) FAKE_MM(h##c) FAKE_MM(h##d) FAKE_MM(h##e) FAKE_MM(h##f)
+FAKE_MM16(0x0) FAKE_MM16(0x1) FAKE_MM16(0x2) FAKE_MM16(0x3) FAKE_MM16(0x4) FAKE_MM16(0x5) FAKE_MM16(0x6) FAKE_MM16(0x7)
+FAKE_MM16(0x8) FAKE_MM16(0x9) FAKE_MM16(0xa) FAKE_MM16(0xb) FAKE_MM16(0xc) FAKE_MM16(0xd) FAKE_MM16(0xe) FAKE_MM16(0xf)
+
+#define FAKE_MMPTR(i) (void*)fake_mm_##i,
+#define FAKE_MMPTR16(h) FAKE_MMPTR(h##0) FAKE_MMPTR(h##1) FAKE_MMPTR(h##2) FAKE_MMPTR(h##3) FAKE_MMPTR(h##4) FAKE_MMPTR(h##5) FAKE_MMPTR(h##6) FAKE_MMPTR(h##7) \
+	FAKE_MMPTR(h##8) FAKE_MMPTR(h##9) FAKE_MMPTR(h##a) FAKE_MMPTR(h##b) FAKE_MMPTR(h##c) FAKE_MMPTR(h##d) FAKE_MMPTR(h##e) FAKE_MMPTR(h##f)
+static void* const fake_mm_recorders[256] = {
+	FAKE_MMPTR16(0x0) FAKE_MMPTR16(0x1) FAKE_MMPTR16(0x2) FAKE_MMPTR16(0x3) FAKE_MMPTR16(0x4) FAKE_MMPTR16(0x5) FAKE_MMPTR16(0x6) FAKE_MMPTR16(0x7)
+	FAKE_MMPTR16(0x8) FAKE_MMPTR16(0x9) FAKE_MMPTR16(0xa) FAKE_MMPTR16(0xb) FAKE_MMPTR16(0xc) FAKE_MMPTR16(0xd) FAKE_MMPTR16(0xe) FAKE_MMPTR16(0xf)
+};
+static void* fake_mm_recorder(int slot) { return fake_mm_recorders[slot]; }
 
 // Scalar conversions, bit for bit those of specs/formats/scalar.go.
 static float fake_half_to_f32(uint16_t h) {
@@ -201,7 +227,8 @@ type Options struct {
 
 // Call is the last call a recording launcher received. A matvec launcher
 // (MatVecPrefix) records w as Src, y as Dst, and X, Rows and Cols; NBlocks
-// is 0. A dequant launcher leaves X, Rows and Cols 0.
+// is 0. A matmul launcher (MatMulPrefix) records Batch as well. A dequant
+// launcher leaves X, Rows, Cols and Batch 0.
 type Call struct {
 	Symbol  string
 	Src     abi.DevicePtr
@@ -211,12 +238,18 @@ type Call struct {
 	X       abi.DevicePtr
 	Rows    int64
 	Cols    int64
+	Batch   int64
 }
 
 // MatVecPrefix starts the symbols the fake resolves to recording launchers
 // with the matvec family's signature:
 // int f(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream).
 const MatVecPrefix = "forge_matvec_"
+
+// MatMulPrefix starts the symbols the fake resolves to recording launchers
+// with the matmul family's signature:
+// int f(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, void* stream).
+const MatMulPrefix = "forge_matmul_"
 
 // Lib is an open fake library.
 type Lib struct {
@@ -273,6 +306,9 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 	if strings.HasPrefix(symbol, MatVecPrefix) {
 		return C.fake_mv_recorder(C.int(slot)), nil
 	}
+	if strings.HasPrefix(symbol, MatMulPrefix) {
+		return C.fake_mm_recorder(C.int(slot)), nil
+	}
 	return C.fake_recorder(C.int(slot)), nil
 }
 
@@ -294,6 +330,7 @@ func (l *Lib) LastCall() (Call, bool) {
 		X:       abi.DevicePtr(c.x),
 		Rows:    int64(c.rows),
 		Cols:    int64(c.cols),
+		Batch:   int64(c.batch),
 	}, true
 }
 

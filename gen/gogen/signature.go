@@ -1,0 +1,288 @@
+package gogen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// A signature describes one shape of launcher of forge's C ABI, as data:
+// its parameters (between nothing and the trailing stream), the argument
+// checks its Go wrappers make before crossing into C, what makes a call a
+// no-op, and the arguments the generated tests refuse. gogen renders every
+// family's trampolines, Func type, wrappers, lookup and launcher test from
+// it, so a new family with a new launcher shape is a new signature here
+// (and its harness), not new rendering code.
+type signature struct {
+	name   string  // "blocks", "matvec", "matmul": in messages
+	params []param // in C order, before the stream
+	// blockElems: the checks use be (the format's BlockElems).
+	blockElems bool
+	// outF32 is set when the kernels must write float32 (the output
+	// pointer is float*, whatever kernel.Output claims).
+	outF32 bool
+	// doc completes "<Family>Func is the signature of the <family> family's
+	// launchers: ".
+	doc string
+	// empty is the condition under which a wrapper returns without a call
+	// (after the checks pass).
+	empty func() *jen.Statement
+	// checks are the wrapper's refusals, in order; sym is the launcher's
+	// symbol, be its format's BlockElems as an int64, max its maxBlocks.
+	checks func(sym, be, max jen.Code) []check
+	// perBlock is the byte count per block that maxBlocks divides into
+	// MaxInt64: the largest of the block and what a block's elements take
+	// on the float side, for a kernel whose output elements take outSize
+	// bytes.
+	perBlock func(blockBytes, blockElems, outSize int) int
+	// methodDoc is the doc of a format's wrapper method.
+	methodDoc func(l launcher) string
+	// refused are argument sets (overrides of the test's good arguments,
+	// by parameter name) that the wrappers must refuse; partial, if any,
+	// one more that they must refuse for formats with BlockElems > 1; noop
+	// one that must succeed without reaching C.
+	refused func(good func(name string) *jen.Statement, be, max jen.Code) []map[string]jen.Code
+	partial func(good func(name string) *jen.Statement) map[string]jen.Code
+	noop    map[string]func() jen.Code
+}
+
+// param is one launcher parameter.
+type param struct {
+	name  string // in Go and in C
+	cType string // the C type; "OUT" stands for the kernel's output element type
+	ptr   bool   // a device pointer: uintptr_t across cgo, abi.DevicePtr in Go; else int64_t / int64
+	call  string // the abitest.Call field a recording launcher stores it in
+	// test is the good argument the launcher test passes for kernel
+	// index i (jen.Id("i")) of kernel k (jen.Id("k")), as an expression.
+	test func() jen.Code
+}
+
+// check is one refusal: when cond holds, the wrapper returns
+// fmt.Errorf(msg, args...).
+type check struct {
+	cond jen.Code
+	msg  string
+	args []jen.Code
+}
+
+func (s *signature) cParams(out string) string {
+	var b []string
+	for _, p := range s.params {
+		b = append(b, strings.ReplaceAll(p.cType, "OUT", out)+" "+p.name)
+	}
+	return strings.Join(b, ", ")
+}
+
+// goParams is the wrapper's parameters before the stream: pointers grouped,
+// then counts grouped.
+func (s *signature) goParams(abiPkg string) []jen.Code {
+	var ptrs, counts []jen.Code
+	for _, p := range s.params {
+		if p.ptr {
+			ptrs = append(ptrs, jen.Id(p.name))
+		} else {
+			counts = append(counts, jen.Id(p.name))
+		}
+	}
+	return []jen.Code{jen.List(ptrs...).Qual(abiPkg, "DevicePtr"), jen.List(counts...).Int64()}
+}
+
+func (s *signature) argIDs() []jen.Code {
+	var a []jen.Code
+	for _, p := range s.params {
+		a = append(a, jen.Id(p.name))
+	}
+	return a
+}
+
+func (s *signature) ptrNames() []string {
+	var a []string
+	for _, p := range s.params {
+		if p.ptr {
+			a = append(a, p.name)
+		}
+	}
+	return a
+}
+
+// testVal is a test's good value of parameter p (an abitest.Call field).
+func ptrVal(base string) func() jen.Code {
+	return func() jen.Code {
+		return jen.Qual(abiPkgPath, "DevicePtr").Call(jen.Op(base).Op("+").Op("0x100").Op("*").Id("i"))
+	}
+}
+
+// abiPkgPath is the runtime/abi import path; set by Files from the spec's module.
+var abiPkgPath = "github.com/rocmforge/forge/runtime/abi"
+
+func errorf(msg string, args ...jen.Code) jen.Code {
+	return jen.Return(jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(msg)}, args...)...))
+}
+
+func id(s string) *jen.Statement { return jen.Id(s) }
+
+// sigBlocks: int f(const void* src, T* dst, int64_t n_blocks, forge_stream_t stream).
+var sigBlocks = &signature{
+	name: "blocks",
+	params: []param{
+		{name: "src", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
+		{name: "dst", cType: "OUT*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
+		{name: "nBlocks", cType: "int64_t", call: "NBlocks", test: func() jen.Code { return jen.Int64().Call(jen.Lit(1).Op("+").Id("i")) }},
+	},
+	doc:   "decode nBlocks\nblocks at src into dst on stream.",
+	empty: func() *jen.Statement { return id("nBlocks").Op("==").Lit(0) },
+	checks: func(sym, _, max jen.Code) []check {
+		return []check{
+			{id("nBlocks").Op("<").Lit(0), "%s: negative block count %d", []jen.Code{sym, id("nBlocks")}},
+			{id("nBlocks").Op(">").Add(max), "%s: %d blocks overflow an int64 byte count", []jen.Code{sym, id("nBlocks")}},
+			{id("nBlocks").Op(">").Lit(0).Op("&&").Parens(id("src").Op("==").Lit(0).Op("||").Id("dst").Op("==").Lit(0)),
+				"%s: null device pointer (src %#x, dst %#x) for %d blocks", []jen.Code{sym, id("src"), id("dst"), id("nBlocks")}},
+		}
+	},
+	perBlock: func(bb, be, out int) int { return max(bb, be*out) },
+	methodDoc: func(l launcher) string {
+		o := outputs[l.kernel.Output]
+		return fmt.Sprintf(`%s calls %s, which decodes nBlocks %s blocks
+(%d bytes, %d %s each) at src into %s at dst, on stream. Zero
+blocks is a no-op; a negative or overflowing count, or a null pointer, is
+an error before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockBytes, l.format.BlockElems, plural(l.format.BlockElems, "element"), o.doc)
+	},
+	refused: func(good func(string) *jen.Statement, _, max jen.Code) []map[string]jen.Code {
+		return []map[string]jen.Code{
+			{"nBlocks": jen.Lit(-1)},
+			{"src": jen.Lit(0)},
+			{"dst": jen.Lit(0)},
+			{"nBlocks": jen.Add(max).Op("+").Lit(1)},
+		}
+	},
+	noop: map[string]func() jen.Code{
+		"src": func() jen.Code { return jen.Lit(0) }, "dst": func() jen.Code { return jen.Lit(0) }, "nBlocks": func() jen.Code { return jen.Lit(0) },
+	},
+}
+
+// matrixParams are the parameters of the W·x launchers: w, x, y, rows,
+// cols, then extra.
+func matrixParams(extra ...param) []param {
+	return append([]param{
+		{name: "w", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
+		{name: "x", cType: "const float*", ptr: true, call: "X", test: ptrVal("0x500000")},
+		{name: "y", cType: "OUT*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
+		{name: "rows", cType: "int64_t", call: "Rows", test: func() jen.Code { return jen.Int64().Call(jen.Lit(1).Op("+").Id("i")) }},
+		{name: "cols", cType: "int64_t", call: "Cols", test: func() jen.Code {
+			return jen.Int64().Call(jen.Id("k").Dot("BlockElems")).Op("*").Int64().Call(jen.Lit(2).Op("+").Id("i"))
+		}},
+	}, extra...)
+}
+
+// matrixChecks are the refusals of the W·x launchers; counts names the
+// counts that must not be negative, live the condition under which the
+// pointers are used, xy the extra overflow condition for X and Y.
+func matrixChecks(sym, be, max jen.Code, counts []string, sizeFmt string, live jen.Code, xy jen.Code) []check {
+	var neg jen.Code
+	var ids []jen.Code
+	for i, c := range counts {
+		if i == 0 {
+			neg = id(c).Op("<").Lit(0)
+		} else {
+			neg = jen.Add(neg).Op("||").Id(c).Op("<").Lit(0)
+		}
+		ids = append(ids, id(c))
+	}
+	overflow := id("cols").Op("/").Add(be).Op(">").Add(max).Op("||").Id("rows").Op(">").Qual("math", "MaxInt64").Op("/").Lit(4).Op("||").
+		Id("cols").Op(">").Lit(0).Op("&&").Id("rows").Op(">").Add(max).Op("/").Parens(id("cols").Op("/").Add(be))
+	if xy != nil {
+		overflow = overflow.Op("||").Add(xy)
+	}
+	return []check{
+		{neg, "%s: negative size " + sizeFmt, append([]jen.Code{sym}, ids...)},
+		{id("cols").Op("%").Add(be).Op("!=").Lit(0), "%s: %d columns is not a whole number of %d-element blocks", []jen.Code{sym, id("cols"), be}},
+		{overflow, "%s: a " + sizeFmt + " product overflows an int64 byte count", append([]jen.Code{sym}, ids...)},
+		{jen.Add(live).Op("&&").Parens(id("w").Op("==").Lit(0).Op("||").Id("x").Op("==").Lit(0).Op("||").Id("y").Op("==").Lit(0)),
+			"%s: null device pointer (w %#x, x %#x, y %#x) for " + sizeFmt, append([]jen.Code{sym, id("w"), id("x"), id("y")}, ids...)},
+	}
+}
+
+// matrixRefused are the refused argument sets shared by the W·x launchers.
+func matrixRefused(good func(string) *jen.Statement, be, max jen.Code) []map[string]jen.Code {
+	return []map[string]jen.Code{
+		{"rows": jen.Lit(-1)},
+		{"cols": jen.Lit(-1)},
+		{"w": jen.Lit(0)},
+		{"x": jen.Lit(0)},
+		{"y": jen.Lit(0)},
+		{"rows": max, "cols": jen.Add(be).Op("*").Lit(2)},
+		{"rows": jen.Lit(1), "cols": jen.Add(be).Op("*").Parens(jen.Add(max).Op("+").Lit(1))},
+	}
+}
+
+// sigMatVec: int f(const void* w, const float* x, T* y, int64_t rows, int64_t cols, forge_stream_t stream).
+var sigMatVec = &signature{
+	name:       "matvec",
+	params:     matrixParams(),
+	blockElems: true,
+	outF32:     true,
+	doc: "y = W·x, W\nrows rows of cols elements (cols/BlockElems whole blocks each, rows\n" +
+		"contiguous), x cols float32 and y rows float32, all in device memory.",
+	empty: func() *jen.Statement { return id("rows").Op("==").Lit(0) },
+	checks: func(sym, be, max jen.Code) []check {
+		return matrixChecks(sym, be, max, []string{"rows", "cols"}, "%d×%d", id("rows").Op(">").Lit(0), nil)
+	},
+	perBlock: func(bb, be, _ int) int { return max(bb, be*4) }, // W's blocks and x's floats
+	methodDoc: func(l launcher) string {
+		return fmt.Sprintf(`%s calls %s: y = W·x, W rows rows of cols %s elements
+(cols/%d blocks of %d bytes each), x cols float32 and y rows float32, on
+stream. Zero rows is a no-op; negative counts, cols not a multiple of %d,
+overflowing sizes and null pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockElems, l.format.BlockBytes, l.format.BlockElems)
+	},
+	refused: matrixRefused,
+	partial: func(good func(string) *jen.Statement) map[string]jen.Code {
+		return map[string]jen.Code{"cols": good("cols").Op("+").Lit(1)}
+	},
+	noop: map[string]func() jen.Code{
+		"w": func() jen.Code { return jen.Lit(0) }, "x": func() jen.Code { return jen.Lit(0) }, "y": func() jen.Code { return jen.Lit(0) },
+		"rows": func() jen.Code { return jen.Lit(0) },
+	},
+}
+
+// sigMatMul: int f(const void* w, const float* x, T* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream).
+var sigMatMul = &signature{
+	name: "matmul",
+	params: matrixParams(param{name: "batch", cType: "int64_t", call: "Batch", test: func() jen.Code {
+		return jen.Int64().Call(jen.Lit(3).Op("+").Id("i"))
+	}}),
+	blockElems: true,
+	outF32:     true,
+	doc: "Y = W·X, W\nrows rows of cols elements (cols/BlockElems whole blocks each, rows\n" +
+		"contiguous), X batch vectors of cols float32 (x[b·cols+k]) and Y batch\nvectors of rows float32 (y[b·rows+r]), all in device memory.",
+	empty: func() *jen.Statement { return id("rows").Op("==").Lit(0).Op("||").Id("batch").Op("==").Lit(0) },
+	checks: func(sym, be, max jen.Code) []check {
+		// X's and Y's bytes: batch·cols·4 and batch·rows·4 fit an int64.
+		xy := id("batch").Op(">").Lit(0).Op("&&").Parens(
+			id("cols").Op(">").Qual("math", "MaxInt64").Op("/").Lit(4).Op("/").Id("batch").Op("||").
+				Id("rows").Op(">").Qual("math", "MaxInt64").Op("/").Lit(4).Op("/").Id("batch"))
+		return matrixChecks(sym, be, max, []string{"rows", "cols", "batch"}, "%d×%d×%d",
+			id("rows").Op(">").Lit(0).Op("&&").Id("batch").Op(">").Lit(0), xy)
+	},
+	perBlock: func(bb, be, _ int) int { return max(bb, be*4) },
+	methodDoc: func(l launcher) string {
+		return fmt.Sprintf(`%s calls %s: Y = W·X, W rows rows of cols %s elements
+(cols/%d blocks of %d bytes each), X batch vectors of cols float32 and Y
+batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+negative counts, cols not a multiple of %d, overflowing sizes and null
+pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockElems, l.format.BlockBytes, l.format.BlockElems)
+	},
+	refused: func(good func(string) *jen.Statement, be, max jen.Code) []map[string]jen.Code {
+		return append(matrixRefused(good, be, max),
+			map[string]jen.Code{"batch": jen.Lit(-1)},
+			map[string]jen.Code{"batch": jen.Qual("math", "MaxInt64").Op("/").Lit(4)},
+		)
+	},
+	partial: func(good func(string) *jen.Statement) map[string]jen.Code {
+		return map[string]jen.Code{"cols": good("cols").Op("+").Lit(1)}
+	},
+	noop: map[string]func() jen.Code{
+		"w": func() jen.Code { return jen.Lit(0) }, "x": func() jen.Code { return jen.Lit(0) }, "y": func() jen.Code { return jen.Lit(0) },
+		"rows": func() jen.Code { return jen.Lit(5) }, "batch": func() jen.Code { return jen.Lit(0) },
+	},
+}

@@ -1,0 +1,143 @@
+// matmul_emu.h stands in for forge_portability.h so that a generated
+// matmul file's generic kernel runs on the host, compiled by a plain C++
+// compiler (TestMatMulKernelHost): a workgroup's threads are std::threads
+// meeting at a barrier, FORGE_SHARED arrays are statics (one workgroup runs
+// at a time, so its threads share them), and workgroups run one after
+// another. The scalar intrinsics are the real header's (appended by the
+// test between the markers below).
+#ifndef FORGE_PORTABILITY_H
+#define FORGE_PORTABILITY_H
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#define FORGE_OK 0
+#define FORGE_ERR_INVALID 1
+#define FORGE_DEVICE inline
+#define __device__
+#define FORGE_HOST_DEVICE inline
+#define FORGE_GLOBAL
+#define FORGE_LAUNCH_BOUNDS(n)
+#define FORGE_EXPORT extern "C"
+#define FORGE_SHARED static
+#define __restrict__ __restrict
+#define FORGE_WAVE_SIZE FORGE_TARGET_WAVE_SIZE
+typedef void* forge_stream_t;
+struct dim3 {
+	uint32_t x;
+	explicit dim3(uint32_t v) : x(v) {}
+};
+
+extern thread_local uint32_t forge_emu_tid;
+extern uint32_t forge_emu_block, forge_emu_grid;
+extern pthread_barrier_t forge_emu_barrier;
+extern int forge_emu_launches;
+#define forge_thread_idx() forge_emu_tid
+#define forge_block_idx() forge_emu_block
+#define forge_grid_dim() forge_emu_grid
+#define forge_syncthreads() pthread_barrier_wait(&forge_emu_barrier)
+#define forge_fmaf(a, b, c) fmaf((a), (b), (c))
+#define forge_last_error() 0
+
+static inline void forge_emu_launch(dim3 grid, dim3 block, const std::function<void()>& body) {
+	forge_emu_launches++;
+	forge_emu_grid = grid.x;
+	pthread_barrier_init(&forge_emu_barrier, nullptr, block.x);
+	for (uint32_t g = 0; g < grid.x; ++g) {
+		forge_emu_block = g;
+		std::vector<std::thread> threads;
+		for (uint32_t t = 0; t < block.x; ++t) {
+			threads.emplace_back([&body, t] {
+				forge_emu_tid = t;
+				body();
+			});
+		}
+		for (auto& th : threads) {
+			th.join();
+		}
+	}
+	pthread_barrier_destroy(&forge_emu_barrier);
+}
+#define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
+	((void)(shared_bytes), (void)(stream), forge_emu_launch(grid, block, [&] { kernel(__VA_ARGS__); }))
+
+// FORGE_EMU_INTRINSICS
+
+#if defined(FORGE_EMU_WMMA)
+// The tensor-core path, emulated: __half rounds to nearest even through the
+// header's forge_f32_to_half, and every lane of a warp holds a whole 16×16
+// fragment and does the whole collective operation (redundantly, with the
+// same result). __syncwarp is the workgroup barrier: the kernel's warps
+// reach it the same number of times.
+#define FORGE_HAS_WMMA 1
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __syncwarp() pthread_barrier_wait(&forge_emu_barrier)
+struct __half {
+	uint16_t bits;
+};
+struct __half2 {
+	__half x, y;
+};
+static inline __half2 __floats2half2_rn(float a, float b) {
+	return __half2{__half{forge_f32_to_half(a)}, __half{forge_f32_to_half(b)}};
+}
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+template <typename Use, int M, int N, int K, typename T, typename Layout = void>
+struct fragment {
+	float v[16][16]; // [row][col] of the 16×16 operand
+};
+template <typename Use, int M, int N, int K, typename T, typename Layout>
+inline void fill_fragment(fragment<Use, M, N, K, T, Layout>& f, float x) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) f.v[r][c] = x;
+}
+template <int M, int N, int K>
+inline void load_matrix_sync(fragment<matrix_a, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) f.v[r][c] = forge_half_to_f32(p[r * ldm + c].bits);
+}
+template <int M, int N, int K>
+inline void load_matrix_sync(fragment<matrix_b, M, N, K, __half, col_major>& f, const __half* p, unsigned ldm) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) f.v[r][c] = forge_half_to_f32(p[c * ldm + r].bits);
+}
+template <int M, int N, int K, typename T, typename La, typename Lb>
+inline void mma_sync(fragment<accumulator, M, N, K, T>& d, const fragment<matrix_a, M, N, K, __half, La>& a,
+	const fragment<matrix_b, M, N, K, __half, Lb>& b, const fragment<accumulator, M, N, K, T>& c) {
+	float out[16][16];
+	for (int r = 0; r < 16; ++r)
+		for (int n = 0; n < 16; ++n) {
+			float s = c.v[r][n];
+			for (int k = 0; k < 16; ++k) s += a.v[r][k] * b.v[k][n];
+			out[r][n] = s;
+		}
+	for (int r = 0; r < 16; ++r)
+		for (int n = 0; n < 16; ++n) d.v[r][n] = out[r][n];
+}
+template <int M, int N, int K, typename T>
+inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>& f, unsigned ldm, layout_t layout) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) {
+			if (layout == mem_col_major) {
+				p[c * ldm + r] = f.v[r][c];
+			} else {
+				p[r * ldm + c] = f.v[r][c];
+			}
+		}
+}
+} // namespace wmma
+} // namespace nvcuda
+#endif
+#endif
