@@ -127,6 +127,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		}
 		dq := l.sub(s, "Dequant")
 		mv := l.sub(s, "MatVec")
+		mvs := l.sub(s, "MatVecSpace")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -145,6 +146,11 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
 				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
 				Chunk:           l.integer(mv, "Chunk"),
+			},
+			MatVecSpace: model.MatVecSpace{
+				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),
+				RowsPerBlock:    l.ints(mvs, "RowsPerBlock"),
+				Chunk:           l.ints(mvs, "Chunk"),
 			},
 		}
 		switch t.Vendor {
@@ -182,6 +188,24 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		if c := t.MatVec.Chunk; c < 4 || c > 64 || c&(c-1) != 0 {
 			l.errorf(mv.at("Chunk").Pos(), "target %s: MatVec.Chunk %d must be a power of two in [4, 64]", t.Name, c)
 		}
+		l.checkSpace(mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
+			if v <= 0 || v > 1024 || t.WaveSize > 0 && v%t.WaveSize != 0 {
+				return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", t.WaveSize)
+			}
+			return ""
+		})
+		l.checkSpace(mvs, "RowsPerBlock", t.MatVecSpace.RowsPerBlock, func(v int) string {
+			if v < 1 || v > 16 {
+				return "must be in [1, 16]"
+			}
+			return ""
+		})
+		l.checkSpace(mvs, "Chunk", t.MatVecSpace.Chunk, func(v int) string {
+			if v < 4 || v > 64 || v&(v-1) != 0 {
+				return "must be a power of two in [4, 64]"
+			}
+			return ""
+		})
 		if t.Default {
 			defaults = append(defaults, t)
 		}
@@ -199,6 +223,25 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// checkSpace checks one knob's candidate list of a tuning space: not
+// empty, no duplicates, every value valid (check returns why not, or "").
+func (l *loader) checkSpace(space *structLit, field string, values []int, check func(int) string) {
+	at := space.at(field).Pos()
+	if len(values) == 0 {
+		l.errorf(at, "%s.%s: the tuning space needs at least one value", space.typ, field)
+	}
+	seen := map[int]bool{}
+	for _, v := range values {
+		if seen[v] {
+			l.errorf(at, "%s.%s: %d is listed twice", space.typ, field, v)
+		}
+		seen[v] = true
+		if why := check(v); why != "" {
+			l.errorf(at, "%s.%s: %d %s", space.typ, field, v, why)
+		}
+	}
 }
 
 // families collects `var X = register(Family{...})` from specs/families.

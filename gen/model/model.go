@@ -7,6 +7,8 @@ package model
 import (
 	"go/token"
 	"strings"
+
+	"github.com/rocmforge/forge/specs/tuned"
 )
 
 // Spec is everything under specs/, loaded and validated.
@@ -56,6 +58,18 @@ type Target struct {
 	Pos          token.Position
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
+	MatVecSpace  MatVecSpace
+	// Tuned is the winners file specs/tuned/<Name>.json (forgebench tune's
+	// output), validated against this target; nil when there is none.
+	Tuned *tuned.File
+}
+
+// MatVecSpace is the matvec family's tuning space: the candidate values of
+// each MatVecTuning knob.
+type MatVecSpace struct {
+	ThreadsPerBlock []int
+	RowsPerBlock    []int
+	Chunk           []int
 }
 
 // MatVecTuning is the matvec family's tuning for a target.

@@ -9,6 +9,11 @@ var GFX1100 = register(Target{
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })
 
 // GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
@@ -19,6 +24,11 @@ var GFX1030 = register(Target{
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })
 
 // GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
@@ -29,4 +39,10 @@ var GFX90A = register(Target{
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// wave64: a workgroup is 1 to 16 wavefronts of 64.
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512, 1024},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })

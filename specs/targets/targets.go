@@ -15,6 +15,11 @@ type Target struct {
 	Doc          string
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
+	// MatVecSpace is the matvec family's tuning space: forgebench tune
+	// times every combination (the cartesian product) and the winners it
+	// writes to specs/tuned/<Name>.json override MatVec per format and
+	// shape class. Each value must be valid as MatVec's field is.
+	MatVecSpace MatVecSpace
 }
 
 // DequantTuning is the dequant kernel family's tuning.
@@ -28,6 +33,13 @@ type MatVecTuning struct {
 	ThreadsPerBlock int // threads per workgroup: a multiple of WaveSize, at most 1024
 	RowsPerBlock    int // rows of W per workgroup, in [1, 16]: every thread works on all of them, reusing its x
 	Chunk           int // consecutive elements a thread takes per step: a power of two in [4, 64], clamped to a block
+}
+
+// MatVecSpace lists the candidate values of each MatVecTuning knob.
+type MatVecSpace struct {
+	ThreadsPerBlock []int
+	RowsPerBlock    []int
+	Chunk           []int
 }
 
 var all []*Target
