@@ -188,19 +188,19 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		if c := t.MatVec.Chunk; c < 4 || c > 64 || c&(c-1) != 0 {
 			l.errorf(mv.at("Chunk").Pos(), "target %s: MatVec.Chunk %d must be a power of two in [4, 64]", t.Name, c)
 		}
-		l.checkSpace(mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
+		l.checkSpace(t.Name, mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
 			if v <= 0 || v > 1024 || t.WaveSize > 0 && v%t.WaveSize != 0 {
 				return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", t.WaveSize)
 			}
 			return ""
 		})
-		l.checkSpace(mvs, "RowsPerBlock", t.MatVecSpace.RowsPerBlock, func(v int) string {
+		l.checkSpace(t.Name, mvs, "RowsPerBlock", t.MatVecSpace.RowsPerBlock, func(v int) string {
 			if v < 1 || v > 16 {
 				return "must be in [1, 16]"
 			}
 			return ""
 		})
-		l.checkSpace(mvs, "Chunk", t.MatVecSpace.Chunk, func(v int) string {
+		l.checkSpace(t.Name, mvs, "Chunk", t.MatVecSpace.Chunk, func(v int) string {
 			if v < 4 || v > 64 || v&(v-1) != 0 {
 				return "must be a power of two in [4, 64]"
 			}
@@ -227,19 +227,19 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 
 // checkSpace checks one knob's candidate list of a tuning space: not
 // empty, no duplicates, every value valid (check returns why not, or "").
-func (l *loader) checkSpace(space *structLit, field string, values []int, check func(int) string) {
+func (l *loader) checkSpace(target string, space *structLit, field string, values []int, check func(int) string) {
 	at := space.at(field).Pos()
 	if len(values) == 0 {
-		l.errorf(at, "%s.%s: the tuning space needs at least one value", space.typ, field)
+		l.errorf(at, "target %s: %s.%s: the tuning space needs at least one value", target, space.typ, field)
 	}
 	seen := map[int]bool{}
 	for _, v := range values {
 		if seen[v] {
-			l.errorf(at, "%s.%s: %d is listed twice", space.typ, field, v)
+			l.errorf(at, "target %s: %s.%s: %d is listed twice", target, space.typ, field, v)
 		}
 		seen[v] = true
 		if why := check(v); why != "" {
-			l.errorf(at, "%s.%s: %d %s", space.typ, field, v, why)
+			l.errorf(at, "target %s: %s.%s: %d %s", target, space.typ, field, v, why)
 		}
 	}
 }
