@@ -65,7 +65,9 @@ func (cmdFakeRunner) Time(b suite.Backend, _ *formats.Format, _ *tuned.Class, _ 
 func TestTuneWritesWinners(t *testing.T) {
 	defer func() { tuneDepsInUse = defaultTuneDeps }()
 	tuneDepsInUse = tuneDeps{
-		builder: func(string, *targets.Target, *tuned.Family, string, int, io.Writer) tune.Builder { return cmdFakeBuilder{} },
+		builder: func(string, *targets.Target, *tuned.Family, string, int, io.Writer) tune.Builder {
+			return cmdFakeBuilder{}
+		},
 		open: func(*targets.Target) tune.Opener {
 			return func(lib string) (suite.Backend, string, error) { return cmdFakeBackend{lib}, "Fake GPU", nil }
 		},
