@@ -580,3 +580,23 @@ func writerOr(w io.Writer) io.Writer {
 	}
 	return w
 }
+
+// NeedNoGPULib reports whether hipcc must build target without the ROCm
+// device library (CompileOptions.NoGPULib); see needNoGPULib. For other
+// compilers it is false.
+func NeedNoGPULib(ctx context.Context, t *model.Target, compiler string) (bool, error) {
+	if t.Vendor != "amd" {
+		return false, nil
+	}
+	return needNoGPULib(ctx, compiler, t.Name)
+}
+
+// Run runs one command (a Plan's) in dir and returns its combined output;
+// the error, on failure, carries the command and the output, indented.
+func Run(ctx context.Context, dir string, args []string) ([]byte, error) {
+	out, err := run(ctx, dir, args)
+	if err != nil {
+		return out, fmt.Errorf("%s\n%s", shellJoin(args), indent(out, err))
+	}
+	return out, nil
+}

@@ -23,6 +23,7 @@ import (
 	"text/template"
 
 	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/specs/tuned"
 	"github.com/rocmforge/forge/templates/hip"
 )
 
@@ -101,6 +102,19 @@ type familyData struct {
 	Family   *model.Family
 	Kernels  []kernelData
 	GridCap  int
+	// MatVecClasses are the matvec launcher's shape classes, in dispatch
+	// order, each with its configuration: the tuned winner from
+	// specs/tuned/<target>.json, else the target spec's MatVec.
+	MatVecClasses []launchClass
+}
+
+// launchClass is one shape class of a tuned family's launcher.
+type launchClass struct {
+	Name                 string // "narrow"
+	Doc                  string // "cols ≤ 8192 (...)"
+	MaxCols              int    // the dispatch test is cols <= MaxCols; 0 for the last class (the else branch)
+	Threads, Rows, Chunk int
+	Source               string // where the configuration came from, for the header comment
 }
 
 // kernelData is one kernel of the family for the format.
@@ -212,6 +226,7 @@ func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*family
 		Family:   fam,
 		GridCap:  GridCap,
 	}
+	data.MatVecClasses = matVecClasses(f, t)
 	for _, k := range fam.Kernels {
 		out, ok := outputs[k.Output]
 		if !ok {
@@ -225,6 +240,28 @@ func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*family
 		})
 	}
 	return data, nil
+}
+
+// matVecClasses is the matvec launcher's dispatch for format f on target t:
+// per shape class (specs/tuned.MatVec.Classes) the tuned winner, when
+// t.Tuned has one, else the spec default.
+func matVecClasses(f *model.Format, t *model.Target) []launchClass {
+	var out []launchClass
+	for _, c := range tuned.MatVec.Classes {
+		lc := launchClass{Name: c.Name, Doc: c.Doc, MaxCols: c.MaxCols,
+			Threads: t.MatVec.ThreadsPerBlock, Rows: t.MatVec.RowsPerBlock, Chunk: t.MatVec.Chunk,
+			Source: "the target spec's default (" + t.File + ")"}
+		if e := t.Tuned.Entry(tuned.MatVec.Name, f.Name, c.Name); e != nil {
+			lc.Threads, lc.Rows, lc.Chunk = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["chunk"]
+			lc.Source = fmt.Sprintf("tuned (%s: %s, %s", tuned.Path(t.Name), e.Device, e.Date)
+			if e.Rev != "" {
+				lc.Source += ", forge " + e.Rev
+			}
+			lc.Source += fmt.Sprintf("; %.2f µs at %s vs the default's %.2f, best of %d)", e.WinnerUS, e.Shape, e.DefaultUS, e.Candidates)
+		}
+		out = append(out, lc)
+	}
+	return out
 }
 
 // parse reads one template; a reference to a missing map key is an error

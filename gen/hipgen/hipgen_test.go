@@ -218,7 +218,8 @@ func TestLauncherText(t *testing.T) {
 		`acc[i] = fmaf(forge_BlockQ4_0_Dequant(b, (int32_t)(j | k)), xv[k], acc[i]);`,
 		`acc[i] = forge_wave_sum(acc[i]);`,
 		// The spec's tuning, unless a tuning build overrides it.
-		"#else\n\tforge_matvec_f32_q4_0_kernel_launch<256, 2, 8>(blocks, x, y, rows, cols, stream);\n#endif",
+		"#else\n\tif (cols <= 8192) { // narrow\n\t\tforge_matvec_f32_q4_0_kernel_launch<256, 2, 8>(blocks, x, y, rows, cols, stream);\n" +
+			"\t} else { // wide\n\t\tforge_matvec_f32_q4_0_kernel_launch<256, 2, 8>(blocks, x, y, rows, cols, stream);\n\t}\n#endif",
 	} {
 		if !strings.Contains(mv, want) {
 			t.Errorf("gfx1030/q4_0_matvec.hip lacks %q", want)

@@ -128,6 +128,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		dq := l.sub(s, "Dequant")
 		mv := l.sub(s, "MatVec")
 		mm := l.sub(s, "MatMul")
+		mvs := l.sub(s, "MatVecSpace")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -154,6 +155,11 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				TileK:           l.integer(mm, "TileK"),
 				ThreadRows:      l.integer(mm, "ThreadRows"),
 				WarpRows:        l.integer(mm, "WarpRows"),
+			},
+			MatVecSpace: model.MatVecSpace{
+				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),
+				RowsPerBlock:    l.ints(mvs, "RowsPerBlock"),
+				Chunk:           l.ints(mvs, "Chunk"),
 			},
 		}
 		switch t.Vendor {
@@ -194,6 +200,24 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		for _, p := range t.MatMul.Problems(t.Vendor, t.WaveSize) {
 			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
 		}
+		l.checkSpace(t.Name, mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
+			if v <= 0 || v > 1024 || t.WaveSize > 0 && v%t.WaveSize != 0 {
+				return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", t.WaveSize)
+			}
+			return ""
+		})
+		l.checkSpace(t.Name, mvs, "RowsPerBlock", t.MatVecSpace.RowsPerBlock, func(v int) string {
+			if v < 1 || v > 16 {
+				return "must be in [1, 16]"
+			}
+			return ""
+		})
+		l.checkSpace(t.Name, mvs, "Chunk", t.MatVecSpace.Chunk, func(v int) string {
+			if v < 4 || v > 64 || v&(v-1) != 0 {
+				return "must be a power of two in [4, 64]"
+			}
+			return ""
+		})
 		if t.Default {
 			defaults = append(defaults, t)
 		}
@@ -211,6 +235,25 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// checkSpace checks one knob's candidate list of a tuning space: not
+// empty, no duplicates, every value valid (check returns why not, or "").
+func (l *loader) checkSpace(target string, space *structLit, field string, values []int, check func(int) string) {
+	at := space.at(field).Pos()
+	if len(values) == 0 {
+		l.errorf(at, "target %s: %s.%s: the tuning space needs at least one value", target, space.typ, field)
+	}
+	seen := map[int]bool{}
+	for _, v := range values {
+		if seen[v] {
+			l.errorf(at, "target %s: %s.%s: %d is listed twice", target, space.typ, field, v)
+		}
+		seen[v] = true
+		if why := check(v); why != "" {
+			l.errorf(at, "target %s: %s.%s: %d %s", target, space.typ, field, v, why)
+		}
+	}
 }
 
 // families collects `var X = register(Family{...})` from specs/families.

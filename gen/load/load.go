@@ -81,6 +81,9 @@ func Load(root string) (*Result, error) {
 	spec.Formats = l.formats(fp)
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
+	if len(l.errs) == 0 {
+		l.tunedFiles(spec)
+	}
 	if len(l.errs) > 0 {
 		return nil, l.sorted()
 	}

@@ -60,9 +60,11 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q4_0.go", "BlockBytes: 18", "BlockBytes: 19")
 	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
-	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n})\n\n// GFX90A",
-		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n})\n\n// GFX90A")
-	modtest.Edit(t, dir, "specs/targets/nvidia.go", "TileK: 32, ThreadRows: 8, WarpRows: 4}", "TileK: 32, ThreadRows: 8, WarpRows: 3}")
+	space := "\tMatVecSpace: MatVecSpace{\n\t\tThreadsPerBlock: []int{64, 128, 256, 512},\n\t\tRowsPerBlock:    []int{1, 2, 4, 8},\n\t\tChunk:           []int{8, 16, 32},\n\t},\n"
+	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"+space+"})\n\n// GFX90A",
+		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n"+
+			"\tMatVecSpace: MatVecSpace{ThreadsPerBlock: []int{64, 100, 64}, RowsPerBlock: []int{}, Chunk: []int{8, 12}},\n})\n\n// GFX90A")
+	modtest.Edit(t, dir, "specs/targets/nvidia.go", "TileK: 32, ThreadRows: 8, WarpRows: 2}", "TileK: 32, ThreadRows: 8, WarpRows: 3}")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
 	_, err := load.Load(dir)
@@ -84,6 +86,10 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.ThreadRows 3 must divide TileRows 64$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only NVIDIA targets have the tensor-core path; leave it 0$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: MatMul\.WarpRows 3 must divide the 8 warps`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 100 must be a multiple of the wave size 32, at most 1024$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 64 is listed twice$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.RowsPerBlock: the tuning space needs at least one value$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.Chunk: 12 must be a power of two in \[4, 64\]$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90 is Default, and so is gfx1100 \(specs/targets/amd\.go:\d+:\d+\): exactly one target must be$`,
 	}
 	got := map[string]bool{}

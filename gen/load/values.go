@@ -137,6 +137,24 @@ func (l *loader) strings(s *structLit, name string) []string {
 	return out
 }
 
+func (l *loader) ints(s *structLit, name string) []int {
+	v, ok := s.fields[name]
+	if !ok {
+		return nil
+	}
+	list, _ := v.([]any)
+	var out []int
+	for _, x := range list {
+		n, ok := x.(int64)
+		if !ok {
+			l.errorf(s.pos[name].Pos(), "%s.%s must be a list of integers", s.typ, name)
+			return nil
+		}
+		out = append(out, int(n))
+	}
+	return out
+}
+
 func (l *loader) sub(s *structLit, name string) *structLit {
 	v, ok := s.fields[name]
 	if !ok {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+
+	"github.com/rocmforge/forge/specs/tuned"
 )
 
 // Spec is everything under specs/, loaded and validated.
@@ -58,6 +60,18 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
+	MatVecSpace  MatVecSpace
+	// Tuned is the winners file specs/tuned/<Name>.json (forgebench tune's
+	// output), validated against this target; nil when there is none.
+	Tuned *tuned.File
+}
+
+// MatVecSpace is the matvec family's tuning space: the candidate values of
+// each MatVecTuning knob.
+type MatVecSpace struct {
+	ThreadsPerBlock []int
+	RowsPerBlock    []int
+	Chunk           []int
 }
 
 // MatMulTuning is the matmul family's tuning for a target (see

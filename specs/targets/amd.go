@@ -11,6 +11,11 @@ var GFX1100 = register(Target{
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })
 
 // GFX1030 is RDNA2 (Radeon RX 6800/6900 series).
@@ -23,6 +28,11 @@ var GFX1030 = register(Target{
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })
 
 // GFX90A is CDNA2 (Instinct MI200 series), whose wavefronts are 64 wide.
@@ -35,4 +45,10 @@ var GFX90A = register(Target{
 	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// wave64: a workgroup is 1 to 16 wavefronts of 64.
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512, 1024},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })

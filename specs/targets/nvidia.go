@@ -10,6 +10,13 @@ var SM90 = register(Target{
 	Doc:          "NVIDIA Hopper (H100), warp 32, via the portability header",
 	Dequant:      DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 2},
 	MatVec:       MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
-	// The wmma path: 8 warps as 4 × 2, each 32 rows × 64 columns (2 × 4 fragments).
-	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4},
+	// The wmma path: 8 warps as 2 × 4, each 32 rows × 32 columns (2 × 2 fragments).
+	// On the H100 this beat 128 × 128 tiles (4 × 2 warps) by 1.35× at
+	// 4096×14336×512 (128 workgroups for 132 SMs; see docs/PERFORMANCE.md).
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 2},
+	MatVecSpace: MatVecSpace{
+		ThreadsPerBlock: []int{64, 128, 256, 512},
+		RowsPerBlock:    []int{1, 2, 4, 8},
+		Chunk:           []int{8, 16, 32},
+	},
 })

@@ -16,6 +16,11 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
+	// MatVecSpace is the matvec family's tuning space: forgebench tune
+	// times every combination (the cartesian product) and the winners it
+	// writes to specs/tuned/<Name>.json override MatVec per format and
+	// shape class. Each value must be valid as MatVec's field is.
+	MatVecSpace MatVecSpace
 }
 
 // DequantTuning is the dequant kernel family's tuning.
@@ -48,6 +53,13 @@ type MatMulTuning struct {
 	// warps out WarpRows × (warps/WarpRows) over the tile; 0 on targets
 	// without that path.
 	WarpRows int
+}
+
+// MatVecSpace lists the candidate values of each MatVecTuning knob.
+type MatVecSpace struct {
+	ThreadsPerBlock []int
+	RowsPerBlock    []int
+	Chunk           []int
 }
 
 var all []*Target

@@ -2,6 +2,9 @@
 // Format:   specs/formats/mxfp6.go (MXFP6_E3M2: 32 elements in 25 bytes)
 // Target:   specs/targets/amd.go (gfx1030, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for MXFP6_E3M2 on gfx1030.
 
@@ -40,7 +43,7 @@ FORGE_DEVICE float forge_BlockMXFP6_E3M2_Dequant(const forge_BlockMXFP6_E3M2* __
 #line 57 "specs/formats/mxfp6.go"
 	return (forge_fp6E3M2Mag[c & 31u] * forge_fp6Sign[(c >> 5) & 1u]) * forge_e8m0_to_f32(b->E);
 }
-#line 44 "generated/hip/gfx1030/mxfp6_e3m2_matvec.hip"
+#line 47 "generated/hip/gfx1030/mxfp6_e3m2_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP6_E3M2) == 25,
 	"forge_BlockMXFP6_E3M2: the device block is not 25 bytes, as the MXFP6_E3M2 spec says");
 
@@ -248,7 +251,11 @@ FORGE_EXPORT int forge_matvec_f32_mxfp6_e3m2(const void* w, const float* x, floa
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_mxfp6_e3m2_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_mxfp6_e3m2_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_mxfp6_e3m2_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_mxfp6_e3m2_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

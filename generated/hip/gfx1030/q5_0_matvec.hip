@@ -2,6 +2,9 @@
 // Format:   specs/formats/q5_0.go (Q5_0: 32 elements in 22 bytes)
 // Target:   specs/targets/amd.go (gfx1030, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q5_0 on gfx1030.
 
@@ -40,7 +43,7 @@ FORGE_DEVICE float forge_BlockQ5_0_Dequant(const forge_BlockQ5_0* __restrict__ b
 #line 22 "specs/formats/q5_0.go"
 	return ((float)((int32_t)((((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4))) - 16u))) * forge_half_to_f32(b->D);
 }
-#line 44 "generated/hip/gfx1030/q5_0_matvec.hip"
+#line 47 "generated/hip/gfx1030/q5_0_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_0) == 22,
 	"forge_BlockQ5_0: the device block is not 22 bytes, as the Q5_0 spec says");
 
@@ -248,7 +251,11 @@ FORGE_EXPORT int forge_matvec_f32_q5_0(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q5_0_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q5_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q5_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q5_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

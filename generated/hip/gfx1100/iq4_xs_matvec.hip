@@ -2,6 +2,9 @@
 // Format:   specs/formats/iq4_xs.go (IQ4_XS: 256 elements in 136 bytes)
 // Target:   specs/targets/amd.go (gfx1100, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for IQ4_XS on gfx1100.
 
@@ -59,7 +62,7 @@ FORGE_DEVICE float forge_BlockIQ4XS_Dequant(const forge_BlockIQ4XS* __restrict__
 #line 30 "specs/formats/iq4_xs.go"
 	return dl * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
-#line 63 "generated/hip/gfx1100/iq4_xs_matvec.hip"
+#line 66 "generated/hip/gfx1100/iq4_xs_matvec.hip"
 static_assert(sizeof(forge_BlockIQ4XS) == 136,
 	"forge_BlockIQ4XS: the device block is not 136 bytes, as the IQ4_XS spec says");
 
@@ -267,7 +270,11 @@ FORGE_EXPORT int forge_matvec_f32_iq4_xs(const void* w, const float* x, float* y
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_iq4_xs_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_iq4_xs_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_iq4_xs_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_iq4_xs_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

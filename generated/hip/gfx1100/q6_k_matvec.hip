@@ -2,6 +2,9 @@
 // Format:   specs/formats/q6_k.go (Q6_K: 256 elements in 210 bytes)
 // Target:   specs/targets/amd.go (gfx1100, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q6_K on gfx1100.
 
@@ -54,7 +57,7 @@ FORGE_DEVICE float forge_BlockQ6_K_Dequant(const forge_BlockQ6_K* __restrict__ b
 #line 29 "specs/formats/q6_k.go"
 	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
 }
-#line 58 "generated/hip/gfx1100/q6_k_matvec.hip"
+#line 61 "generated/hip/gfx1100/q6_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ6_K) == 210,
 	"forge_BlockQ6_K: the device block is not 210 bytes, as the Q6_K spec says");
 
@@ -262,7 +265,11 @@ FORGE_EXPORT int forge_matvec_f32_q6_k(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q6_k_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q6_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q6_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q6_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

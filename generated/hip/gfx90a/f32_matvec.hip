@@ -2,6 +2,9 @@
 // Format:   specs/formats/f32.go (F32: 1 elements in 4 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for F32 on gfx90a.
 
@@ -24,7 +27,7 @@ FORGE_DEVICE float forge_BlockF32_Dequant(const forge_BlockF32* __restrict__ b, 
 #line 15 "specs/formats/f32.go"
 	return b->V;
 }
-#line 28 "generated/hip/gfx90a/f32_matvec.hip"
+#line 31 "generated/hip/gfx90a/f32_matvec.hip"
 static_assert(sizeof(forge_BlockF32) == 4,
 	"forge_BlockF32: the device block is not 4 bytes, as the F32 spec says");
 
@@ -232,7 +235,11 @@ FORGE_EXPORT int forge_matvec_f32_f32(const void* w, const float* x, float* y, i
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_f32_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_f32_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_f32_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_f32_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

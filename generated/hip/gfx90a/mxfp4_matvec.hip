@@ -2,6 +2,9 @@
 // Format:   specs/formats/mxfp4.go (MXFP4: 32 elements in 17 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for MXFP4 on gfx90a.
 
@@ -39,7 +42,7 @@ FORGE_DEVICE float forge_BlockMXFP4_Dequant(const forge_BlockMXFP4* __restrict__
 #line 28 "specs/formats/mxfp4.go"
 	return ((float)forge_kvaluesMXFP4[(uint8_t)((uint32_t)q & 15u)]) * forge_e8m0_half_scale(b->E);
 }
-#line 43 "generated/hip/gfx90a/mxfp4_matvec.hip"
+#line 46 "generated/hip/gfx90a/mxfp4_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP4) == 17,
 	"forge_BlockMXFP4: the device block is not 17 bytes, as the MXFP4 spec says");
 
@@ -247,7 +250,11 @@ FORGE_EXPORT int forge_matvec_f32_mxfp4(const void* w, const float* x, float* y,
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_mxfp4_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_mxfp4_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_mxfp4_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_mxfp4_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

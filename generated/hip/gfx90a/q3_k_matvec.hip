@@ -2,6 +2,9 @@
 // Format:   specs/formats/q3_k.go (Q3_K: 256 elements in 110 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q3_K on gfx90a.
 
@@ -66,7 +69,7 @@ FORGE_DEVICE float forge_BlockQ3_K_Dequant(const forge_BlockQ3_K* __restrict__ b
 #line 30 "specs/formats/q3_k.go"
 	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
 }
-#line 70 "generated/hip/gfx90a/q3_k_matvec.hip"
+#line 73 "generated/hip/gfx90a/q3_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ3_K) == 110,
 	"forge_BlockQ3_K: the device block is not 110 bytes, as the Q3_K spec says");
 
@@ -274,7 +277,11 @@ FORGE_EXPORT int forge_matvec_f32_q3_k(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q3_k_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q3_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q3_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q3_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

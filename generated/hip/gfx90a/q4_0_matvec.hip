@@ -2,6 +2,9 @@
 // Format:   specs/formats/q4_0.go (Q4_0: 32 elements in 18 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q4_0 on gfx90a.
 
@@ -34,7 +37,7 @@ FORGE_DEVICE float forge_BlockQ4_0_Dequant(const forge_BlockQ4_0* __restrict__ b
 #line 20 "specs/formats/q4_0.go"
 	return ((float)((int32_t)(((uint32_t)q & 15u) - 8u))) * forge_half_to_f32(b->D);
 }
-#line 38 "generated/hip/gfx90a/q4_0_matvec.hip"
+#line 41 "generated/hip/gfx90a/q4_0_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_0) == 18,
 	"forge_BlockQ4_0: the device block is not 18 bytes, as the Q4_0 spec says");
 
@@ -242,7 +245,11 @@ FORGE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q4_0_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q4_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q4_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q4_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

@@ -2,6 +2,9 @@
 // Format:   specs/formats/q5_1.go (Q5_1: 32 elements in 24 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q5_1 on gfx90a.
 
@@ -44,7 +47,7 @@ FORGE_DEVICE float forge_BlockQ5_1_Dequant(const forge_BlockQ5_1* __restrict__ b
 #line 23 "specs/formats/q5_1.go"
 	return (((float)((int32_t)((uint8_t)(((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4)))))) * forge_half_to_f32(b->D)) + forge_half_to_f32(b->M);
 }
-#line 48 "generated/hip/gfx90a/q5_1_matvec.hip"
+#line 51 "generated/hip/gfx90a/q5_1_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_1) == 24,
 	"forge_BlockQ5_1: the device block is not 24 bytes, as the Q5_1 spec says");
 
@@ -252,7 +255,11 @@ FORGE_EXPORT int forge_matvec_f32_q5_1(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q5_1_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q5_1_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q5_1_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q5_1_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

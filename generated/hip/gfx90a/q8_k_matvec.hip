@@ -2,6 +2,9 @@
 // Format:   specs/formats/q8_k.go (Q8_K: 256 elements in 292 bytes)
 // Target:   specs/targets/amd.go (gfx90a, wave64; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q8_K on gfx90a.
 
@@ -31,7 +34,7 @@ FORGE_DEVICE float forge_BlockQ8_K_Dequant(const forge_BlockQ8_K* __restrict__ b
 #line 18 "specs/formats/q8_k.go"
 	return b->D * ((float)b->Qs[j]);
 }
-#line 35 "generated/hip/gfx90a/q8_k_matvec.hip"
+#line 38 "generated/hip/gfx90a/q8_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ8_K) == 292,
 	"forge_BlockQ8_K: the device block is not 292 bytes, as the Q8_K spec says");
 
@@ -239,7 +242,11 @@ FORGE_EXPORT int forge_matvec_f32_q8_k(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q8_k_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q8_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q8_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q8_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

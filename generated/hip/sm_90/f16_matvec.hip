@@ -2,6 +2,9 @@
 // Format:   specs/formats/f16.go (F16: 1 elements in 2 bytes)
 // Target:   specs/targets/nvidia.go (sm_90, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for F16 on sm_90.
 
@@ -24,7 +27,7 @@ FORGE_DEVICE float forge_BlockF16_Dequant(const forge_BlockF16* __restrict__ b, 
 #line 15 "specs/formats/f16.go"
 	return forge_half_to_f32(b->V);
 }
-#line 28 "generated/hip/sm_90/f16_matvec.hip"
+#line 31 "generated/hip/sm_90/f16_matvec.hip"
 static_assert(sizeof(forge_BlockF16) == 2,
 	"forge_BlockF16: the device block is not 2 bytes, as the F16 spec says");
 
@@ -232,7 +235,11 @@ FORGE_EXPORT int forge_matvec_f32_f16(const void* w, const float* x, float* y, i
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_f16_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_f16_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_f16_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_f16_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

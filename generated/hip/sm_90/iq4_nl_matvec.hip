@@ -2,6 +2,9 @@
 // Format:   specs/formats/iq4_nl.go (IQ4_NL: 32 elements in 18 bytes)
 // Target:   specs/targets/nvidia.go (sm_90, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for IQ4_NL on sm_90.
 
@@ -39,7 +42,7 @@ FORGE_DEVICE float forge_BlockIQ4NL_Dequant(const forge_BlockIQ4NL* __restrict__
 #line 23 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32(b->D) * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
-#line 43 "generated/hip/sm_90/iq4_nl_matvec.hip"
+#line 46 "generated/hip/sm_90/iq4_nl_matvec.hip"
 static_assert(sizeof(forge_BlockIQ4NL) == 18,
 	"forge_BlockIQ4NL: the device block is not 18 bytes, as the IQ4_NL spec says");
 
@@ -247,7 +250,11 @@ FORGE_EXPORT int forge_matvec_f32_iq4_nl(const void* w, const float* x, float* y
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_iq4_nl_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_iq4_nl_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_iq4_nl_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_iq4_nl_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

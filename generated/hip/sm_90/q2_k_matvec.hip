@@ -2,6 +2,9 @@
 // Format:   specs/formats/q2_k.go (Q2_K: 256 elements in 84 bytes)
 // Target:   specs/targets/nvidia.go (sm_90, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q2_K on sm_90.
 
@@ -39,7 +42,7 @@ FORGE_DEVICE float forge_BlockQ2_K_Dequant(const forge_BlockQ2_K* __restrict__ b
 #line 22 "specs/formats/q2_k.go"
 	return ((forge_half_to_f32(b->D) * ((float)((uint8_t)((uint32_t)sc & 15u)))) * ((float)q)) - (forge_half_to_f32(b->Dmin) * ((float)((uint8_t)((uint32_t)sc >> 4))));
 }
-#line 43 "generated/hip/sm_90/q2_k_matvec.hip"
+#line 46 "generated/hip/sm_90/q2_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,
 	"forge_BlockQ2_K: the device block is not 84 bytes, as the Q2_K spec says");
 
@@ -247,7 +250,11 @@ FORGE_EXPORT int forge_matvec_f32_q2_k(const void* w, const float* x, float* y, 
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_q2_k_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_q2_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_q2_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_q2_k_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

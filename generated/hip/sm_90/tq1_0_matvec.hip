@@ -2,6 +2,9 @@
 // Format:   specs/formats/tq1_0.go (TQ1_0: 256 elements in 54 bytes)
 // Target:   specs/targets/nvidia.go (sm_90, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
+// Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for TQ1_0 on sm_90.
 
@@ -60,7 +63,7 @@ FORGE_DEVICE float forge_BlockTQ1_0_Dequant(const forge_BlockTQ1_0* __restrict__
 #line 38 "specs/formats/tq1_0.go"
 	return ((float)((int32_t)((uint32_t)xi - 1u))) * forge_half_to_f32(b->D);
 }
-#line 64 "generated/hip/sm_90/tq1_0_matvec.hip"
+#line 67 "generated/hip/sm_90/tq1_0_matvec.hip"
 static_assert(sizeof(forge_BlockTQ1_0) == 54,
 	"forge_BlockTQ1_0: the device block is not 54 bytes, as the TQ1_0 spec says");
 
@@ -268,7 +271,11 @@ FORGE_EXPORT int forge_matvec_f32_tq1_0(const void* w, const float* x, float* y,
 #if defined(FORGE_TUNE_MATVEC_THREADS) || defined(FORGE_TUNE_MATVEC_ROWS) || defined(FORGE_TUNE_MATVEC_CHUNK)
 	forge_matvec_f32_tq1_0_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
-	forge_matvec_f32_tq1_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow
+		forge_matvec_f32_tq1_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_f32_tq1_0_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+	}
 #endif
 	return forge_last_error();
 }

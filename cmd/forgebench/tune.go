@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/internal/tune"
+	"github.com/rocmforge/forge/runtime/gpubackend"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
+	"github.com/rocmforge/forge/specs/tuned"
+)
+
+// tuneDeps are what the tune command reaches outside the process: tests
+// replace them with fakes.
+type tuneDeps struct {
+	builder func(root string, t *targets.Target, fam *tuned.Family, cacheDir string, jobs int, log io.Writer) tune.Builder
+	open    func(t *targets.Target) tune.Opener
+	runner  func() tune.Runner
+}
+
+var defaultTuneDeps = tuneDeps{
+	builder: func(root string, t *targets.Target, fam *tuned.Family, cacheDir string, jobs int, log io.Writer) tune.Builder {
+		return &tune.CompilerBuilder{Root: root, Target: t, Family: fam, Dir: cacheDir, Jobs: jobs, Log: log}
+	},
+	open: func(t *targets.Target) tune.Opener {
+		backend := "hip"
+		if t.Vendor == "nvidia" {
+			backend = "cuda"
+		}
+		device := 0
+		if s := os.Getenv(gpubackend.EnvDevice); s != "" {
+			fmt.Sscan(s, &device)
+		}
+		return func(lib string) (suite.Backend, string, error) {
+			b, err := gpubackend.Open(backend, lib, device)
+			if err != nil {
+				return nil, "", err
+			}
+			return b, b.Device().Info().Name, nil
+		}
+	},
+	runner: func() tune.Runner { return &tune.MatVecRunner{} },
+}
+
+var tuneDepsInUse = defaultTuneDeps
+
+func tuneCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tune",
+		Usage: "time every candidate of a family's tuning space on this GPU and write the winners to specs/tuned/<target>.json",
+		Description: `Run in the repository root (it compiles the generated sources under
+generated/hip/<target> with the target's compiler, nvcc or hipcc; no Go
+toolchain is needed). For each format and shape class it builds every
+candidate of the target spec's tuning space (the family file recompiled with
+-DFORGE_TUNE_* and linked with the other objects, compiled once), drops those
+that do not compile or fail the correctness check against the Go reference,
+times the rest at the class's shape with W rotated past the L2 (median of
+--reps), and writes the fastest per (format, class) to --out. Results are
+cached (keyed by the sources, knobs, compiler, flags, device, shape and
+weight mode); --no-cache measures again. Then: go generate ./... bakes the
+winners into the generated launchers.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "target", Usage: "target spec to tune (sm_90, gfx1100, ...)", Required: true},
+			&cli.StringFlag{Name: "family", Value: "matvec", Usage: "kernel family: " + strings.Join(tuned.FamilyNames(), ", ")},
+			&cli.StringFlag{Name: "format", Usage: "formats to tune, comma-separated (Q4_0,Q4_K); default all"},
+			&cli.StringFlag{Name: "root", Value: ".", Usage: "repository root (holds generated/hip and specs/tuned)"},
+			&cli.StringFlag{Name: "cache-dir", Aliases: []string{"lib-dir"}, Usage: "where objects, candidate libraries and results are cached (default $XDG_CACHE_HOME/forge/tune or ~/.cache/forge/tune)"},
+			&cli.BoolFlag{Name: "no-cache", Usage: "ignore cached results (measure every candidate again)"},
+			&cli.StringFlag{Name: "out", Usage: "winners file to update (default <root>/specs/tuned/<target>.json)"},
+			&cli.StringFlag{Name: "json", Usage: "also write the whole report as JSON to `FILE` (\"-\": stdout)"},
+			&cli.IntFlag{Name: "reps", Value: 7, Usage: "timed repetitions per candidate and class (the median is kept)"},
+			&cli.IntFlag{Name: "jobs", Usage: "compilers run at once (0: the CPU count)"},
+			&cli.StringFlag{Name: "weights", Value: string(suite.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
+		},
+		Action: tuneAction,
+	}
+}
+
+func tuneAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("tune: unexpected arguments %q", c.Args().Slice())
+	}
+	t, ok := targets.ByName(c.String("target"))
+	if !ok {
+		var names []string
+		for _, t := range targets.All() {
+			names = append(names, t.Name)
+		}
+		return fmt.Errorf("tune: unknown target %q; the targets are: %s", c.String("target"), strings.Join(names, ", "))
+	}
+	fam, ok := tuned.FamilyByName(c.String("family"))
+	if !ok {
+		return fmt.Errorf("tune: family %q cannot be tuned; the tunable families are: %s", c.String("family"), strings.Join(tuned.FamilyNames(), ", "))
+	}
+	space, def, err := tune.FamilySpace(t, fam)
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	var fs []*formats.Format
+	if s := c.String("format"); s != "" {
+		for _, name := range strings.Split(s, ",") {
+			f, ok := formats.ByName(strings.ToUpper(strings.TrimSpace(name)))
+			if !ok {
+				return fmt.Errorf("tune: unknown format %q (forgebench formats lists them)", name)
+			}
+			fs = append(fs, f)
+		}
+	} else {
+		fs = formats.All()
+	}
+	weights, err := suite.ParseWeightMode(c.String("weights"))
+	if err != nil {
+		return fmt.Errorf("tune: --weights: %w", err)
+	}
+	root := c.String("root")
+	out := c.String("out")
+	if out == "" {
+		out = filepath.Join(root, filepath.FromSlash(tuned.Path(t.Name)))
+	}
+	var existing *tuned.File
+	if data, err := os.ReadFile(out); err == nil {
+		if existing, err = tuned.Parse(data, t.Name, nil); err != nil {
+			return fmt.Errorf("tune: %s: %w", out, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("tune: %w", err)
+	}
+	if err := checkWritable(out); err != nil {
+		return fmt.Errorf("tune: --out %s: %w", out, err)
+	}
+	cacheDir := c.String("cache-dir")
+	if cacheDir == "" {
+		cacheDir = tune.DefaultCacheDir()
+	}
+	jobs := c.Int("jobs")
+	if jobs <= 0 {
+		jobs = max(1, numCPU())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	deps := tuneDepsInUse
+	cfg := tune.Config{
+		Target: t, Family: fam, Formats: fs, Space: space, Default: def,
+		Builder: deps.builder(root, t, fam, cacheDir, jobs, c.App.ErrWriter),
+		Open:    deps.open(t), Runner: deps.runner(),
+		Weights: weights, Reps: c.Int("reps"), Jobs: jobs,
+		CacheDir: cacheDir, NoCache: c.Bool("no-cache"), Log: c.App.ErrWriter, Rev: gitRev(root),
+	}
+	res, err := tune.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	tune.Report(c.App.Writer, res)
+	if p := c.String("json"); p != "" {
+		write := func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		if p == "-" {
+			if err := write(c.App.Writer); err != nil {
+				return err
+			}
+		} else if err := atomicfile.Write(p, 0o644, write); err != nil {
+			return err
+		}
+	}
+	f := tune.Winners(existing, res)
+	data, err := f.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "forgebench: wrote %s; run go generate ./... to bake the winners in\n", out)
+	return nil
+}
+
+// gitRev is the repository's HEAD commit, when git is there to say.
+func gitRev(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func numCPU() int { return runtime.NumCPU() }

@@ -1,0 +1,211 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
+	"github.com/rocmforge/forge/specs/tuned"
+)
+
+func TestEnumerate(t *testing.T) {
+	space, def, err := FamilySpace(targets.SM90, tuned.MatVec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := Enumerate(tuned.MatVec, space)
+	if len(cands) != 4*4*3 {
+		t.Fatalf("%d candidates, want 48", len(cands))
+	}
+	if got := cands[0].String(tuned.MatVec); got != "threads=64 rows=1 chunk=8" {
+		t.Errorf("first %q", got)
+	}
+	if got := cands[len(cands)-1].String(tuned.MatVec); got != "threads=512 rows=8 chunk=32" {
+		t.Errorf("last %q", got)
+	}
+	if got := strings.Join(def.Defines(tuned.MatVec), " "); got != "-DFORGE_TUNE_MATVEC_THREADS=256 -DFORGE_TUNE_MATVEC_ROWS=4 -DFORGE_TUNE_MATVEC_CHUNK=8" {
+		t.Errorf("defines %q", got)
+	}
+	if n := len(Enumerate(tuned.MatVec, Space{"threads": {64}, "rows": {}, "chunk": {8}})); n != 0 {
+		t.Errorf("an empty knob gave %d candidates", n)
+	}
+}
+
+func TestCacheKeySensitivity(t *testing.T) {
+	c := Candidate{"threads": 256, "rows": 4, "chunk": 8}
+	class := &tuned.MatVec.Classes[0]
+	base := CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsRotate)
+	for name, k := range map[string]string{
+		"source":  CacheKey("src-b", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsRotate),
+		"knob":    CacheKey("src-a", tuned.MatVec, Candidate{"threads": 128, "rows": 4, "chunk": 8}, "H100", class, "14336x4096", suite.WeightsRotate),
+		"device":  CacheKey("src-a", tuned.MatVec, c, "H200", class, "14336x4096", suite.WeightsRotate),
+		"class":   CacheKey("src-a", tuned.MatVec, c, "H100", &tuned.MatVec.Classes[1], "14336x4096", suite.WeightsRotate),
+		"shape":   CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4064", suite.WeightsRotate),
+		"weights": CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsReuse),
+	} {
+		if k == base {
+			t.Errorf("changing the %s keeps the key", name)
+		}
+	}
+	if again := CacheKey("src-a", tuned.MatVec, Candidate{"chunk": 8, "rows": 4, "threads": 256}, "H100", class, "14336x4096", suite.WeightsRotate); again != base {
+		t.Error("the same inputs give another key")
+	}
+}
+
+// fakeBuilder "builds" a library whose path encodes the candidate; one
+// configuration does not compile.
+type fakeBuilder struct {
+	source string
+	builds int
+}
+
+func (b *fakeBuilder) Fingerprint(format string) (string, error) { return b.source + format, nil }
+
+func (b *fakeBuilder) Build(_ context.Context, format string, c Candidate) (string, error) {
+	b.builds++
+	if c["threads"] == 512 && c["rows"] == 8 {
+		return "", &CompileError{Output: "matvec.hip:1: error: static_assert failed"}
+	}
+	return fmt.Sprintf("%s/%d/%d/%d", format, c["threads"], c["rows"], c["chunk"]), nil
+}
+
+type fakeBackend struct{ lib string }
+
+func (fakeBackend) Name() string { return "fake" }
+func (fakeBackend) Dequantize(*formats.Format, []float32, []byte) error {
+	return errors.New("no")
+}
+func (fakeBackend) DequantizeF16(*formats.Format, []uint16, []byte) error {
+	return errors.New("no")
+}
+
+// fakeRunner: chunk 32 fails the check; the time is a function of the
+// knobs, fastest at threads=128 rows=2 chunk=16 for the narrow class and
+// threads=64 rows=1 chunk=8 for the wide one.
+type fakeRunner struct{ timed int }
+
+func knobsOf(b suite.Backend) (th, r, ch int) {
+	fmt.Sscanf(b.(fakeBackend).lib[strings.Index(b.(fakeBackend).lib, "/")+1:], "%d/%d/%d", &th, &r, &ch)
+	return
+}
+
+func (fakeRunner) Check(b suite.Backend, f *formats.Format) error {
+	if _, _, ch := knobsOf(b); ch == 32 {
+		return errors.New("67×288: NMSE 0.5 (tolerance 0.0005), 67 bad rows")
+	}
+	return nil
+}
+
+func (r *fakeRunner) Time(b suite.Backend, f *formats.Format, class *tuned.Class, _ suite.WeightMode, _ int) (float64, error) {
+	r.timed++
+	th, rw, ch := knobsOf(b)
+	if class.Name == "narrow" {
+		return 10 + abs(th-128)/8.0 + float64(abs(rw-2)) + float64(abs(ch-16))/4, nil
+	}
+	return 20 + float64(th)/64 + float64(rw) + float64(ch)/8, nil
+}
+
+func abs(v int) float64 {
+	if v < 0 {
+		return float64(-v)
+	}
+	return float64(v)
+}
+
+func testConfig(t *testing.T, b Builder, r Runner, cache string) Config {
+	space, def, _ := FamilySpace(targets.SM90, tuned.MatVec)
+	return Config{
+		Target: targets.SM90, Family: tuned.MatVec, Formats: []*formats.Format{formats.Q4_0}, Space: space, Default: def,
+		Builder: b, Runner: r, CacheDir: cache,
+		Open: func(lib string) (suite.Backend, string, error) { return fakeBackend{lib}, "Fake GPU", nil },
+		Now:  func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) },
+		Rev:  "abc123",
+	}
+}
+
+func TestFlow(t *testing.T) {
+	cache := t.TempDir()
+	b, r := &fakeBuilder{source: "v1"}, &fakeRunner{}
+	res, err := Run(context.Background(), testConfig(t, b, r, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 {
+		t.Fatalf("%d groups", len(res.Groups))
+	}
+	narrow, wide := res.Groups[0], res.Groups[1]
+	if narrow.Winner.Config != "threads=128 rows=2 chunk=16" || wide.Winner.Config != "threads=64 rows=1 chunk=8" {
+		t.Errorf("winners %s, %s", narrow.Winner.Config, wide.Winner.Config)
+	}
+	// 48 candidates: 3 do not compile (threads 512, rows 8), 16 have chunk 32 and fail the check (1 of them does not compile).
+	if len(narrow.Timed) != 30 || len(narrow.Dropped) != 18 {
+		t.Errorf("timed %d, dropped %d", len(narrow.Timed), len(narrow.Dropped))
+	}
+	for _, d := range narrow.Dropped {
+		if d.Knobs["chunk"] != 32 && d.Knobs["threads"] != 512 {
+			t.Errorf("dropped %s: %s", d.Config, d.Note)
+		}
+	}
+	if narrow.DefaultUS == 0 || narrow.Speedup <= 1 || narrow.Spread <= 1 {
+		t.Errorf("default %v speedup %v spread %v", narrow.DefaultUS, narrow.Speedup, narrow.Spread)
+	}
+	var rep bytes.Buffer
+	Report(&rep, res)
+	for _, want := range []string{"Q4_0 narrow (14336x4096): 30 timed, 18 dropped", "winner threads=128 rows=2 chunk=16", "spread",
+		"does not compile: matvec.hip:1: error: static_assert failed", "fails the correctness check", "spec default"} {
+		if !strings.Contains(rep.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, rep.String())
+		}
+	}
+	f := Winners(nil, res)
+	e := f.Entry("matvec", "Q4_0", "narrow")
+	if e == nil || e.Knobs["threads"] != 128 || e.Device != "Fake GPU" || e.Rev != "abc123" || e.Candidates != 30 || e.Shape != "14336x4096" {
+		t.Fatalf("entry %+v", e)
+	}
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := tuned.Parse(data, "sm_90", []string{"Q4_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Entry("matvec", "Q4_0", "wide").Knobs["rows"] != 1 {
+		t.Errorf("round trip: %s", data)
+	}
+
+	// A rerun reuses every result and builds only the default (for the device's name).
+	b2, r2 := &fakeBuilder{source: "v1"}, &fakeRunner{}
+	res2, err := Run(context.Background(), testConfig(t, b2, r2, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2.builds != 1 || r2.timed != 0 || res2.Fresh != 0 || res2.Groups[0].Winner.Config != narrow.Winner.Config {
+		t.Errorf("rerun: %d builds, %d timed, %d fresh", b2.builds, r2.timed, res2.Fresh)
+	}
+	rep.Reset()
+	Report(&rep, res2)
+	if !strings.Contains(rep.String(), "reused from the cache") || !strings.Contains(rep.String(), "(cached)") {
+		t.Errorf("rerun report:\n%s", rep.String())
+	}
+	// A changed source invalidates the cache; so does --no-cache.
+	b3, r3 := &fakeBuilder{source: "v2"}, &fakeRunner{}
+	if _, err := Run(context.Background(), testConfig(t, b3, r3, cache)); err != nil {
+		t.Fatal(err)
+	}
+	if r3.timed == 0 {
+		t.Error("a source change reused the cache")
+	}
+	cfg := testConfig(t, &fakeBuilder{source: "v1"}, &fakeRunner{}, cache)
+	cfg.NoCache = true
+	if res, err := Run(context.Background(), cfg); err != nil || res.Cached != 0 {
+		t.Errorf("--no-cache: %v, %d cached", err, res.Cached)
+	}
+}

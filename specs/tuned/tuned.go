@@ -1,0 +1,246 @@
+// Package tuned is the data forgebench tune writes and go generate reads:
+// specs/tuned/<target>.json holds, per kernel family, format and shape
+// class, the winning values of the family's tuning knobs and where they
+// came from. It also names each tunable family's knobs (with the -D macros
+// that force them at compile time) and shape classes, so that the tuner,
+// gen/load and gen/hipgen agree on them. It is plain Go over encoding/json:
+// forgebench, which runs where there is no Go toolchain, imports it.
+package tuned
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Dir is where the winners files live, relative to the module root.
+const Dir = "specs/tuned"
+
+// Path is target's winners file, relative to the module root.
+func Path(target string) string { return path.Join(Dir, target+".json") }
+
+// Knob is one tuning parameter of a family.
+type Knob struct {
+	Name  string // the key in the winners file: "threads"
+	Macro string // the -D macro that forces it: "FORGE_TUNE_MATVEC_THREADS"
+}
+
+// Class is a shape class: the launcher dispatches on it, and each class has
+// its own winners, tuned at its representative shape.
+type Class struct {
+	Name    string // "narrow"
+	MaxCols int    // the class holds cols ≤ MaxCols (and above the previous class's); 0: no bound (the last class)
+	Rows    int    // the shape it is tuned at
+	Cols    int
+	Doc     string
+}
+
+// Family is a tunable kernel family.
+type Family struct {
+	Name    string  // the family's name in specs/families: "matvec"
+	Knobs   []Knob  // in the order of the template's parameters
+	Classes []Class // ordered by MaxCols; the last is unbounded
+}
+
+// MatVec is the matvec family: its knobs are MatVecTuning's fields
+// (template parameters Threads, Rows, Chunk).
+var MatVec = &Family{
+	Name: "matvec",
+	Knobs: []Knob{
+		{Name: "threads", Macro: "FORGE_TUNE_MATVEC_THREADS"},
+		{Name: "rows", Macro: "FORGE_TUNE_MATVEC_ROWS"},
+		{Name: "chunk", Macro: "FORGE_TUNE_MATVEC_CHUNK"},
+	},
+	Classes: []Class{
+		{Name: "narrow", MaxCols: 8192, Rows: 14336, Cols: 4096, Doc: "cols ≤ 8192 (tuned at 14336×4096: FFN up/gate)"},
+		{Name: "wide", Rows: 4096, Cols: 14336, Doc: "cols > 8192 (tuned at 4096×14336: FFN down)"},
+	},
+}
+
+// Families are the tunable families.
+var Families = []*Family{MatVec}
+
+// FamilyByName finds a tunable family.
+func FamilyByName(name string) (*Family, bool) {
+	for _, f := range Families {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// FamilyNames lists the tunable families' names.
+func FamilyNames() []string {
+	var out []string
+	for _, f := range Families {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// ClassOf is the class a matrix of cols columns falls in.
+func (f *Family) ClassOf(cols int) *Class {
+	for i := range f.Classes {
+		if c := &f.Classes[i]; c.MaxCols == 0 || cols <= c.MaxCols {
+			return c
+		}
+	}
+	return &f.Classes[len(f.Classes)-1]
+}
+
+// Class finds a class by name.
+func (f *Family) Class(name string) (*Class, bool) {
+	for i := range f.Classes {
+		if f.Classes[i].Name == name {
+			return &f.Classes[i], true
+		}
+	}
+	return nil, false
+}
+
+// KnobNames lists the family's knob names in order.
+func (f *Family) KnobNames() []string {
+	var out []string
+	for _, k := range f.Knobs {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// ClassNames lists the family's class names in order.
+func (f *Family) ClassNames() []string {
+	var out []string
+	for _, c := range f.Classes {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// File is one target's winners file.
+type File struct {
+	Target string `json:"target"`
+	// Families maps family → format name ("Q4_0") → class → winner.
+	Families map[string]map[string]map[string]*Entry `json:"families"`
+}
+
+// Entry is one winner and its provenance.
+type Entry struct {
+	Knobs      map[string]int `json:"knobs"`          // every knob of the family
+	Device     string         `json:"device"`         // the GPU it was measured on
+	Date       string         `json:"date"`           // when (RFC 3339, UTC)
+	Rev        string         `json:"rev,omitempty"`  // forge's git revision, if known
+	Shape      string         `json:"shape"`          // the shape timed: "14336x4096"
+	Weights    string         `json:"weights"`        // the weight mode: "rotate"
+	WinnerUS   float64        `json:"winner_us"`      // the winner's median µs per launch
+	DefaultUS  float64        `json:"default_us"`     // the spec default's (0: not measured)
+	Candidates int            `json:"candidates"`     // candidates timed (that compiled and passed)
+	Note       string         `json:"note,omitempty"` // anything else worth keeping
+}
+
+// Entry returns the winner for family, format and class, or nil.
+func (f *File) Entry(family, format, class string) *Entry {
+	if f == nil {
+		return nil
+	}
+	return f.Families[family][format][class]
+}
+
+// Set records a winner.
+func (f *File) Set(family, format, class string, e *Entry) {
+	if f.Families == nil {
+		f.Families = map[string]map[string]map[string]*Entry{}
+	}
+	if f.Families[family] == nil {
+		f.Families[family] = map[string]map[string]*Entry{}
+	}
+	if f.Families[family][format] == nil {
+		f.Families[family][format] = map[string]*Entry{}
+	}
+	f.Families[family][format][class] = e
+}
+
+// Marshal is the file as indented JSON (map keys sorted), newline-terminated.
+func (f *File) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Parse decodes and checks a winners file: unknown fields, families,
+// classes and knobs are errors, as is a format not in formats (when
+// formats is non-nil), a target other than target (when target is
+// non-empty) and an entry lacking a knob. Knob values are checked by the
+// caller, which knows the target (see gen/load). Each problem is one line
+// of the error, naming the key: "families.matvec.Q4_0.huge: unknown class".
+func Parse(data []byte, target string, formats []string) (*File, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("not a winners file: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("not a winners file: data after the JSON object")
+	}
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if target != "" && f.Target != target {
+		bad("target: %q, want %q (the file's name)", f.Target, target)
+	}
+	for _, fam := range sortedKeys(f.Families) {
+		spec, ok := FamilyByName(fam)
+		if !ok {
+			bad("families.%s: unknown tunable family (want one of %s)", fam, strings.Join(FamilyNames(), ", "))
+			continue
+		}
+		for _, format := range sortedKeys(f.Families[fam]) {
+			if formats != nil && !slices.Contains(formats, format) {
+				bad("families.%s.%s: unknown format", fam, format)
+				continue
+			}
+			for _, class := range sortedKeys(f.Families[fam][format]) {
+				key := "families." + fam + "." + format + "." + class
+				if _, ok := spec.Class(class); !ok {
+					bad("%s: unknown class (want one of %s)", key, strings.Join(spec.ClassNames(), ", "))
+					continue
+				}
+				e := f.Families[fam][format][class]
+				if e == nil {
+					bad("%s: null entry", key)
+					continue
+				}
+				for _, k := range sortedKeys(e.Knobs) {
+					if !slices.Contains(spec.KnobNames(), k) {
+						bad("%s.knobs.%s: unknown knob (want %s)", key, k, strings.Join(spec.KnobNames(), ", "))
+					}
+				}
+				for _, k := range spec.KnobNames() {
+					if _, ok := e.Knobs[k]; !ok {
+						bad("%s.knobs: lacks %s", key, k)
+					}
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(errs, "\n"))
+	}
+	return &f, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
