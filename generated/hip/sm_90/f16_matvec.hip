@@ -3,8 +3,8 @@
 // Target:   specs/targets/nvidia.go (sm_90, wave32; MatVec tuning 256 threads, 4 rows, chunk 8)
 // Template: templates/hip/matvec.hip.tmpl
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 128 threads, 4 rows, chunk 16: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-21T18:26:31Z, forge 6a017d5c8172; 44.76 µs at 14336x4096 vs the default's 45.76, best of 48)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 1 rows, chunk 8: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-21T18:26:31Z, forge 6a017d5c8172; 45.36 µs at 4096x14336 vs the default's 46.43, best of 48)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for F16 on sm_90.
 
@@ -236,9 +236,9 @@ FORGE_EXPORT int forge_matvec_f32_f16(const void* w, const float* x, float* y, i
 	forge_matvec_f32_f16_kernel_launch<FORGE_TUNE_MATVEC_THREADS, FORGE_TUNE_MATVEC_ROWS, FORGE_TUNE_MATVEC_CHUNK>(blocks, x, y, rows, cols, stream);
 #else
 	if (cols <= 8192) { // narrow
-		forge_matvec_f32_f16_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+		forge_matvec_f32_f16_kernel_launch<128, 4, 16>(blocks, x, y, rows, cols, stream);
 	} else { // wide
-		forge_matvec_f32_f16_kernel_launch<256, 4, 8>(blocks, x, y, rows, cols, stream);
+		forge_matvec_f32_f16_kernel_launch<256, 1, 8>(blocks, x, y, rows, cols, stream);
 	}
 #endif
 	return forge_last_error();
