@@ -101,6 +101,10 @@ func listAction(c *cli.Context) error {
 	var suites []listSuite
 	for _, t := range ts {
 		s, f := t.Suite, t.Suite.Format
+		if s.IsScenario() { // memory, quantize, attention: their cases are their own
+			suites = append(suites, listSuite{Name: s.Name, Family: s.Family})
+			continue
+		}
 		shapeCPU, shapeGPU := defaultShape(f.BlockElems, suite.DefaultBenchElems), defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems)
 		if s.Family == bench.MatVecFamily { // rows × cols, one benchmark each ($FORGE_BENCH_MATVEC: one instead)
 			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatVecShapes))

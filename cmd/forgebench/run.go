@@ -50,9 +50,10 @@ lists of either: forgebench run --format 'Q4_*,Q8_0' --suite '*f32*'.`,
 // fresh run (baseline save, compare), through measure.
 func benchFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "suite", Usage: "suites to run, by name (dequant_f32/Q4_0): globs or /regexp/, comma-separated"},
+		&cli.StringFlag{Name: "suite", Usage: "suites to run, by name (dequant_f32/Q4_0; a plain name also selects the suites below it: memory, attention, matvec_f32): globs or /regexp/, comma-separated"},
 		&cli.StringFlag{Name: "format", Usage: "formats to run (Q4_K): globs or /regexp/, comma-separated"},
-		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul): globs or /regexp/, comma-separated"},
+		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul, memory, quantize, attention): globs or /regexp/, comma-separated"},
+		&cli.BoolFlag{Name: "quick", Usage: "run the scenario suites' (memory, quantize, attention) small cases only, as CI does on the cpu"},
 		&cli.StringFlag{Name: "gguf", Usage: "benchmark dequant_f32 of every tensor of this GGUF `FILE` (its real bytes, at its shape) instead of the generated suites"},
 		&cli.StringFlag{Name: "backend", Value: suite.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
 		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{suite.EnvLib}},
@@ -182,6 +183,7 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		Warmup:    c.Int("warmup"),
 		Elems:     c.Int("elems"),
 		CopyBytes: c.Int64("copy-bytes"),
+		Quick:     c.Bool("quick"),
 	}
 	weights, err := suite.ParseWeightMode(c.String("weights"))
 	if err != nil {
@@ -241,6 +243,10 @@ func measure(c *cli.Context) (*bench.Run, error) {
 	defer stop()
 	p := newProgress(c.App.ErrWriter)
 	opts.Progress = p.update
+	opts.Logf = func(format string, args ...any) {
+		p.finish()
+		fmt.Fprintf(c.App.ErrWriter, "forgebench: "+format+"\n", args...)
+	}
 	opts.Done = func(r *bench.Result) {
 		p.done(r)
 		if testHookResult != nil {
@@ -293,6 +299,10 @@ func (p *progress) done(r *bench.Result) {
 		return
 	}
 	s := r.Stats
+	if s.N == 0 { // a scenario's figures alone
+		fmt.Fprintf(p.w, "[%d/%d] %s: %d figures\n", p.n+1, p.total, r.Name, len(r.Metrics))
+		return
+	}
 	line := fmt.Sprintf("[%d/%d] %s: p50 %s, %.2f GB/s", p.n+1, p.total, r.Name, bench.FormatDuration(s.P50), s.GBps)
 	if s.PctCopy > 0 {
 		line += fmt.Sprintf(" (%.1f%% of copy)", s.PctCopy)

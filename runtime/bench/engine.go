@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/rocmforge/forge/runtime/suite"
@@ -63,6 +64,10 @@ type Options struct {
 	// on the cpu, suite.CopyBytes on a GPU; negative: no roofline (and no
 	// %copy).
 	CopyBytes int64
+	// Quick runs the scenario suites' small cases only (suite.Env.Quick).
+	Quick bool
+	// Logf, when set, receives the scenario suites' log lines.
+	Logf func(format string, args ...any)
 	// Progress, when set, is called before each benchmark with the number
 	// done, the total and the benchmark's name, before the copy roofline
 	// with the name "copy roofline", and at the end with done = total and
@@ -141,6 +146,9 @@ type plan struct {
 	// X batch vectors.
 	matmul bool
 	batch  int
+	// scenario targets (suite.Suite.Scenario): they run and report their
+	// own cases.
+	scenario bool
 }
 
 // MatMulFamily is the family name of the matmul suites, which Measure runs
@@ -155,6 +163,12 @@ const MatVecFamily = "matvec"
 
 func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 	f := t.Suite.Format
+	if t.Suite.IsScenario() {
+		if t.Shape != nil || t.Input != nil {
+			return plan{}, fmt.Errorf("%s: a scenario suite takes no shape or input of its own", t.name())
+		}
+		return plan{t: t, scenario: true}, nil
+	}
 	switch {
 	case f == nil:
 		return plan{}, fmt.Errorf("%s: suite has no format", t.name())
@@ -235,7 +249,7 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 		}
 	}
 
-	if opts.CopyBytes >= 0 && len(plans) > 0 {
+	if opts.CopyBytes >= 0 && slices.ContainsFunc(plans, func(p plan) bool { return !p.scenario }) {
 		progress(0, "copy roofline")
 		roof, err := measureRoofline(b, opts.CopyBytes, elems)
 		if err != nil {
@@ -257,6 +271,19 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 		src, err := in.get(p)
 		if err != nil {
 			return finish(err)
+		}
+		if p.scenario {
+			err := runScenario(ctx, b, p, opts, func(res *Result) {
+				res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, roofGBps)
+				run.Results = append(run.Results, *res)
+				if opts.Done != nil {
+					opts.Done(&run.Results[len(run.Results)-1])
+				}
+			})
+			if err != nil {
+				return finish(err)
+			}
+			continue
 		}
 		res, err := measureOne(ctx, b, p, src, opts)
 		if err != nil {
@@ -333,7 +360,7 @@ func groupByInput(plans []plan) []plan {
 	groups := map[key][]plan{}
 	var out []plan
 	for _, p := range plans {
-		if p.t.Input != nil || p.matvec || p.matmul {
+		if p.t.Input != nil || p.matvec || p.matmul || p.scenario {
 			k := key{nil, len(order)} // a group of its own
 			order = append(order, k)
 			groups[k] = []plan{p}
@@ -360,8 +387,8 @@ type inputCache struct {
 
 func (c *inputCache) get(p plan) ([]byte, error) {
 	f := p.t.Suite.Format
-	if p.matvec || p.matmul {
-		return nil, nil // measureMatVec and measureMatMul make their own
+	if p.matvec || p.matmul || p.scenario {
+		return nil, nil // measureMatVec, measureMatMul and scenarios make their own
 	}
 	if p.t.Input != nil {
 		src, err := p.t.Input()
@@ -674,4 +701,57 @@ func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (
 		}
 	}
 	return sample(ctx, res, what, once, opts)
+}
+
+// runScenario runs a scenario suite: its Env samples as opts say and
+// turns each Measurement into a Result named "<suite>/<case>", handed to
+// add. A context that ends stops it without an error (Measure reports the
+// interruption).
+func runScenario(ctx context.Context, b suite.Backend, p plan, opts Options, add func(*Result)) error {
+	s := p.t.Suite
+	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
+	env := &suite.Env{
+		Ctx:     ctx,
+		Backend: b,
+		Quick:   opts.Quick,
+		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
+			res, err := sample(ctx, &Result{}, what, once, opts)
+			if res == nil || err != nil {
+				return nil, err
+			}
+			return res.Samples, nil
+		},
+		Report: func(m suite.Measurement) {
+			name := p.t.name()
+			if m.Case != "" {
+				name += "/" + m.Case
+			}
+			add(&Result{
+				Name:         name,
+				Suite:        s.Name,
+				Family:       s.Family,
+				Kernel:       s.Kernel,
+				Shape:        m.Shape,
+				Elements:     m.Elements,
+				BytesRead:    m.BytesRead,
+				BytesWritten: m.BytesWritten,
+				FLOPs:        m.FLOPs,
+				Metrics:      m.Metrics,
+				Warmup:       opts.Warmup,
+				Samples:      m.Samples,
+			})
+		},
+		Logf: func(format string, args ...any) {
+			if opts.Logf != nil {
+				opts.Logf(format, args...)
+			}
+		},
+	}
+	if err := s.Scenario.Run(env); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }

@@ -13,7 +13,10 @@ import (
 // ? one character, [...] a class — matched against the whole name,
 // ignoring case ("q4_*" selects Q4_0, Q4_1 and Q4_K), or, written /re/, a
 // Go regular expression matched anywhere in the name, as written (no
-// commas split it when it is the whole field).
+// commas split it when it is the whole field). A plain suite name (no
+// glob characters, not a regexp) also selects every suite below it, as a
+// path: "memory" and "matvec_f32" select "memory/kv_cache" and
+// "matvec_f32/Q4_0".
 type Filter struct {
 	Suite  string // "dequant_f32/*", "/^dequant_f16/"
 	Format string // "Q4_*,Q8_0"
@@ -22,8 +25,9 @@ type Filter struct {
 
 // pattern is one compiled pattern of a Filter field.
 type pattern struct {
-	text string
-	re   *regexp.Regexp
+	text    string
+	re      *regexp.Regexp
+	literal bool // no glob characters, not a regexp
 }
 
 // dimension is one field of a Filter: its name, its patterns and how a
@@ -32,6 +36,25 @@ type dimension struct {
 	name     string // "suite", "format", "family"
 	patterns []pattern
 	value    func(*Target) string
+	// paths: a literal pattern matching a leading path of the value ("a"
+	// of "a/b/c") matches the value.
+	paths bool
+}
+
+func (d *dimension) matches(p pattern, t *Target) bool {
+	v := d.value(t)
+	if p.match(v) {
+		return true
+	}
+	if !d.paths || !p.literal {
+		return false
+	}
+	for i := range len(v) {
+		if v[i] == '/' && p.match(v[:i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // compilePatterns parses a Filter field.
@@ -62,7 +85,7 @@ func compilePatterns(field, list string) ([]pattern, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s pattern %q: %w", field, t, err)
 		}
-		ps = append(ps, pattern{t, re})
+		ps = append(ps, pattern{t, re, !isRegexp(t) && !strings.ContainsAny(t, "*?[")})
 	}
 	return ps, nil
 }
@@ -117,7 +140,7 @@ func (p pattern) match(s string) bool { return p.re.MatchString(s) }
 // combination of fields that leaves no target.
 func (f Filter) Select(targets []Target) ([]Target, error) {
 	dims := []dimension{
-		{name: "suite", value: func(t *Target) string { return t.Suite.Name }},
+		{name: "suite", value: func(t *Target) string { return t.Suite.Name }, paths: true},
 		{name: "format", value: func(t *Target) string {
 			if t.Suite.Format == nil {
 				return ""
@@ -140,7 +163,7 @@ func (f Filter) Select(targets []Target) ([]Target, error) {
 			}
 		}
 		for _, p := range d.patterns {
-			if !slices.ContainsFunc(valid, p.match) {
+			if !slices.ContainsFunc(targets, func(t Target) bool { return d.matches(p, &t) }) {
 				return nil, fmt.Errorf("%s %q matches no %s; valid: %s", d.name, p.text, d.name, strings.Join(valid, ", "))
 			}
 		}
@@ -150,7 +173,7 @@ func (f Filter) Select(targets []Target) ([]Target, error) {
 		t := &targets[i]
 		ok := true
 		for _, d := range dims {
-			if len(d.patterns) > 0 && !slices.ContainsFunc(d.patterns, func(p pattern) bool { return p.match(d.value(t)) }) {
+			if len(d.patterns) > 0 && !slices.ContainsFunc(d.patterns, func(p pattern) bool { return d.matches(p, t) }) {
 				ok = false
 				break
 			}

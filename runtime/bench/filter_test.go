@@ -28,7 +28,9 @@ func TestFilter(t *testing.T) {
 		{Filter{Format: "/^Q[48]_[0-9]$/"}, "dequant_f32/Q4_0 dequant_f16/Q4_0 dequant_f32/Q4_1 dequant_f16/Q4_1 dequant_f32/Q8_0 dequant_f16/Q8_0"},
 		{Filter{Format: "/_K/"}, "dequant_f32/Q4_K dequant_f16/Q4_K"},
 		{Filter{Suite: "/Q4_0$/,*F32"}, "dequant_f32/F32 dequant_f16/F32 dequant_f32/Q4_0 dequant_f16/Q4_0"},
-		{Filter{Format: "/Q4_{2,3}/"}, "error: format \"/Q4_{2,3}/\" matches no format"}, // the comma does not split a regexp
+		{Filter{Suite: "dequant_f16", Format: "Q4_*"}, "dequant_f16/Q4_0 dequant_f16/Q4_1 dequant_f16/Q4_K"}, // a plain name selects its tree
+		{Filter{Suite: "dequant_f16/Q4"}, "error: suite \"dequant_f16/Q4\" matches no suite"},                // only whole path elements
+		{Filter{Format: "/Q4_{2,3}/"}, "error: format \"/Q4_{2,3}/\" matches no format"},                     // the comma does not split a regexp
 		{Filter{Family: "dequant", Format: "F32"}, "dequant_f32/F32 dequant_f16/F32"},
 		{Filter{Format: "Q9_*"}, "error: format \"Q9_*\" matches no format; valid: F32, Q4_0, Q4_1, Q4_K, Q8_0, MXFP6_E2M3"},
 		{Filter{Family: "matvec"}, "error: family \"matvec\" matches no family; valid: dequant"},

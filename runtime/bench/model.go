@@ -87,6 +87,11 @@ type Result struct {
 	// BytesRead counts one copy. nil for families without weights.
 	Weights *suite.Weights `json:"weights,omitempty"`
 
+	// Metrics are a scenario suite's own figures (memory, quantize,
+	// attention): bytes per token, hit rate, peak memory, speedup. nil for
+	// the kernel suites.
+	Metrics []suite.Metric `json:"metrics,omitempty"`
+
 	Warmup  int             `json:"warmup"`     // iterations run before measuring
 	Samples []time.Duration `json:"samples_ns"` // one per measured iteration
 	Stats   Stats           `json:"stats"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func WriteTable(w io.Writer, run *Run) error {
 	for i := range run.Results {
 		r := &run.Results[i]
 		s := r.Stats
+		if s.N == 0 {
+			continue // a scenario's case of figures alone: its metrics table has it
+		}
 		sd := "-"
 		if s.Mean > 0 && s.N > 1 {
 			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
@@ -78,12 +82,101 @@ func WriteTable(w io.Writer, run *Run) error {
 			FormatDuration(s.Min), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99), FormatDuration(s.Max),
 			sd, fmt.Sprintf("%.2f", s.GBps), pct, fmt.Sprintf("%.3f", s.ElemsPS/1e9), gflops, ratio})
 	}
-	alignRows(&b, rows)
+	if len(rows) > 1 {
+		alignRows(&b, rows)
+	}
+	writeMetricTables(&b, run)
 	if run.Interrupted {
 		fmt.Fprintf(&b, "interrupted: %d benchmark(s) finished before the run was stopped\n", len(run.Results))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMetricTables writes, after the timing table, one table per suite
+// whose results carry metrics (the scenario suites): a row per case, a
+// column per metric in order of first appearance, headed "name (unit)".
+func writeMetricTables(b *strings.Builder, run *Run) {
+	var suites []string
+	for _, r := range run.Results {
+		if len(r.Metrics) > 0 && !slices.Contains(suites, r.Suite) {
+			suites = append(suites, r.Suite)
+		}
+	}
+	for _, name := range suites {
+		var cols []suite.Metric // name and unit of each column
+		for _, r := range run.Results {
+			if r.Suite != name {
+				continue
+			}
+			for _, m := range r.Metrics {
+				if !slices.ContainsFunc(cols, func(c suite.Metric) bool { return c.Name == m.Name }) {
+					cols = append(cols, m)
+				}
+			}
+		}
+		head := []string{name}
+		for _, c := range cols {
+			h := c.Name
+			if c.Unit != "" {
+				h += " (" + c.Unit + ")"
+			}
+			head = append(head, h)
+		}
+		rows := [][]string{head}
+		for _, r := range run.Results {
+			if r.Suite != name || len(r.Metrics) == 0 {
+				continue
+			}
+			row := []string{strings.TrimPrefix(strings.TrimPrefix(r.Name, name), "/")}
+			if row[0] == "" {
+				row[0] = "."
+			}
+			for _, c := range cols {
+				cell := "-"
+				for _, m := range r.Metrics {
+					if m.Name == c.Name {
+						cell = metricCell(m)
+					}
+				}
+				row = append(row, cell)
+			}
+			rows = append(rows, row)
+		}
+		b.WriteByte('\n')
+		alignRows(b, rows)
+	}
+}
+
+// metricCell spells a metric's value for a table: bytes in binary
+// units, rates and counts with four significant digits.
+func metricCell(m suite.Metric) string {
+	v := m.Value
+	switch m.Unit {
+	case "B":
+		a := math.Abs(v)
+		switch {
+		case a >= 1<<30:
+			return fmt.Sprintf("%.4g GiB", v/(1<<30))
+		case a >= 1<<20:
+			return fmt.Sprintf("%.4g MiB", v/(1<<20))
+		case a >= 1<<10:
+			return fmt.Sprintf("%.4g KiB", v/(1<<10))
+		}
+		return fmt.Sprintf("%.4g B", v)
+	case "B/s":
+		return fmt.Sprintf("%.4g GB/s", v/1e9)
+	case "s":
+		return FormatDuration(time.Duration(v * 1e9))
+	case "%":
+		return fmt.Sprintf("%.2f%%", v)
+	case "x":
+		return fmt.Sprintf("%.3gx", v)
+	}
+	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 // alignRows writes rows in columns two spaces apart, the first column
@@ -155,7 +248,7 @@ var CSVHeader = []string{
 	"name", "suite", "family", "kernel", "format", "output", "shape", "elements",
 	"bytes_read", "bytes_written", "compression", "warmup",
 	"n", "min_ns", "mean_ns", "max_ns", "p50_ns", "p95_ns", "p99_ns", "stddev_ns", "p50_ci_lo_ns", "p50_ci_hi_ns",
-	"elems_per_s", "gbps", "gflops", "pct_copy",
+	"elems_per_s", "gbps", "gflops", "pct_copy", "metrics",
 }
 
 // WriteCSV writes a header row (CSVHeader) and one row per result: its
@@ -176,11 +269,23 @@ func WriteCSV(w io.Writer, run *Run) error {
 			r.Name, r.Suite, r.Family, r.Kernel, r.Format, r.Output, strings.Join(shape, "x"), strconv.FormatInt(r.Elements, 10),
 			strconv.FormatInt(r.BytesRead, 10), strconv.FormatInt(r.BytesWritten, 10), fmtFloat(r.Compression), strconv.Itoa(r.Warmup),
 			strconv.Itoa(s.N), ns(s.Min), ns(s.Mean), ns(s.Max), ns(s.P50), ns(s.P95), ns(s.P99), ns(s.StdDev), ns(s.P50Lo), ns(s.P50Hi),
-			fmtFloat(s.ElemsPS), fmtFloat(s.GBps), fmtFloat(s.GFLOPS), fmtFloat(s.PctCopy),
+			fmtFloat(s.ElemsPS), fmtFloat(s.GBps), fmtFloat(s.GFLOPS), fmtFloat(s.PctCopy), csvMetrics(r.Metrics),
 		})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvMetrics spells metrics in one CSV field: "name=value unit;…".
+func csvMetrics(ms []suite.Metric) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.Name + "=" + fmtFloat(m.Value)
+		if m.Unit != "" {
+			parts[i] += " " + m.Unit
+		}
+	}
+	return strings.Join(parts, ";")
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -278,6 +383,12 @@ func WriteGoBench(w io.Writer, run *Run) error {
 		r := &run.Results[i]
 		res.Name = benchfmt.Name(GoName(r) + suffix)
 		res.Iters = 1
+		if len(r.Samples) == 0 && len(r.Metrics) > 0 { // a scenario's figures alone
+			res.Values = appendMetricValues(res.Values[:0], r.Metrics)
+			if err := bw.Write(res); err != nil {
+				return err
+			}
+		}
 		for _, d := range r.Samples {
 			sec := max(d.Seconds(), 1e-9) // a clock's zero is below its resolution
 			res.Values = append(res.Values[:0],
@@ -288,12 +399,26 @@ func WriteGoBench(w io.Writer, run *Run) error {
 				gbps := float64(r.BytesRead+r.BytesWritten) / sec / 1e9
 				res.Values = append(res.Values, benchfmt.Value{Value: 100 * gbps / run.Roofline.GBps, Unit: UnitPctCopy})
 			}
+			res.Values = appendMetricValues(res.Values, r.Metrics)
 			if err := bw.Write(res); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// appendMetricValues adds a scenario's metrics to a benchmark line, each
+// as a unit of its own: "hit_rate-%", "peak_in_use-B", "allocs".
+func appendMetricValues(vs []benchfmt.Value, ms []suite.Metric) []benchfmt.Value {
+	for _, m := range ms {
+		unit := m.Name
+		if m.Unit != "" {
+			unit += "-" + m.Unit
+		}
+		vs = append(vs, benchfmt.Value{Value: m.Value, Unit: strings.Join(strings.Fields(unit), "_")})
+	}
+	return vs
 }
 
 // weightModes are the weight modes of run's results, in order of first use.

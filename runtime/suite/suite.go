@@ -42,13 +42,16 @@ func OutputSize(output string) int {
 	return 0
 }
 
-// Suite is one generated suite: a kernel of a family, for one format.
+// Suite is one generated suite: a kernel of a family, for one format; or
+// a Scenario (memory, quantize, attention), which has neither kernel
+// output nor format of its own.
 type Suite struct {
-	Name   string // "dequant_f32/Q4_0"
-	Family string // "dequant"
-	Kernel string // "dequant_f32"
-	Output string // "f32" or "f16"
-	Format *formats.Format
+	Name     string // "dequant_f32/Q4_0", "memory/kv_cache"
+	Family   string // "dequant", "memory"
+	Kernel   string // "dequant_f32"
+	Output   string // "f32" or "f16"
+	Format   *formats.Format
+	Scenario *Scenario // set for scenario suites only
 }
 
 var (
@@ -62,6 +65,16 @@ var (
 func Register(s Suite) {
 	mu.Lock()
 	defer mu.Unlock()
+	if s.IsScenario() {
+		if err := checkScenario(s); err != nil {
+			panic(fmt.Sprintf("suite: Register(%s): %v", s.Name, err))
+		}
+		if slices.ContainsFunc(suites, func(t Suite) bool { return t.Name == s.Name }) {
+			panic(fmt.Sprintf("suite: Register(%s): registered twice", s.Name))
+		}
+		suites = append(suites, s)
+		return
+	}
 	switch {
 	case s.Name == "" || s.Format == nil:
 		panic(fmt.Sprintf("suite: Register(%+v): missing name or format", s))
