@@ -90,6 +90,9 @@ func Files(s *model.Spec) ([]model.File, error) {
 	for _, f := range s.Formats {
 		add(SuitesDir+"/"+f.Lower()+"_test.go", formatTestFile(s, f, ls))
 	}
+	if len(s.Workloads) > 0 {
+		add(SuitesDir+"/workloads_test.go", workloadsTestFile(s))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package gogen
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/rocmforge/forge/gen/model"
@@ -35,8 +38,56 @@ func suitesFile(s *model.Spec, ls []launcher) *jen.File {
 				"Format", jen.Qual(formatsPkg, l.format.GoVar),
 			)...))
 		}
+		for _, w := range s.Workloads {
+			k := model.WorkloadKinds[w.Kind]
+			g.Qual(suitePkg, "Register").Call(jen.Qual(suitePkg, "Suite").Values(fields(
+				"Name", jen.Lit(w.Name),
+				"Family", jen.Lit(w.Family),
+				"Scenario", jen.Qual(s.Module+"/"+k.Pkg, k.Func).Call(jen.Qual(s.Module+"/"+WorkloadsSpecDir, w.GoVar)),
+			)...))
+		}
 	})
 	return f
+}
+
+// WorkloadsSpecDir is the package of the scenario suites' specs.
+const WorkloadsSpecDir = "specs/workloads"
+
+// workloadsTestFile renders generated/suites/workloads_test.go: a test and
+// a benchmark per scenario suite.
+func workloadsTestFile(s *model.Spec) *jen.File {
+	testPkg := s.Module + "/runtime/suite/suitetest"
+	var src []string
+	for _, w := range s.Workloads {
+		src = append(src, w.File)
+	}
+	slices.Sort(src)
+	file := newFile(s, SuitesDir, "suites", slices.Compact(src))
+	file.ImportName(testPkg, "suitetest")
+	for _, w := range s.Workloads {
+		id := scenarioIdent(w.Name)
+		file.Commentf("Test%s runs the %s suite's quick cases on $FORGE_BACKEND ($%s=1: all of them); the scenario checks its own figures.", id, w.Name, "FORGE_SCENARIO_FULL")
+		file.Func().Id("Test" + id).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.Qual(testPkg, "CheckScenario").Call(jen.Id("t"), jen.Lit(w.Name)),
+		)
+		file.Line()
+		file.Commentf("Benchmark%s runs the %s suite on $FORGE_BACKEND: %s", id, w.Name, w.Doc)
+		file.Func().Id("Benchmark" + id).Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+			jen.Qual(testPkg, "BenchScenario").Call(jen.Id("b"), jen.Lit(w.Name)),
+		)
+		file.Line()
+	}
+	return file
+}
+
+// scenarioIdent is a scenario suite's Go name, each path element in
+// CamelCase: "memory/kv_cache" → "MemoryKvCache".
+func scenarioIdent(name string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(name, "/") {
+		b.WriteString(camel(part))
+	}
+	return b.String()
 }
 
 // suitesTestFile renders generated/suites/suites_test.go, which checks the
@@ -51,6 +102,9 @@ func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
 			for _, l := range ls {
 				g.Line().Lit(suiteName(l))
 			}
+			for _, w := range s.Workloads {
+				g.Line().Lit(w.Name)
+			}
 			g.Line()
 		}),
 		jen.Id("all").Op(":=").Qual(suitePkg, "All").Call(),
@@ -58,6 +112,12 @@ func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("%d suites registered, want %d"), jen.Len(jen.Id("all")), jen.Len(jen.Id("want"))),
 		),
 		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("all")).Block(
+			jen.If(jen.Id("s").Dot("IsScenario").Call()).Block(
+				jen.If(jen.Id("s").Dot("Name").Op("!=").Id("want").Index(jen.Id("i")).Op("||").Id("s").Dot("Format").Op("!=").Nil()).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("suite %d is scenario %s, want %s"), jen.Id("i"), jen.Id("s").Dot("Name"), jen.Id("want").Index(jen.Id("i"))),
+				),
+				jen.Continue(),
+			),
 			jen.If(jen.Id("s").Dot("Name").Op("!=").Id("want").Index(jen.Id("i")).Op("||").Id("s").Dot("Kernel").Op("+").Lit("/").Op("+").Id("s").Dot("Format").Dot("Name").Op("!=").Id("s").Dot("Name")).Block(
 				jen.Id("t").Dot("Errorf").Call(jen.Lit("suite %d is %+v, want %s"), jen.Id("i"), jen.Id("s"), jen.Id("want").Index(jen.Id("i"))),
 			),

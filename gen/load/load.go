@@ -8,6 +8,7 @@
 package load
 
 import (
+	"os"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -27,6 +28,8 @@ const (
 	FormatsDir  = "specs/formats"
 	TargetsDir  = "specs/targets"
 	FamiliesDir = "specs/families"
+	// WorkloadsDir is optional: a module without it has no scenario suites.
+	WorkloadsDir = "specs/workloads"
 )
 
 // Result is the loaded spec plus the type-checked formats package, which
@@ -50,7 +53,11 @@ func Load(root string) (*Result, error) {
 		Dir:   root,
 		Tests: false,
 	}
-	pkgs, err := packages.Load(cfg, "./"+FormatsDir, "./"+TargetsDir, "./"+FamiliesDir)
+	patterns := []string{"./" + FormatsDir, "./" + TargetsDir, "./" + FamiliesDir}
+	if fi, err := os.Stat(filepath.Join(root, WorkloadsDir)); err == nil && fi.IsDir() {
+		patterns = append(patterns, "./"+WorkloadsDir)
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading specs: %w", err)
 	}
@@ -81,6 +88,9 @@ func Load(root string) (*Result, error) {
 	spec.Formats = l.formats(fp)
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
+	if wp := byDir[WorkloadsDir]; wp != nil {
+		spec.Workloads = l.workloads(wp)
+	}
 	if len(l.errs) == 0 {
 		l.tunedFiles(spec)
 	}

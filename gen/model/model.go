@@ -19,6 +19,10 @@ type Spec struct {
 	Formats  []*Format // ordered by ggml id (formats without one last, by name)
 	Targets  []*Target // ordered by name
 	Families []*Family // ordered by name
+	// Workloads are the scenario suites' specs (specs/workloads), in
+	// source order (file by file); none when the module has no such
+	// package.
+	Workloads []*Workload
 }
 
 // Format is one quant format spec (specs/formats/<name>.go).
@@ -198,4 +202,40 @@ func (m MatMulTuning) Problems(vendor string, wave int) []TuningProblem {
 		bad("TileK", "MatMul: the tensor-core path's tiles (%d bytes) must hold the %d warps' 1 KiB output scratch", b, warps)
 	}
 	return out
+}
+
+// Workload is one scenario-suite spec (specs/workloads): a variable
+// initialised by register with a struct literal of one of the kinds in
+// WorkloadKinds.
+type Workload struct {
+	Name   string         // the suite name: "memory/kv_cache"
+	Family string         // "memory", from the kind
+	Kind   string         // the spec's type: "KVCache"
+	Doc    string         // its Doc field
+	GoVar  string         // the specs/workloads variable: "KVCache7B"
+	File   string         // the spec file, relative to the module root
+	Pos    token.Position // of the register call
+	// Fields are the literal's fields: int, float64, string, bool,
+	// []any of those, or map[string]any for a nested struct literal.
+	Fields map[string]any
+}
+
+// WorkloadKind is what a spec type of specs/workloads becomes: the suite
+// family, and the scenario constructor (a function of the spec value
+// returning a *suite.Scenario) in a package under the module.
+type WorkloadKind struct {
+	Family string // "memory"
+	Pkg    string // relative to the module: "runtime/memsuite"
+	Func   string // "KVCache"
+}
+
+// WorkloadKinds maps each spec type of specs/workloads to its kind; a
+// spec of a type not here is an error (gen/load reports it at its
+// position).
+var WorkloadKinds = map[string]WorkloadKind{
+	"KVCache":   {Family: "memory", Pkg: "runtime/memsuite", Func: "KVCache"},
+	"Scratch":   {Family: "memory", Pkg: "runtime/memsuite", Func: "Scratch"},
+	"Allocator": {Family: "memory", Pkg: "runtime/memsuite", Func: "Allocator"},
+	"Quantize":  {Family: "quantize", Pkg: "runtime/quantsuite", Func: "Quantize"},
+	"Attention": {Family: "attention", Pkg: "runtime/attnsuite", Func: "Attention"},
 }

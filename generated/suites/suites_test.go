@@ -103,6 +103,12 @@ func TestRegistered(t *testing.T) {
 		t.Fatalf("%d suites registered, want %d", len(all), len(want))
 	}
 	for i, s := range all {
+		if s.IsScenario() {
+			if s.Name != want[i] || s.Format != nil {
+				t.Errorf("suite %d is scenario %s, want %s", i, s.Name, want[i])
+			}
+			continue
+		}
 		if s.Name != want[i] || s.Kernel+"/"+s.Format.Name != s.Name {
 			t.Errorf("suite %d is %+v, want %s", i, s, want[i])
 		}
