@@ -93,16 +93,33 @@ func WriteTable(w io.Writer, run *Run) error {
 	return err
 }
 
-// writeMetricTables writes, after the timing table, one table per suite
-// whose results carry metrics (the scenario suites): a row per case, a
-// column per metric in order of first appearance, headed "name (unit)".
+// writeMetricTables writes, after the timing table, MetricTables.
 func writeMetricTables(b *strings.Builder, run *Run) {
+	for _, t := range MetricTables(run) {
+		b.WriteByte('\n')
+		alignRows(b, append([][]string{t.Head}, t.Rows...))
+	}
+}
+
+// MetricTable is the figures of one scenario suite: a row per case, a
+// column per metric.
+type MetricTable struct {
+	Suite string
+	Head  []string   // the suite's name, then "metric (unit)" per column
+	Rows  [][]string // the case's name below the suite, then each metric ("-": not reported)
+}
+
+// MetricTables are one table per suite whose results carry metrics (the
+// scenario suites), in order of first appearance; columns are metrics in
+// order of first appearance.
+func MetricTables(run *Run) []MetricTable {
 	var suites []string
 	for _, r := range run.Results {
 		if len(r.Metrics) > 0 && !slices.Contains(suites, r.Suite) {
 			suites = append(suites, r.Suite)
 		}
 	}
+	var out []MetricTable
 	for _, name := range suites {
 		var cols []suite.Metric // name and unit of each column
 		for _, r := range run.Results {
@@ -115,15 +132,14 @@ func writeMetricTables(b *strings.Builder, run *Run) {
 				}
 			}
 		}
-		head := []string{name}
+		t := MetricTable{Suite: name, Head: []string{name}}
 		for _, c := range cols {
 			h := c.Name
 			if c.Unit != "" {
 				h += " (" + c.Unit + ")"
 			}
-			head = append(head, h)
+			t.Head = append(t.Head, h)
 		}
-		rows := [][]string{head}
 		for _, r := range run.Results {
 			if r.Suite != name || len(r.Metrics) == 0 {
 				continue
@@ -136,21 +152,21 @@ func writeMetricTables(b *strings.Builder, run *Run) {
 				cell := "-"
 				for _, m := range r.Metrics {
 					if m.Name == c.Name {
-						cell = metricCell(m)
+						cell = MetricCell(m)
 					}
 				}
 				row = append(row, cell)
 			}
-			rows = append(rows, row)
+			t.Rows = append(t.Rows, row)
 		}
-		b.WriteByte('\n')
-		alignRows(b, rows)
+		out = append(out, t)
 	}
+	return out
 }
 
-// metricCell spells a metric's value for a table: bytes in binary
+// MetricCell spells a metric's value for a table: bytes in binary
 // units, rates and counts with four significant digits.
-func metricCell(m suite.Metric) string {
+func MetricCell(m suite.Metric) string {
 	v := m.Value
 	switch m.Unit {
 	case "B":

@@ -99,6 +99,9 @@ type page struct {
 	Summary      string // "2 regressions, 1 improvement, …"
 
 	Rows []row
+	// Figures are the scenario suites' metrics (memory, quantize,
+	// attention), a table per suite.
+	Figures []bench.MetricTable
 }
 
 type kv struct{ K, V string }
@@ -148,14 +151,31 @@ func build(run *bench.Run, opt Options) *page {
 		p.Delta = deltaChart(cmp, opt.Threshold)
 		p.DeltaLegend = deltaLegend(opt.Threshold)
 	}
-	p.Throughput = throughputCharts(run.Results, roof)
+	var timed []bench.Result // a scenario's figures alone have no bar to draw
+	for _, x := range run.Results {
+		if x.Stats.N > 0 || len(x.Metrics) == 0 {
+			timed = append(timed, x)
+		}
+	}
+	p.Throughput = throughputCharts(timed, roof)
 	if roof > 0 {
-		p.Roof = rooflineChart(run.Results, roof)
+		p.Roof = rooflineChart(timed, roof)
 	}
 	p.Legend = rooflineLegend()
 
+	for _, t := range bench.MetricTables(run) {
+		t.Suite = clean(t.Suite)
+		t.Head = cleanAll(t.Head)
+		for i := range t.Rows {
+			t.Rows[i] = cleanAll(t.Rows[i])
+		}
+		p.Figures = append(p.Figures, t)
+	}
 	for _, x := range run.Results {
 		st := x.Stats
+		if st.N == 0 && len(x.Metrics) > 0 {
+			continue // figures alone: the figures section has them
+		}
 		r := row{
 			Name:        clean(x.Name),
 			Format:      clean(x.Format),

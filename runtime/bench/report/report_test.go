@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocmforge/forge/runtime/bench"
+	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
 )
 
@@ -445,6 +446,27 @@ func TestEdgeCases(t *testing.T) {
 		// Without samples the change is judged by size alone.
 		if !strings.Contains(doc.byID("baseline").texts(), "+30") {
 			t.Error("the Q3_K change is missing")
+		}
+	})
+	t.Run("scenario figures", func(t *testing.T) {
+		run := benchtest.GPURun(2)
+		run.Results = append(run.Results,
+			bench.Result{Name: "memory/kv/alloc_512", Suite: "memory/kv", Family: "memory",
+				Metrics: []suite.Metric{{Name: "bytes_per_token", Value: 524288, Unit: "B"}, {Name: "agree", Value: 0.12, Unit: "%"}}},
+			bench.Result{Name: "memory/kv/<grow>", Suite: "memory/kv", Family: "memory",
+				Metrics: []suite.Metric{{Name: "allocs", Value: 13}}})
+		doc := parseXML(t, render(t, run, Options{}))
+		fig := doc.byID("figures")
+		if fig == nil {
+			t.Fatal("no figures section")
+		}
+		for _, want := range []string{"memory/kv", "bytes_per_token (B)", "512 KiB", "0.12%", "allocs", "13", "<grow>", "alloc_512"} {
+			if !strings.Contains(fig.texts(), want) {
+				t.Errorf("figures lack %q: %s", want, fig.texts())
+			}
+		}
+		if strings.Contains(doc.byID("results").texts(), "alloc_512") {
+			t.Error("a case of figures alone is in the timing table")
 		}
 	})
 	t.Run("hardware differs", func(t *testing.T) {
