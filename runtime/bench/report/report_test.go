@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rocmforge/forge/runtime/bench"
-	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 func render(t *testing.T, run *bench.Run, opt Options) string {
