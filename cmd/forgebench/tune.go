@@ -18,6 +18,7 @@ import (
 
 	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/internal/tune"
+	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/gpubackend"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -195,8 +196,22 @@ func tuneAction(c *cli.Context) error {
 	return nil
 }
 
-// gitRev is the repository's HEAD commit, when git is there to say.
+// gitRev is forge's revision for the tune report's provenance: the one
+// the binary was built from (its build info's vcs.revision, stamped by go
+// build in a checkout; the GPU machine that runs a binary built elsewhere
+// has no Go and often a copied tree whose git metadata says nothing true),
+// else the repository's HEAD when git is there to say. A dirty build says
+// so ("+dirty").
 func gitRev(root string) string {
+	if _, commit, modified := bench.ForgeVersion(); commit != "" {
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		if modified {
+			commit += "+dirty"
+		}
+		return commit
+	}
 	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		return ""
