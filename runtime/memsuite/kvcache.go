@@ -190,8 +190,15 @@ func growthAllocs(tokens int) int64 { return int64(bits.Len(uint(tokens-1))) + 1
 //     prealloc, one per doubling for grown) and so are sampled rows of the
 //     cache's contents.
 //   - paged/p<P>/t<t>: a paged cache of t tokens in pages of P tokens
-//     (see pagedCache): pages, payload, metadata and its ratio to the
-//     payload, last_page_waste; checked against the allocator's Requested.
+//     (see pagedCache), the pages of one page size from one caching
+//     allocator (a page pool): pages, total (the pages' payload, the
+//     allocator's Requested), meta (the device page table, from the
+//     allocator's Requested, plus the host bookkeeping the structure
+//     keeps), meta_ratio (meta over payload, a plain ratio),
+//     last_page_waste (payload not holding tokens), and waste_next, the
+//     last-page waste of a cache of t+1 tokens (a new page, P-1 tokens
+//     empty: the worst case). The page count, payload and table size are
+//     checked against the allocator's figures.
 //   - agreement: the largest capacity's caches (≥ 256 MiB) against the
 //     device's free-memory report or Go's heap accounting.
 func KVCache(spec workloads.KVCache) *suite.Scenario {
