@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -312,7 +313,8 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"84 suites", "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
+	// 84 format × kernel suites and the scenario suites (specs/workloads).
+	for _, want := range []string{fmt.Sprintf("%d suites", len(suite.All())), "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
 		}

@@ -9,8 +9,10 @@ package suites
 
 import (
 	"github.com/rocmforge/forge/runtime/abi"
+	memsuite "github.com/rocmforge/forge/runtime/memsuite"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
+	workloads "github.com/rocmforge/forge/specs/workloads"
 )
 
 // Fail to compile against a runtime of another generation version; see abi.GenVersion.
@@ -104,4 +106,7 @@ func init() {
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP4})
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP6_E2M3})
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP6_E3M2})
+	suite.Register(suite.Suite{Name: "memory/kv_cache", Family: "memory", Scenario: memsuite.KVCache(workloads.KVCache7B)})
+	suite.Register(suite.Suite{Name: "memory/scratch", Family: "memory", Scenario: memsuite.Scratch(workloads.ScratchBuffers)})
+	suite.Register(suite.Suite{Name: "memory/allocator", Family: "memory", Scenario: memsuite.Allocator(workloads.CachingAllocator)})
 }

@@ -98,6 +98,9 @@ type Stats struct {
 	PeakReserved uint64 // the highest Reserved so far
 	LiveBlocks   int64  // blocks in use
 	CachedBlocks int64  // blocks cached
+	// Allocated is the bytes (size classes) of every successful Alloc so
+	// far, hits and misses: what the callers took in all, freed or not.
+	Allocated uint64
 
 	Allocs       int64 // successful Alloc calls: CacheHits + CacheMisses
 	Frees        int64 // successful Free calls
@@ -234,6 +237,7 @@ func (a *Allocator) Alloc(bytes uint64) (abi.DevicePtr, error) {
 func (a *Allocator) use(p abi.DevicePtr, size, requested uint64) {
 	a.live[p] = block{size: size, requested: requested}
 	a.stats.Allocs++
+	a.stats.Allocated += size
 	a.stats.LiveBlocks++
 	a.stats.InUse += size
 	a.stats.Requested += requested

@@ -141,6 +141,7 @@ func (m *model) allocated(p abi.DevicePtr, n uint64) {
 	size := refRound(n)
 	m.live[p] = block{size, n}
 	m.want.Allocs++
+	m.want.Allocated += size
 	m.want.LiveBlocks++
 	m.want.InUse += size
 	m.want.Requested += n
@@ -288,7 +289,7 @@ func TestAccounting(t *testing.T) {
 	_, _ = a.Alloc(4<<20 - 1) // class 4 MiB, miss
 	want := Stats{
 		InUse: 1024 + 8<<20, PeakInUse: 1024 + 8<<20, Requested: 1000 + 3<<20 + 4<<20 - 1,
-		Reserved: 1024 + 8<<20, PeakReserved: 1024 + 8<<20, LiveBlocks: 3,
+		Reserved: 1024 + 8<<20, PeakReserved: 1024 + 8<<20, LiveBlocks: 3, Allocated: 1024 + 8<<20,
 		Allocs: 3, CacheMisses: 3, DeviceAllocs: 3,
 	}
 	if got := a.Stats(); got != want {
@@ -317,7 +318,7 @@ func TestAccounting(t *testing.T) {
 	}
 	want = Stats{
 		InUse: 1024 + 4<<20, PeakInUse: 1024 + 8<<20, Requested: 900 + 4<<20 - 1,
-		Cached: 4 << 20, Reserved: 1024 + 8<<20, PeakReserved: 1024 + 8<<20, LiveBlocks: 2, CachedBlocks: 1,
+		Cached: 4 << 20, Reserved: 1024 + 8<<20, PeakReserved: 1024 + 8<<20, LiveBlocks: 2, CachedBlocks: 1, Allocated: 2048 + 8<<20,
 		Allocs: 4, Frees: 2, CacheHits: 1, CacheMisses: 3, DeviceAllocs: 3,
 	}
 	if got := a.Stats(); got != want {
