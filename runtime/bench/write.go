@@ -78,9 +78,16 @@ func WriteTable(w io.Writer, run *Run) error {
 		if r.Compression > 0 {
 			ratio = fmt.Sprintf("%.2fx", r.Compression)
 		}
+		gbps, gelems := fmt.Sprintf("%.2f", s.GBps), fmt.Sprintf("%.3f", s.ElemsPS/1e9)
+		if r.BytesRead+r.BytesWritten == 0 { // a scenario case that moves no data (allocation)
+			gbps = "-"
+		}
+		if r.Elements == 0 {
+			gelems = "-"
+		}
 		rows = append(rows, []string{r.Name, strconv.Itoa(s.N),
 			FormatDuration(s.Min), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99), FormatDuration(s.Max),
-			sd, fmt.Sprintf("%.2f", s.GBps), pct, fmt.Sprintf("%.3f", s.ElemsPS/1e9), gflops, ratio})
+			sd, gbps, pct, gelems, gflops, ratio})
 	}
 	if len(rows) > 1 {
 		alignRows(&b, rows)
@@ -101,34 +108,45 @@ func writeMetricTables(b *strings.Builder, run *Run) {
 	}
 }
 
-// MetricTable is the figures of one scenario suite: a row per case, a
-// column per metric.
+// MetricTable is the figures of a group of a scenario suite's cases: a
+// row per case, a column per metric.
 type MetricTable struct {
-	Suite string
-	Head  []string   // the suite's name, then "metric (unit)" per column
-	Rows  [][]string // the case's name below the suite, then each metric ("-": not reported)
+	Suite string     // the group: a suite, or a suite and its cases' first name element
+	Head  []string   // the group's name, then "metric (unit)" per column
+	Rows  [][]string // the case's name below the group, then each metric ("-": not reported)
 }
 
-// MetricTables are one table per suite whose results carry metrics (the
-// scenario suites), in order of first appearance; columns are metrics in
-// order of first appearance.
+// MetricTables are one table per group of cases of the scenario suites
+// (the results that carry metrics), in order of first appearance: a
+// group is a suite's cases that share their first name element
+// ("memory/kv_cache/grow" holds grow/t512/grown and grow/t512/prealloc),
+// so that each table has the columns its cases report. Columns are the
+// group's metrics in order of first appearance.
 func MetricTables(run *Run) []MetricTable {
-	var suites []string
-	for _, r := range run.Results {
-		if len(r.Metrics) > 0 && !slices.Contains(suites, r.Suite) {
-			suites = append(suites, r.Suite)
+	group := func(r *Result) string {
+		c := strings.TrimPrefix(strings.TrimPrefix(r.Name, r.Suite), "/")
+		if first, _, ok := strings.Cut(c, "/"); ok {
+			return r.Suite + "/" + first
+		}
+		return r.Suite
+	}
+	var groups []string
+	for i := range run.Results {
+		if r := &run.Results[i]; len(r.Metrics) > 0 && !slices.Contains(groups, group(r)) {
+			groups = append(groups, group(r))
 		}
 	}
 	var out []MetricTable
-	for _, name := range suites {
+	for _, name := range groups {
 		var cols []suite.Metric // name and unit of each column
-		for _, r := range run.Results {
-			if r.Suite != name {
-				continue
-			}
-			for _, m := range r.Metrics {
-				if !slices.ContainsFunc(cols, func(c suite.Metric) bool { return c.Name == m.Name }) {
-					cols = append(cols, m)
+		var members []*Result
+		for i := range run.Results {
+			if r := &run.Results[i]; len(r.Metrics) > 0 && group(r) == name {
+				members = append(members, r)
+				for _, m := range r.Metrics {
+					if !slices.ContainsFunc(cols, func(c suite.Metric) bool { return c.Name == m.Name }) {
+						cols = append(cols, m)
+					}
 				}
 			}
 		}
@@ -140,10 +158,7 @@ func MetricTables(run *Run) []MetricTable {
 			}
 			t.Head = append(t.Head, h)
 		}
-		for _, r := range run.Results {
-			if r.Suite != name || len(r.Metrics) == 0 {
-				continue
-			}
+		for _, r := range members {
 			row := []string{strings.TrimPrefix(strings.TrimPrefix(r.Name, name), "/")}
 			if row[0] == "" {
 				row[0] = "."
