@@ -24,9 +24,10 @@ import (
 // (os.Executable: forgebench, or a go test binary) with EnvCase holding
 // the case as JSON; this package's init sees the variable, runs the case,
 // writes one line "<ResultPrefix><Result as JSON>" on stdout and exits
-// before main (or the test runner) starts. The case names the parent's
-// process id, and a child whose parent differs ignores the variable, so a
-// stray EnvCase in a user's environment does not take over every binary.
+// before main (or the test runner) starts. The child's only argument is
+// ChildArg, and a process with the variable but not that argument ignores
+// it, so a stray EnvCase in a user's environment does not take over
+// every binary.
 //
 // The peak is the child's own VmHWM from /proc/self/status. The parent's
 // wait4 rusage (ru_maxrss) is not used: Go starts children with vfork
@@ -34,6 +35,7 @@ import (
 // the child's ru_maxrss at exec, so it reports max(parent, child).
 const (
 	EnvCase      = "FORGE_QUANTSUITE_CASE"
+	ChildArg     = "forge-quantsuite-child"
 	ResultPrefix = "forge-quantsuite-result: "
 )
 
@@ -43,7 +45,6 @@ type Case struct {
 	Format  string          `json:"format"` // "" for Idle
 	Mode    Mode            `json:"mode"`
 	Workers int             `json:"workers"` // 0: GOMAXPROCS
-	Parent  int             `json:"parent"`  // the parent's process id
 }
 
 // Result is what a child reports: its work and its memory.
@@ -56,12 +57,13 @@ type Result struct {
 
 func init() {
 	v, ok := os.LookupEnv(EnvCase)
-	if !ok {
-		return
+	if !ok || len(os.Args) != 2 || os.Args[1] != ChildArg {
+		return // not a child of Child: a stray variable, if any
 	}
 	var c Case
-	if err := json.Unmarshal([]byte(v), &c); err != nil || c.Parent != os.Getppid() {
-		return // not ours: a stray variable
+	if err := json.Unmarshal([]byte(v), &c); err != nil {
+		fmt.Fprintf(os.Stderr, "quantsuite child: $%s: %v\n", EnvCase, err)
+		os.Exit(2)
 	}
 	os.Exit(childMain(c, os.Stdout))
 }
@@ -116,12 +118,11 @@ func Child(ctx context.Context, c Case) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("finding this binary to run a case in a child: %w", err)
 	}
-	c.Parent = os.Getpid()
 	spec, err := json.Marshal(c)
 	if err != nil {
 		return Result{}, err
 	}
-	cmd := exec.CommandContext(ctx, exe)
+	cmd := exec.CommandContext(ctx, exe, ChildArg)
 	cmd.Env = append(os.Environ(), EnvCase+"="+string(spec))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -133,7 +134,7 @@ func Child(ctx context.Context, c Case) (Result, error) {
 	case runErr != nil:
 		return r, fmt.Errorf("child %s: %w%s", c, runErr, tail(stderr.String()))
 	case parseErr != nil:
-		return r, fmt.Errorf("child %s: %w%s", c, parseErr, tail(stderr.String()))
+		return r, fmt.Errorf("child %s: %w%s", c, parseErr, tail(stderr.String()+"\n"+stdout.String()))
 	}
 	return r, nil
 }
@@ -168,6 +169,9 @@ func ParseResult(out []byte) (Result, error) {
 			}
 			return r, nil
 		}
+	}
+	if err := sc.Err(); err != nil {
+		return Result{}, fmt.Errorf("reading the child's output: %w", err)
 	}
 	return Result{}, errors.New("the child printed no result line")
 }
