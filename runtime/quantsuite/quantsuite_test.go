@@ -390,8 +390,10 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	for what, edit := range map[string]func(*workloads.Quantize){
-		"unknown format":   func(s *workloads.Quantize) { s.Formats = []string{"Q9_9"} },
-		"not whole blocks": func(s *workloads.Quantize) { s.Models = []workloads.Model{{Name: "100M", Layers: 1, Rows: 2, Cols: 100}} },
+		"unknown format": func(s *workloads.Quantize) { s.Formats = []string{"Q9_9"} },
+		"not whole blocks": func(s *workloads.Quantize) {
+			s.Models = []workloads.Model{{Name: "100M", Layers: 1, Rows: 2, Cols: 100}}
+		},
 		"unknown target":   func(s *workloads.Quantize) { s.TargetModels = []string{"70B"} },
 		"unknown sweep":    func(s *workloads.Quantize) { s.SweepModels = []string{"70B"} },
 		"zero ratio":       func(s *workloads.Quantize) { s.TargetStreamingRatio = 0 },
