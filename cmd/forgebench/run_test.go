@@ -313,7 +313,16 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	// 84 format × kernel suites and the scenario suites (specs/workloads).
+	// 84 format × kernel suites and the scenario suites of specs/workloads.
+	kernels := 0
+	for _, s := range suite.All() {
+		if !s.IsScenario() {
+			kernels++
+		}
+	}
+	if kernels != 84 {
+		t.Errorf("%d format × kernel suites registered, want 84", kernels)
+	}
 	for _, want := range []string{fmt.Sprintf("%d suites", len(suite.All())), "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)

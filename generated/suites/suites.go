@@ -10,6 +10,7 @@ package suites
 import (
 	"github.com/rocmforge/forge/runtime/abi"
 	memsuite "github.com/rocmforge/forge/runtime/memsuite"
+	quantsuite "github.com/rocmforge/forge/runtime/quantsuite"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 	workloads "github.com/rocmforge/forge/specs/workloads"
@@ -109,4 +110,5 @@ func init() {
 	suite.Register(suite.Suite{Name: "memory/kv_cache", Family: "memory", Scenario: memsuite.KVCache(workloads.KVCache7B)})
 	suite.Register(suite.Suite{Name: "memory/scratch", Family: "memory", Scenario: memsuite.Scratch(workloads.ScratchBuffers)})
 	suite.Register(suite.Suite{Name: "memory/allocator", Family: "memory", Scenario: memsuite.Allocator(workloads.CachingAllocator)})
+	suite.Register(suite.Suite{Name: "quantize/models", Family: "quantize", Scenario: quantsuite.Quantize(workloads.QuantizeModels)})
 }

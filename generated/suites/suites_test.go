@@ -100,6 +100,7 @@ func TestRegistered(t *testing.T) {
 		"memory/kv_cache",
 		"memory/scratch",
 		"memory/allocator",
+		"quantize/models",
 	}
 	all := suite.All()
 	if len(all) != len(want) {
