@@ -134,6 +134,10 @@ func listAction(c *cli.Context) error {
 	}
 	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {
+		if s.BlockElems == 0 { // a scenario suite: no format, its cases are its own
+			rows = append(rows, []string{s.Name, s.Family, "-", "-", "-", "-", "-", "-", "-", "(scenario)", "(scenario)"})
+			continue
+		}
 		rows = append(rows, []string{s.Name, s.Family, s.Kernel, s.Format, s.Output, strconv.Itoa(s.BlockElems), strconv.Itoa(s.BlockBytes),
 			fmt.Sprintf("%.4g", s.BitsPerWeight), fmt.Sprintf("%.2fx", s.Compression), shapeList(s.ShapesCPU), shapeList(s.ShapesGPU)})
 	}
