@@ -9,8 +9,10 @@ package suites
 
 import (
 	"github.com/rocmforge/forge/runtime/abi"
+	attnsuite "github.com/rocmforge/forge/runtime/attnsuite"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
+	workloads "github.com/rocmforge/forge/specs/workloads"
 )
 
 // Fail to compile against a runtime of another generation version; see abi.GenVersion.
@@ -104,4 +106,5 @@ func init() {
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP4})
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP6_E2M3})
 	suite.Register(suite.Suite{Name: "matvec_f32/MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.MXFP6_E3M2})
+	suite.Register(suite.Suite{Name: "attention/flash", Family: "attention", Scenario: attnsuite.Attention(workloads.AttentionFlash)})
 }

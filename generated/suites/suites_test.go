@@ -97,6 +97,7 @@ func TestRegistered(t *testing.T) {
 		"matvec_f32/MXFP4",
 		"matvec_f32/MXFP6_E2M3",
 		"matvec_f32/MXFP6_E3M2",
+		"attention/flash",
 	}
 	all := suite.All()
 	if len(all) != len(want) {
