@@ -65,8 +65,10 @@ func (f *fakeDevice) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []
 
 type fakeResident struct{}
 
-func (fakeResident) Run(n int) (time.Duration, error) { return time.Duration(n) * time.Millisecond, nil }
-func (fakeResident) Close() error                     { return nil }
+func (fakeResident) Run(n int) (time.Duration, error) {
+	return time.Duration(n) * time.Millisecond, nil
+}
+func (fakeResident) Close() error { return nil }
 
 func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (suite.Resident, error) {
 	f.prepared++
