@@ -55,7 +55,7 @@ type param struct {
 	// goType is a scalar's Go type when it is not int64 ("float32" for a
 	// C float, "int32" for an int32_t); "" for pointers and int64 counts.
 	goType string
-	call  string // the abitest.Call field a recording launcher stores it in
+	call   string // the abitest.Call field a recording launcher stores it in
 	// test is the good argument the launcher test passes for kernel
 	// index i (jen.Id("i")) of kernel k (jen.Id("k")), as an expression.
 	test func() jen.Code
