@@ -48,6 +48,9 @@ func TestFilesPaths(t *testing.T) {
 	for _, f := range s.Formats {
 		want = append(want, "generated/suites/"+f.Lower()+"_test.go")
 	}
+	if len(s.Workloads) > 0 {
+		want = append(want, "generated/suites/workloads_test.go")
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}

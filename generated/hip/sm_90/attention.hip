@@ -58,7 +58,7 @@ forge_attn_generic(const T* __restrict__ q, const T* __restrict__ k, const T* __
 		"FORGE_TUNE_ATTENTION_ROWS, _KEYS: the tiles exceed 49152 bytes of shared memory");
 	constexpr uint32_t KJ = BK / G; // keys per thread per tile
 	constexpr uint32_t DJ = D / G;  // output columns per thread
-	const float ninf = -__builtin_inff();
+	const float ninf = forge_f32_from_bits(0xff800000u); // -inf (a builtin-free spelling nvcc and hipcc share)
 
 	FORGE_SHARED float qs[BQ][D + 1];
 	FORGE_SHARED float ks[BK][D + 1];
@@ -183,7 +183,7 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 	constexpr uint32_t NC = (KC + Threads - 1) / Threads;  // per thread
 	constexpr uint32_t NF = D / 16;                        // fragments along the head dimension
 	constexpr uint32_t HK = BK / 2;                        // keys per softmax lane
-	const float ninf = -__builtin_inff();
+	const float ninf = forge_f32_from_bits(0xff800000u); // -inf (a builtin-free spelling nvcc and hipcc share)
 
 	__shared__ __align__(128) unsigned char smem[Bytes];
 	const uint32_t tid = forge_thread_idx();
