@@ -166,7 +166,7 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
 		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
 		{[]string{"--weights", "flush"}, `--weights: weight mode "flush": want rotate or reuse`},
-		{[]string{"--family", "attention"}, `family "attention" matches no family; valid: dequant, matmul, matvec`},
+		{[]string{"--family", "softmax"}, `family "softmax" matches no family; valid: dequant, matmul, matvec, attention`},
 		{[]string{"--format", "/Q4_(/"}, `format pattern "/Q4_(/": error parsing regexp`},
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},

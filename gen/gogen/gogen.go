@@ -61,6 +61,29 @@ type launcher struct {
 	index  string // fnDequantF32Q4_0
 }
 
+// attnLauncher is one launcher of the attention family (not
+// format-specific), with its Go names.
+type attnLauncher struct {
+	v      model.AttentionVariant
+	symbol string // forge_attention_f16_d128
+	method string // AttentionF16D128
+	index  string // fnAttentionF16D128
+}
+
+// attnLaunchers lists the attention family's launchers (none without one).
+func attnLaunchers(s *model.Spec) []attnLauncher {
+	if s.Attention == nil {
+		return nil
+	}
+	var out []attnLauncher
+	for _, v := range s.Attention.Variants() {
+		l := attnLauncher{v: v, symbol: v.Symbol(), method: camel(v.Name())}
+		l.index = "fn" + l.method
+		out = append(out, l)
+	}
+	return out
+}
+
 // Files renders every generated Go file of s. All problems are reported
 // together; on error no files are returned.
 func Files(s *model.Spec) ([]model.File, error) {
@@ -83,8 +106,9 @@ func Files(s *model.Spec) ([]model.File, error) {
 		}
 		files = append(files, model.File{Path: p, Data: data})
 	}
-	add(KernelsDir+"/kernels.go", kernelsFile(s, ls))
-	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls))
+	als := attnLaunchers(s)
+	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als))
+	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls, als))
 	add(SuitesDir+"/suites.go", suitesFile(s, ls))
 	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
 	for _, f := range s.Formats {
@@ -255,6 +279,9 @@ func allSources(s *model.Spec) []string {
 	}
 	for _, fam := range s.Families {
 		src = append(src, fam.File)
+	}
+	if s.Attention != nil {
+		src = append(src, s.Attention.File)
 	}
 	slices.Sort(src)
 	return slices.Compact(src)

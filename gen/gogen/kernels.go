@@ -50,11 +50,38 @@ static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
 `, k.Name, sig.cParams(ct), strings.Join(types, ", "), strings.Join(uparams, ", "), strings.Join(cargs, ", "))
 		}
 	}
+	if s.Attention != nil {
+		b.WriteString(trampoline("attention", "forge_attention_<dtype>_d<dim>", sigAttention, ""))
+	}
 	return b.String()
 }
 
+// trampoline is the C typedef and static caller forge_call_<name> of a
+// launcher signature (out: the C type OUT stands for).
+func trampoline(name, what string, sig *signature, out string) string {
+	var types, uparams, cargs []string
+	for _, p := range sig.params {
+		t := strings.ReplaceAll(p.cType, "OUT", out)
+		types = append(types, t)
+		if p.ptr {
+			uparams = append(uparams, "uintptr_t "+p.name)
+			cargs = append(cargs, "("+t+")"+p.name)
+		} else {
+			uparams = append(uparams, t+" "+p.name)
+			cargs = append(cargs, p.name)
+		}
+	}
+	return fmt.Sprintf(`
+// int %[6]s(%[2]s, forge_stream_t stream)
+typedef int (*forge_%[1]s_fn)(%[3]s, void*);
+static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
+	return ((forge_%[1]s_fn)fn)(%[5]s, (void*)stream);
+}
+`, name, sig.cParams(out), strings.Join(types, ", "), strings.Join(uparams, ", "), strings.Join(cargs, ", "), what)
+}
+
 // kernelsFile renders generated/kernels/kernels.go.
-func kernelsFile(s *model.Spec, ls []launcher) *jen.File {
+func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher) *jen.File {
 	abiPkg := s.Module + "/runtime/abi"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.PackageComment(`// Package kernels binds the launchers of a forge kernel library (built by
@@ -79,11 +106,15 @@ func kernelsFile(s *model.Spec, ls []launcher) *jen.File {
 				g.Id(l.index)
 			}
 		}
+		for _, l := range als {
+			g.Id(l.index)
+		}
 		g.Id("numKernels")
 	})
 	f.Line()
 
-	f.Comment("kernelTable describes every launcher, by family, kernel, then format.")
+	f.Comment("kernelTable describes every launcher, by family, kernel, then format; the")
+	f.Comment("attention family's (no format) last.")
 	f.Var().Id("kernelTable").Op("=").Index(jen.Id("numKernels")).Qual(abiPkg, "KernelInfo").ValuesFunc(func(g *jen.Group) {
 		for _, l := range ls {
 			g.Line().Values(fields(
@@ -94,6 +125,14 @@ func kernelsFile(s *model.Spec, ls []launcher) *jen.File {
 				"Output", jen.Lit(l.kernel.Output),
 				"BlockElems", jen.Lit(l.format.BlockElems),
 				"BlockBytes", jen.Lit(l.format.BlockBytes),
+			)...)
+		}
+		for _, l := range als {
+			g.Line().Values(fields(
+				"Symbol", jen.Lit(l.symbol),
+				"Family", jen.Lit(s.Attention.Name),
+				"Kernel", jen.Lit(l.v.Name()),
+				"Output", jen.Lit(l.v.DType),
 			)...)
 		}
 		g.Line()
@@ -176,7 +215,82 @@ is refused with one error naming all of them.`)
 	for _, fam := range s.Families {
 		familyBindings(f, s, fam, ls)
 	}
+	if len(als) > 0 {
+		attentionBindings(f, s, als)
+	}
 	return f
+}
+
+// attentionBindings renders the attention family's Go side from
+// sigAttention: AttentionFunc, the argument check, the caller through the
+// one trampoline, one method per variant, and the lookup by input type and
+// head dimension.
+func attentionBindings(f *jen.File, s *model.Spec, als []attnLauncher) {
+	abiPkg := s.Module + "/runtime/abi"
+	sig := sigAttention
+	stream := jen.Id("stream").Qual(abiPkg, "Stream")
+	f.Line()
+	doc(f, "AttentionFunc is the signature of the attention family's launchers: "+sig.doc)
+	f.Type().Id("AttentionFunc").Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
+	f.Line()
+	doc(f, `attentionHeadDim is launcher i's head dimension.`)
+	f.Var().Id("attentionHeadDim").Op("=").Map(jen.Int()).Int64().ValuesFunc(func(g *jen.Group) {
+		for _, l := range als {
+			g.Line().Id(l.index).Op(":").Lit(l.v.HeadDim)
+		}
+		g.Line()
+	})
+	f.Line()
+	doc(f, `checkAttentionArgs refuses a call that attention launcher i must not
+receive, before it crosses into C: what the launchers refuse.`)
+	sym := jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol")
+	f.Func().Id("checkAttentionArgs").Params(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...)...).Error().BlockFunc(func(g *jen.Group) {
+		g.Id("d").Op(":=").Id("attentionHeadDim").Index(jen.Id("i"))
+		g.Switch().BlockFunc(func(g *jen.Group) {
+			for _, c := range sig.checks(sym.Clone(), jen.Id("d"), nil) {
+				g.Case(c.cond).Block(errorf(c.msg, c.args...))
+			}
+		})
+		g.Return(jen.Nil())
+	})
+	f.Line()
+	f.Comment("attention calls attention launcher i; a call that does nothing is not made.")
+	cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
+	for _, p := range sig.params {
+		cargs = append(cargs, p.cArg())
+	}
+	cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
+	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id("attention").Params(
+		append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
+	).Error().Block(
+		jen.If(jen.Err().Op(":=").Id("checkAttentionArgs").Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
+			jen.Return(jen.Err()),
+		),
+		jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_attention").Call(cargs...))),
+	)
+	for _, l := range als {
+		f.Line()
+		doc(f, fmt.Sprintf(`%s calls %s: flash attention over %s q, k, v and o of
+head dimension %d (layout [batch, heads, seq, %d]), on stream. No batch,
+heads or query rows is a no-op; what the launcher refuses is an error
+before the call.`, l.method, l.symbol, l.v.DType, l.v.HeadDim, l.v.HeadDim))
+		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.method).Params(
+			append(sig.goParams(abiPkg), stream.Clone())...,
+		).Error().Block(
+			jen.Return(jen.Id("l").Dot("attention").Call(append(append([]jen.Code{jen.Id(l.index)}, sig.argIDs()...), jen.Id("stream"))...)),
+		)
+	}
+	f.Line()
+	f.Comment(`Attention returns the attention launcher for input type dtype ("f16",`)
+	f.Comment(`"f32") and head dimension headDim, false if there is none.`)
+	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id("Attention").Params(jen.Id("dtype").String(), jen.Id("headDim").Int()).Params(jen.Id("AttentionFunc"), jen.Bool()).Block(
+		jen.Switch(jen.Qual("fmt", "Sprintf").Call(jen.Lit("%s/%d"), jen.Id("dtype"), jen.Id("headDim"))).BlockFunc(func(g *jen.Group) {
+			for _, l := range als {
+				g.Case(jen.Lit(fmt.Sprintf("%s/%d", l.v.DType, l.v.HeadDim))).Block(jen.Return(jen.Id("l").Dot(l.method), jen.True()))
+			}
+		}),
+		jen.Return(jen.Nil(), jen.False()),
+	)
 }
 
 func plural(n int, noun string) string {

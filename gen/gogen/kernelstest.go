@@ -9,7 +9,7 @@ import (
 // kernelsTestFile renders generated/kernels/kernels_test.go: tests that run
 // every generated wrapper, through its trampoline, against the fake kernel
 // library of runtime/abi/abitest.
-func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
+func kernelsTestFile(s *model.Spec, ls []launcher, als []attnLauncher) *jen.File {
 	abiPkg := s.Module + "/runtime/abi"
 	fakePkg := s.Module + "/runtime/abi/abitest"
 	suitePkg := s.Module + "/runtime/suite"
@@ -55,20 +55,30 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 			t.Clone().Dot("Fatalf").Call(jen.Lit("%d kernels listed, %d bound"), jen.Len(jen.Id("Kernels")), jen.Id("numKernels")),
 		),
 		jen.Id("seen").Op(":=").Map(jen.String()).Bool().Values(),
-		jen.For(jen.List(jen.Id("_"), k).Op(":=").Range().Id("Kernels")).Block(
-			jen.If(jen.Id("seen").Index(k.Clone().Dot("Symbol"))).Block(errf(jen.Lit("%s listed twice"), k.Clone().Dot("Symbol"))),
-			jen.Id("seen").Index(k.Clone().Dot("Symbol")).Op("=").True(),
-			jen.If(jen.Id("want").Op(":=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("+").Lit("_").Op("+").Qual("strings", "ToLower").Call(k.Clone().Dot("Format")), k.Clone().Dot("Symbol").Op("!=").Id("want")).Block(
+		jen.For(jen.List(jen.Id("_"), k).Op(":=").Range().Id("Kernels")).BlockFunc(func(g *jen.Group) {
+			g.If(jen.Id("seen").Index(k.Clone().Dot("Symbol"))).Block(errf(jen.Lit("%s listed twice"), k.Clone().Dot("Symbol")))
+			g.Id("seen").Index(k.Clone().Dot("Symbol")).Op("=").True()
+			if len(als) > 0 {
+				g.Comment("The attention family is not format-specific: forge_<kernel>.")
+				g.If(k.Clone().Dot("Family").Op("==").Lit(s.Attention.Name)).Block(
+					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
+						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+						errf(jen.Lit("attention kernel %+v"), k.Clone()),
+					),
+					jen.Continue(),
+				)
+			}
+			g.If(jen.Id("want").Op(":=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("+").Lit("_").Op("+").Qual("strings", "ToLower").Call(k.Clone().Dot("Format")), k.Clone().Dot("Symbol").Op("!=").Id("want")).Block(
 				errf(jen.Lit("%s: want symbol %s"), k.Clone().Dot("Symbol"), jen.Id("want")),
-			),
-			jen.List(jen.Id("f"), jen.Id("ok")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format")),
-			jen.If(jen.Op("!").Id("ok").Op("||").Id("f").Dot("BlockElems").Op("!=").Add(k.Clone().Dot("BlockElems")).Op("||").Id("f").Dot("BlockBytes").Op("!=").Add(k.Clone().Dot("BlockBytes"))).Block(
+			)
+			g.List(jen.Id("f"), jen.Id("ok")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format"))
+			g.If(jen.Op("!").Id("ok").Op("||").Id("f").Dot("BlockElems").Op("!=").Add(k.Clone().Dot("BlockElems")).Op("||").Id("f").Dot("BlockBytes").Op("!=").Add(k.Clone().Dot("BlockBytes"))).Block(
 				errf(jen.Lit("%s: format %s is not the registered spec's (%d elements in %d bytes)"), k.Clone().Dot("Symbol"), k.Clone().Dot("Format"), k.Clone().Dot("BlockElems"), k.Clone().Dot("BlockBytes")),
-			),
-			jen.If(jen.Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+			)
+			g.If(jen.Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
 				errf(jen.Lit("%s: unknown output %q"), k.Clone().Dot("Symbol"), k.Clone().Dot("Output")),
-			),
-		),
+			)
+		}),
 	)
 	f.Line()
 
@@ -99,6 +109,11 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 		),
 	)
 
+	if len(als) > 0 {
+		launchersTestFor(f, s, s.Attention.Name, sigAttention,
+			[]jen.Code{k.Clone().Dot("Output"), jen.Int().Call(jen.Id("attentionHeadDim").Index(jen.Id("i")))},
+			[]jen.Code{jen.Lit("f16"), jen.Lit(7)})
+	}
 	for _, fam := range s.Families {
 		launchersTest(f, s, fam)
 		if harness[fam.Name].sig != sigBlocks {
@@ -167,10 +182,19 @@ func kernelsTestFile(s *model.Spec, ls []launcher) *jen.File {
 // arguments; refused arguments and no-op calls never reach C; return codes
 // become errors.
 func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
+	k := jen.Id("k")
+	launchersTestFor(f, s, fam.Name, harness[fam.Name].sig,
+		[]jen.Code{k.Clone().Dot("Kernel"), k.Clone().Dot("Format")},
+		[]jen.Code{jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")})
+}
+
+// launchersTestFor is launchersTest for the launchers of family name with
+// signature sig, found by Library.<Name>(lookupArgs...) (in terms of k, the
+// KernelInfo, and i, its index); unknownArgs must find none.
+func launchersTestFor(f *jen.File, s *model.Spec, name string, sig *signature, lookupArgs, unknownArgs []jen.Code) {
 	abiPkg := s.Module + "/runtime/abi"
 	fakePkg := s.Module + "/runtime/abi/abitest"
-	sig := harness[fam.Name].sig
-	lookup := camel(fam.Name)
+	lookup := camel(name)
 	t := jen.Id("t")
 	k := jen.Id("k")
 	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }
@@ -208,6 +232,8 @@ func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 		typ := jen.Int64()
 		if p.ptr {
 			typ = jen.Qual(abiPkg, "DevicePtr")
+		} else if p.goType != "" {
+			typ = jen.Id(p.goType)
 		}
 		argFields = append(argFields, jen.Id(p.name).Add(typ))
 		badArgs = append(badArgs, jen.Id("bad").Dot(p.name))
@@ -233,7 +259,7 @@ func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 	}
 
 	f.Line()
-	f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, fam.Name, lookup)
+	f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, name, lookup)
 	f.Comment("and checks that its own symbol received its arguments, that refused")
 	f.Comment("arguments and calls that do nothing never reach C, and that return codes")
 	f.Comment("become errors.")
@@ -242,11 +268,11 @@ func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 		jen.Id("host").Op(":=").Qual(fakePkg, "HostKernels").Call(),
 		jen.Id("n").Op(":=").Lit(0),
 		jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).BlockFunc(func(g *jen.Group) {
-			g.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())
+			g.If(k.Clone().Dot("Family").Op("!=").Lit(name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())
 			g.Id("n").Op("++")
-			g.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format"))
+			g.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(lookupArgs...)
 			g.If(jen.Op("!").Id("ok")).Block(
-				errf(jen.Lit(lookup+"(%q, %q) found no launcher"), k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
+				errf(jen.Lit(lookup+" found no launcher for %s"), k.Clone().Dot("Symbol")),
 				jen.Continue(),
 			)
 			g.Id("want").Op(":=").Qual(fakePkg, "Call").Values(fields(wantFields...)...)
@@ -289,9 +315,9 @@ func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 			)
 			g.Id("fake").Dot("SetCode").Call(jen.Lit(0))
 		}),
-		jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+fam.Name+" launcher was exercised"))),
-		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")), jen.Id("ok")).Block(
-			errf(jen.Lit(lookup+" found a launcher for an unknown format")),
+		jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+name+" launcher was exercised"))),
+		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(unknownArgs...), jen.Id("ok")).Block(
+			errf(jen.Lit(lookup+" found a launcher it should not have")),
 		),
 	)
 }

@@ -52,7 +52,10 @@ type param struct {
 	name  string // in Go and in C
 	cType string // the C type; "OUT" stands for the kernel's output element type
 	ptr   bool   // a device pointer: uintptr_t across cgo, abi.DevicePtr in Go; else int64_t / int64
-	call  string // the abitest.Call field a recording launcher stores it in
+	// goType is a scalar's Go type when it is not int64 ("float32" for a
+	// C float, "int32" for an int32_t); "" for pointers and int64 counts.
+	goType string
+	call   string // the abitest.Call field a recording launcher stores it in
 	// test is the good argument the launcher test passes for kernel
 	// index i (jen.Id("i")) of kernel k (jen.Id("k")), as an expression.
 	test func() jen.Code
@@ -75,17 +78,33 @@ func (s *signature) cParams(out string) string {
 }
 
 // goParams is the wrapper's parameters before the stream: pointers grouped,
-// then counts grouped.
+// then int64 counts grouped, then any other scalars, each with its type.
 func (s *signature) goParams(abiPkg string) []jen.Code {
-	var ptrs, counts []jen.Code
+	var ptrs, counts, others []jen.Code
 	for _, p := range s.params {
-		if p.ptr {
+		switch {
+		case p.ptr:
 			ptrs = append(ptrs, jen.Id(p.name))
-		} else {
+		case p.goType == "":
 			counts = append(counts, jen.Id(p.name))
+		default:
+			others = append(others, jen.Id(p.name).Id(p.goType))
 		}
 	}
-	return []jen.Code{jen.List(ptrs...).Qual(abiPkg, "DevicePtr"), jen.List(counts...).Int64()}
+	return append([]jen.Code{jen.List(ptrs...).Qual(abiPkg, "DevicePtr"), jen.List(counts...).Int64()}, others...)
+}
+
+// cArg converts parameter p's Go value to its C type for a trampoline.
+func (p param) cArg() jen.Code {
+	switch {
+	case p.ptr:
+		return jen.Qual("C", "uintptr_t").Call(jen.Id(p.name))
+	case p.goType == "float32":
+		return jen.Qual("C", "float").Call(jen.Id(p.name))
+	case p.goType == "int32":
+		return jen.Qual("C", "int32_t").Call(jen.Id(p.name))
+	}
+	return jen.Qual("C", "int64_t").Call(jen.Id(p.name))
 }
 
 func (s *signature) argIDs() []jen.Code {
@@ -284,5 +303,70 @@ pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.form
 	noop: map[string]func() jen.Code{
 		"w": func() jen.Code { return jen.Lit(0) }, "x": func() jen.Code { return jen.Lit(0) }, "y": func() jen.Code { return jen.Lit(0) },
 		"rows": func() jen.Code { return jen.Lit(5) }, "batch": func() jen.Code { return jen.Lit(0) },
+	},
+}
+
+// sigAttention: int f(const void* q, const void* k, const void* v, void* o,
+// int64_t batch, int64_t heads, int64_t heads_kv, int64_t seq_q, int64_t seq_kv,
+// float scale, int32_t causal, forge_stream_t stream). Not format-specific:
+// its launchers are the attention family's variants (model.AttentionVariant).
+var sigAttention = &signature{
+	name: "attention",
+	params: []param{
+		{name: "q", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
+		{name: "k", cType: "const void*", ptr: true, call: "X", test: ptrVal("0x500000")},
+		{name: "v", cType: "const void*", ptr: true, call: "V", test: ptrVal("0x700000")},
+		{name: "o", cType: "void*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
+		{name: "batch", cType: "int64_t", call: "Batch", test: func() jen.Code { return jen.Int64().Call(jen.Lit(1).Op("+").Id("i")) }},
+		{name: "heads", cType: "int64_t", call: "Heads", test: func() jen.Code { return jen.Int64().Call(jen.Lit(8)) }},
+		{name: "headsKV", cType: "int64_t", call: "HeadsKV", test: func() jen.Code { return jen.Int64().Call(jen.Lit(2)) }},
+		{name: "seqQ", cType: "int64_t", call: "SeqQ", test: func() jen.Code { return jen.Int64().Call(jen.Lit(100).Op("+").Id("i")) }},
+		{name: "seqKV", cType: "int64_t", call: "SeqKV", test: func() jen.Code { return jen.Int64().Call(jen.Lit(300).Op("+").Id("i")) }},
+		{name: "scale", cType: "float", goType: "float32", call: "Scale", test: func() jen.Code { return jen.Float32().Call(jen.Lit(0.125)) }},
+		{name: "causal", cType: "int32_t", goType: "int32", call: "Causal", test: func() jen.Code { return jen.Int32().Call(jen.Id("i").Op("%").Lit(2)) }},
+	},
+	doc: "flash attention,\nq and o [batch, heads, seqQ, D], k and v [batch, headsKV, seqKV, D], all in\n" +
+		"device memory, 16-byte aligned; causal 0 or 1 (bottom-right aligned).",
+	empty: func() *jen.Statement {
+		return id("batch").Op("==").Lit(0).Op("||").Id("heads").Op("==").Lit(0).Op("||").Id("seqQ").Op("==").Lit(0)
+	},
+	checks: func(sym, d, _ jen.Code) []check {
+		// maxElems / d rows of D elements: 2^60 elements per tensor, as the launchers.
+		rows := jen.Parens(jen.Lit(1).Op("<<").Lit(60)).Op("/").Add(d)
+		tooBig := func(b, h, s string) *jen.Statement {
+			return id(s).Op(">").Add(rows).Op("||").Id(h).Op(">").Add(rows).Op("/").Id(s).Op("||").Id(b).Op(">").Add(rows).Op("/").Id(s).Op("/").Id(h)
+		}
+		live := id("batch").Op(">").Lit(0).Op("&&").Id("heads").Op(">").Lit(0).Op("&&").Id("seqQ").Op(">").Lit(0)
+		kv := id("seqKV").Op(">").Lit(0)
+		return []check{
+			{id("batch").Op("<").Lit(0).Op("||").Id("heads").Op("<").Lit(0).Op("||").Id("headsKV").Op("<").Lit(0).Op("||").Id("seqQ").Op("<").Lit(0).Op("||").Id("seqKV").Op("<").Lit(0),
+				"%s: negative size (batch %d, heads %d/%d, seq %d/%d)", []jen.Code{sym, id("batch"), id("heads"), id("headsKV"), id("seqQ"), id("seqKV")}},
+			{id("heads").Op(">").Lit(0).Op("&&").Parens(id("headsKV").Op("==").Lit(0).Op("||").Id("heads").Op("%").Id("headsKV").Op("!=").Lit(0)),
+				"%s: %d query heads is not a multiple of %d key/value heads", []jen.Code{sym, id("heads"), id("headsKV")}},
+			{id("causal").Op("!=").Lit(0).Op("&&").Id("causal").Op("!=").Lit(1), "%s: causal %d: want 0 or 1", []jen.Code{sym, id("causal")}},
+			{jen.Add(live.Clone()).Op("&&").Parens(jen.Add(tooBig("batch", "heads", "seqQ")).Op("||").Add(kv.Clone()).Op("&&").Parens(tooBig("batch", "headsKV", "seqKV"))),
+				"%s: a tensor of 2^60 elements or more (batch %d, heads %d/%d, seq %d/%d)", []jen.Code{sym, id("batch"), id("heads"), id("headsKV"), id("seqQ"), id("seqKV")}},
+			{jen.Add(live.Clone()).Op("&&").Parens(id("q").Op("==").Lit(0).Op("||").Id("o").Op("==").Lit(0).Op("||").Add(kv.Clone()).Op("&&").Parens(id("k").Op("==").Lit(0).Op("||").Id("v").Op("==").Lit(0))),
+				"%s: null device pointer (q %#x, k %#x, v %#x, o %#x)", []jen.Code{sym, id("q"), id("k"), id("v"), id("o")}},
+			{jen.Add(live.Clone()).Op("&&").Parens(id("q").Op("%").Lit(16).Op("!=").Lit(0).Op("||").Id("o").Op("%").Lit(16).Op("!=").Lit(0).Op("||").Add(kv.Clone()).Op("&&").Parens(id("k").Op("%").Lit(16).Op("!=").Lit(0).Op("||").Id("v").Op("%").Lit(16).Op("!=").Lit(0))),
+				"%s: a device pointer not 16-byte aligned (q %#x, k %#x, v %#x, o %#x)", []jen.Code{sym, id("q"), id("k"), id("v"), id("o")}},
+		}
+	},
+	refused: func(good func(string) *jen.Statement, _, _ jen.Code) []map[string]jen.Code {
+		return []map[string]jen.Code{
+			{"batch": jen.Lit(-1)},
+			{"seqKV": jen.Lit(-1)},
+			{"headsKV": jen.Lit(3)},
+			{"headsKV": jen.Lit(0)},
+			{"causal": jen.Lit(2)},
+			{"q": jen.Lit(0)},
+			{"k": jen.Lit(0)},
+			{"o": jen.Lit(0)},
+			{"v": good("v").Op("+").Lit(8)},
+			{"seqQ": jen.Lit(1).Op("<<").Lit(60)},
+		}
+	},
+	noop: map[string]func() jen.Code{
+		"q": func() jen.Code { return jen.Lit(0) }, "o": func() jen.Code { return jen.Lit(0) }, "seqQ": func() jen.Code { return jen.Lit(0) },
 	},
 }

@@ -40,6 +40,9 @@ const (
 	RuntimeName = "forge_runtime.hip"
 	// runtimeTemplate renders RuntimeName.
 	runtimeTemplate = "runtime.hip.tmpl"
+	// attentionTemplate renders each target's attention family file,
+	// <Attention.Name>.hip (not format-specific).
+	attentionTemplate = "attention.hip.tmpl"
 
 	// GridCap caps the workgroups a launcher starts; the kernels grid-stride
 	// over the rest. 65535 workgroups of ≥ 32 threads keep any current GPU
@@ -129,6 +132,25 @@ type kernelData struct {
 	Vec     int    // output elements per 16-byte vector store
 }
 
+// attentionData is what attention.hip.tmpl sees.
+type attentionData struct {
+	Header   string
+	Template string
+	Target   *model.Target
+	Family   *model.AttentionFamily
+	Variants []attentionVariant
+	GridCap  int
+}
+
+// attentionVariant is one launcher of the attention family.
+type attentionVariant struct {
+	DType   string // "f16", "f32"
+	HeadDim int
+	Symbol  string // "forge_attention_f16_d128"
+	CType   string // the element type of q, k, v and o: "uint16_t" (binary16 bits) or "float"
+	Half    bool   // DType == "f16"
+}
+
 // runtimeData is what runtime.hip.tmpl sees.
 type runtimeData struct {
 	Header   string
@@ -157,6 +179,12 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	var attnTmpl *template.Template
+	if s.Attention != nil {
+		if attnTmpl, err = parse(fsys, attentionTemplate); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	famTmpl := make([]*template.Template, len(s.Families))
 	for i, fam := range s.Families {
 		if famTmpl[i], err = parse(fsys, fam.Name+".hip.tmpl"); err != nil {
@@ -170,6 +198,23 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 			p := path.Join(dir, RuntimeName)
 			data := runtimeData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, runtimeTemplate), Target: t, GridCap: GridCap}
 			if b, err := execute(rtTmpl, p, data); err != nil {
+				fail(p, err)
+			} else {
+				files = append(files, model.File{Path: p, Data: b})
+			}
+		}
+		if attnTmpl != nil {
+			p := path.Join(dir, s.Attention.Name+".hip")
+			data := attentionData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, attentionTemplate),
+				Target: t, Family: s.Attention, GridCap: GridCap}
+			for _, v := range s.Attention.Variants() {
+				av := attentionVariant{DType: v.DType, HeadDim: v.HeadDim, Symbol: v.Symbol(), CType: "float"}
+				if v.DType == "f16" {
+					av.CType, av.Half = "uint16_t", true
+				}
+				data.Variants = append(data.Variants, av)
+			}
+			if b, err := execute(attnTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
 				files = append(files, model.File{Path: p, Data: b})

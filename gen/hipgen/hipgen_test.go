@@ -336,7 +336,7 @@ func TestMissingKey(t *testing.T) {
 func TestErrorsCollected(t *testing.T) {
 	s := testSpec()
 	s.Formats[1].Device = nil // IQ4_NL: untranslated
-	s.Families = append(s.Families, &model.Family{Name: "attention", Kernels: []model.Kernel{{Name: "attention_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &model.Family{Name: "softmax", Kernels: []model.Kernel{{Name: "softmax_f32", Output: "f32"}}})
 	files, err := Files(s)
 	if err == nil || files != nil {
 		t.Fatalf("files %d, err %v", len(files), err)
@@ -346,7 +346,7 @@ func TestErrorsCollected(t *testing.T) {
 		"generated/hip/gfx1030/iq4_nl_dequant.hip: format IQ4_NL has no device code",
 		"generated/hip/sm_90/iq4_nl_dequant.hip: format IQ4_NL has no device code",
 		"generated/hip/gfx1030/iq4_nl_matvec.hip: format IQ4_NL has no device code",
-		"family attention: template templates/hip/attention.hip.tmpl:",
+		"family softmax: template templates/hip/softmax.hip.tmpl:",
 		"generated/hip/gfx1030/iq4_nl_matmul.hip: format IQ4_NL has no device code",
 	} {
 		if !strings.Contains(msg, want) {

@@ -39,25 +39,8 @@ func TestMatMulKernelHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hdr, err := os.ReadFile(filepath.Join(root, "templates", "hip", "forge_portability.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const from, to = "// Scalar types of the format specs", "// The host runtime API"
-	i, j := strings.Index(string(hdr), from), strings.Index(string(hdr), to)
-	if i < 0 || j < i {
-		t.Fatalf("forge_portability.h: no %q ... %q section", from, to)
-	}
-	i = strings.LastIndex(string(hdr[:i]), "\n// ----")
-	emu, err := os.ReadFile(filepath.Join("testdata", "matmul_emu.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	shim := strings.Replace(string(emu), "// FORGE_EMU_INTRINSICS", string(hdr[i:j]), 1)
-	if err := os.WriteFile(filepath.Join(tmp, "forge_portability.h"), []byte(shim), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeEmuHeader(t, root, tmp)
 	mainSrc, err := filepath.Abs(filepath.Join("testdata", "matmul_emu_main.cc"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +101,31 @@ func TestMatMulKernelHost(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no matmul files rendered")
+	}
+}
+
+// writeEmuHeader writes dir/forge_portability.h: testdata/matmul_emu.h
+// with the real header's scalar intrinsics spliced in, which the generated
+// files in dir/<target>/ include as "../forge_portability.h".
+func writeEmuHeader(t *testing.T, root, dir string) {
+	t.Helper()
+	hdr, err := os.ReadFile(filepath.Join(root, "templates", "hip", "forge_portability.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "// Scalar types of the format specs", "// The host runtime API"
+	i, j := strings.Index(string(hdr), from), strings.Index(string(hdr), to)
+	if i < 0 || j < i {
+		t.Fatalf("forge_portability.h: no %q ... %q section", from, to)
+	}
+	i = strings.LastIndex(string(hdr[:i]), "\n// ----")
+	emu, err := os.ReadFile(filepath.Join("testdata", "matmul_emu.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim := strings.Replace(string(emu), "// FORGE_EMU_INTRINSICS", string(hdr[i:j]), 1)
+	if err := os.WriteFile(filepath.Join(dir, "forge_portability.h"), []byte(shim), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

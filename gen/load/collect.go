@@ -129,6 +129,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		mv := l.sub(s, "MatVec")
 		mm := l.sub(s, "MatMul")
 		mvs := l.sub(s, "MatVecSpace")
+		at := l.sub(s, "Attention")
 		t := &model.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
@@ -155,6 +156,13 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				TileK:           l.integer(mm, "TileK"),
 				ThreadRows:      l.integer(mm, "ThreadRows"),
 				WarpRows:        l.integer(mm, "WarpRows"),
+			},
+			Attention: model.AttentionTuning{
+				ThreadsPerBlock: l.integer(at, "ThreadsPerBlock"),
+				QueryRows:       l.integer(at, "QueryRows"),
+				KeysPerTile:     l.integer(at, "KeysPerTile"),
+				WmmaWarps:       l.integer(at, "WmmaWarps"),
+				WmmaKeysPerTile: l.integer(at, "WmmaKeysPerTile"),
 			},
 			MatVecSpace: model.MatVecSpace{
 				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),
@@ -200,6 +208,10 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		for _, p := range t.MatMul.Problems(t.Vendor, t.WaveSize) {
 			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
 		}
+		if l.attnLits == nil {
+			l.attnLits = map[*model.Target]*structLit{}
+		}
+		l.attnLits[t] = at // checked by attention, which knows the head dimensions
 		l.checkSpace(t.Name, mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
 			if v <= 0 || v > 1024 || t.WaveSize > 0 && v%t.WaveSize != 0 {
 				return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", t.WaveSize)
@@ -319,4 +331,71 @@ func (l *loader) errAtPkg(p *packages.Package, msg string) *translate.Error {
 		pos = l.pos(p.Syntax[0].Package)
 	}
 	return &translate.Error{Pos: pos, Msg: msg}
+}
+
+// attention collects `var X = registerAttention(AttentionFamily{...})` from
+// specs/families (at most one) and checks every target's Attention tuning
+// against its head dimensions. None registered: nil, and no attention
+// kernels.
+func (l *loader) attention(p *packages.Package, targets []*model.Target) *model.AttentionFamily {
+	var out *model.AttentionFamily
+	for _, r := range l.registrationsOf(p, "registerAttention") {
+		v, ok := l.value(p.TypesInfo, r.call.Args[0], "attention family "+r.name)
+		s, isStruct := v.(*structLit)
+		if !ok || !isStruct {
+			continue
+		}
+		a := &model.AttentionFamily{
+			Name: l.str(s, "Name"), Doc: l.str(s, "Doc"),
+			DTypes: l.strings(s, "DTypes"), HeadDims: l.ints(s, "HeadDims"),
+			GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos()),
+		}
+		if out != nil {
+			l.errorf(r.call.Pos(), "attention family %s: %s (%s) is one already; register one", r.name, out.GoVar, out.Pos)
+			continue
+		}
+		if a.Name != "attention" {
+			l.errorf(s.at("Name").Pos(), "attention family %s: Name %q must be \"attention\" (its template is templates/hip/attention.hip.tmpl)", r.name, a.Name)
+		}
+		if a.Doc == "" {
+			l.errorf(s.node.Pos(), "attention family %s: Doc is empty", r.name)
+		}
+		seen := map[string]bool{}
+		for _, d := range a.DTypes {
+			if d != "f16" && d != "f32" || seen[d] {
+				l.errorf(s.at("DTypes").Pos(), "attention family %s: DTypes: %q must be \"f16\" or \"f32\", each at most once", r.name, d)
+			}
+			seen[d] = true
+		}
+		if len(a.DTypes) == 0 {
+			l.errorf(s.at("DTypes").Pos(), "attention family %s: DTypes is empty", r.name)
+		}
+		dims := map[int]bool{}
+		for _, d := range a.HeadDims {
+			if d < 16 || d > 256 || d%16 != 0 || dims[d] {
+				l.errorf(s.at("HeadDims").Pos(), "attention family %s: HeadDims: %d must be a multiple of 16 in [16, 256], each at most once", r.name, d)
+			}
+			dims[d] = true
+		}
+		if len(a.HeadDims) == 0 {
+			l.errorf(s.at("HeadDims").Pos(), "attention family %s: HeadDims is empty", r.name)
+		}
+		out = a
+	}
+	for _, t := range targets {
+		at := l.attnLits[t]
+		if at == nil {
+			continue
+		}
+		if out == nil {
+			if t.Attention != (model.AttentionTuning{}) {
+				l.errorf(at.node.Pos(), "target %s: Attention tuning, but specs/families registers no attention family", t.Name)
+			}
+			continue
+		}
+		for _, p := range t.Attention.Problems(t.Vendor, t.WaveSize, out.HeadDims) {
+			l.errorf(at.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
+		}
+	}
+	return out
 }

@@ -88,6 +88,7 @@ func Load(root string) (*Result, error) {
 	spec.Formats = l.formats(fp)
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
+	spec.Attention = l.attention(byDir[FamiliesDir], spec.Targets)
 	if wp := byDir[WorkloadsDir]; wp != nil {
 		spec.Workloads = l.workloads(wp)
 	}
@@ -107,6 +108,9 @@ type loader struct {
 	root string
 	errs translate.ErrorList
 	fset *token.FileSet
+	// attnLits are the targets' Attention literals, for the checks that
+	// need the attention family's head dimensions.
+	attnLits map[*model.Target]*structLit
 }
 
 func (l *loader) sorted() translate.ErrorList {
@@ -163,6 +167,12 @@ type registration struct {
 // registrations finds every package-level variable initialised by a call to
 // the package's own unexported register function, in source order.
 func (l *loader) registrations(p *packages.Package) []registration {
+	return l.registrationsOf(p, "register")
+}
+
+// registrationsOf is registrations for the package's own function named fn
+// (registerAttention in specs/families, say).
+func (l *loader) registrationsOf(p *packages.Package, fn string) []registration {
 	l.fset = p.Fset
 	var out []registration
 	for _, f := range p.Syntax {
@@ -185,7 +195,7 @@ func (l *loader) registrations(p *packages.Package) []registration {
 					fun = ix.X
 				}
 				id, ok := fun.(*ast.Ident)
-				if !ok || id.Name != "register" {
+				if !ok || id.Name != fn {
 					continue
 				}
 				fn, _ := p.TypesInfo.Uses[id].(*types.Func)

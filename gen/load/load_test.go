@@ -42,7 +42,7 @@ func TestLoadRealSpecs(t *testing.T) {
 		want, ok := targets.ByName(tg.Name)
 		if !ok || tg.WaveSize != want.WaveSize || tg.Default != want.Default || tg.Dequant.ThreadsPerBlock != want.Dequant.ThreadsPerBlock ||
 			tg.MatVec != (model.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock, Chunk: want.MatVec.Chunk}) ||
-			tg.MatMul != model.MatMulTuning(want.MatMul) {
+			tg.MatMul != model.MatMulTuning(want.MatMul) || tg.Attention != model.AttentionTuning(want.Attention) {
 			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg, want)
 		}
 	}
@@ -61,18 +61,22 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
 	space := "\tMatVecSpace: MatVecSpace{\n\t\tThreadsPerBlock: []int{64, 128, 256, 512},\n\t\tRowsPerBlock:    []int{1, 2, 4, 8},\n\t\tChunk:           []int{8, 16, 32},\n\t},\n"
-	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"+space+"})\n\n// GFX90A",
+	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"+space+"})\n\n// GFX90A",
 		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n"+
 			"\tMatVecSpace: MatVecSpace{ThreadsPerBlock: []int{64, 100, 64}, RowsPerBlock: []int{}, Chunk: []int{8, 12}},\n})\n\n// GFX90A")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", "TileK: 32, ThreadRows: 8, WarpRows: 2}", "TileK: 32, ThreadRows: 8, WarpRows: 3}")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
+	modtest.Edit(t, dir, "specs/families/attention.go", `HeadDims: []int{64, 128},`, `HeadDims: []int{64, 100, 64},`)
+	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WmmaWarps: 4, WmmaKeysPerTile: 32}`, `WmmaWarps: 4, WmmaKeysPerTile: 64}`)
 	_, err := load.Load(dir)
 	var list translate.ErrorList
 	if !errors.As(err, &list) {
 		t.Fatalf("want an ErrorList, got %v", err)
 	}
 	want := []string{
+		`^specs/families/attention\.go:\d+:\d+: attention family Attention: HeadDims: 100 must be a multiple of 16 in \[16, 256\], each at most once$`,
+		`^specs/families/attention\.go:\d+:\d+: attention family Attention: HeadDims: 64 must be a multiple of 16 in \[16, 256\], each at most once$`,
 		`^specs/families/families\.go:\d+:\d+: family dequant: kernel dequant_f16: Output "bf16" must be "f32" or "f16"$`,
 		`^specs/formats/q4_0\.go:\d+:\d+: format Q4_0: block struct BlockQ4_0 is 18 bytes, but the spec declares BlockBytes 19$`,
 		`^specs/formats/q4_1\.go:\d+:\d+: format name Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
@@ -86,6 +90,7 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.ThreadRows 3 must divide TileRows 64$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only NVIDIA targets have the tensor-core path; leave it 0$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: MatMul\.WarpRows 3 must divide the 8 warps`,
+		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the tensor-core path takes 54528 bytes of shared memory at head dimension 64, more than 49152$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 100 must be a multiple of the wave size 32, at most 1024$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 64 is listed twice$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.RowsPerBlock: the tuning space needs at least one value$`,

@@ -19,6 +19,10 @@ type Spec struct {
 	Formats  []*Format // ordered by ggml id (formats without one last, by name)
 	Targets  []*Target // ordered by name
 	Families []*Family // ordered by name
+	// Attention is the flash-attention family (specs/families'
+	// registerAttention), not format-specific: one file per target. Nil
+	// when specs/families registers none.
+	Attention *AttentionFamily
 	// Workloads are the scenario suites' specs (specs/workloads), in
 	// source order (file by file); none when the module has no such
 	// package.
@@ -64,6 +68,7 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
+	Attention    AttentionTuning
 	MatVecSpace  MatVecSpace
 	// Tuned is the winners file specs/tuned/<Name>.json (forgebench tune's
 	// output), validated against this target; nil when there is none.
@@ -238,4 +243,119 @@ var WorkloadKinds = map[string]WorkloadKind{
 	"Allocator": {Family: "memory", Pkg: "runtime/memsuite", Func: "Allocator"},
 	"Quantize":  {Family: "quantize", Pkg: "runtime/quantsuite", Func: "Quantize"},
 	"Attention": {Family: "attention", Pkg: "runtime/attnsuite", Func: "Attention"},
+}
+
+// AttentionFamily is the flash-attention family (specs/families.AttentionFamily).
+type AttentionFamily struct {
+	Name     string // "attention"
+	Doc      string
+	DTypes   []string // "f16", "f32"
+	HeadDims []int    // multiples of 16 in [16, 256]
+	GoVar    string
+	File     string
+	Pos      token.Position
+}
+
+// AttentionVariant is one launcher of the attention family.
+type AttentionVariant struct {
+	DType   string // "f16", "f32"
+	HeadDim int
+}
+
+// Name is the variant's kernel name: "attention_f16_d128".
+func (v AttentionVariant) Name() string { return fmt.Sprintf("attention_%s_d%d", v.DType, v.HeadDim) }
+
+// Symbol is the variant's extern "C" launcher: "forge_attention_f16_d128".
+func (v AttentionVariant) Symbol() string { return "forge_" + v.Name() }
+
+// Variants lists the family's launchers, by input type then head dimension.
+func (a *AttentionFamily) Variants() []AttentionVariant {
+	var out []AttentionVariant
+	for _, d := range a.DTypes {
+		for _, h := range a.HeadDims {
+			out = append(out, AttentionVariant{DType: d, HeadDim: h})
+		}
+	}
+	return out
+}
+
+// AttentionTuning is the attention family's tuning for a target (see
+// specs/targets.AttentionTuning).
+type AttentionTuning struct {
+	ThreadsPerBlock int // THREADS (generic path)
+	QueryRows       int // ROWS: query rows per workgroup (generic path)
+	KeysPerTile     int // KEYS: keys per K/V tile (generic path)
+	WmmaWarps       int // WMMA_WARPS: warps of 16 query rows (NVIDIA tensor-core path); 0 elsewhere
+	WmmaKeysPerTile int // WMMA_KEYS: keys per tile (tensor-core path); 0 elsewhere
+}
+
+// AttentionLDSBytes is the shared memory of the attention generic path's
+// workgroup for head dimension d: Q (rows × (d+1)), K (keys × (d+1)) and V
+// (keys × d) tiles and the probabilities (rows × (keys+1)), all float32.
+func (a AttentionTuning) AttentionLDSBytes(d int) int {
+	return 4 * (a.QueryRows*(d+1) + a.KeysPerTile*(2*d+1) + a.QueryRows*(a.KeysPerTile+1))
+}
+
+// WmmaLDSBytes is the shared memory of the tensor-core path's workgroup
+// for head dimension d: two K buffers and one V buffer of keys × (d+8)
+// halves, and per warp 16 rows of float32 scores (keys+4), of f16
+// probabilities (keys+8) and 16 floats of row factors; or, if larger, the
+// Q staging of 16·warps rows × (d+8) halves, which shares the space.
+func (a AttentionTuning) WmmaLDSBytes(d int) int {
+	bk, w := a.WmmaKeysPerTile, a.WmmaWarps
+	loop := 3*bk*(d+8)*2 + w*(16*(bk+4)*4+16*(bk+8)*2+16*4)
+	return max(loop, 16*w*(d+8)*2)
+}
+
+// Problems lists what is wrong with the attention tuning a for a target of
+// the given vendor and wave size, for every head dimension in dims: the
+// constraints the template's static_asserts also enforce.
+func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []TuningProblem {
+	var out []TuningProblem
+	bad := func(field, format string, args ...any) {
+		out = append(out, TuningProblem{field, fmt.Sprintf(format, args...)})
+	}
+	tpb, rows, keys := a.ThreadsPerBlock, a.QueryRows, a.KeysPerTile
+	if tpb <= 0 || tpb > 1024 || wave > 0 && tpb%wave != 0 {
+		bad("ThreadsPerBlock", "Attention.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024", tpb, wave)
+		return out
+	}
+	if rows < 1 || tpb%rows != 0 {
+		bad("QueryRows", "Attention.QueryRows %d must divide ThreadsPerBlock %d", rows, tpb)
+		return out
+	}
+	if g := tpb / rows; g&(g-1) != 0 || g > wave {
+		bad("QueryRows", "Attention: ThreadsPerBlock/QueryRows = %d threads per query row must be a power of two, at most the wave size %d", g, wave)
+	} else if keys < 1 || keys%g != 0 || keys > 256 {
+		bad("KeysPerTile", "Attention.KeysPerTile %d must be a multiple of the %d threads per query row, at most 256", keys, g)
+	} else {
+		for _, d := range dims {
+			if d%g != 0 {
+				bad("QueryRows", "Attention: the %d threads per query row must divide head dimension %d", g, d)
+			}
+			if b := a.AttentionLDSBytes(d); b > MatMulLDSBytes {
+				bad("KeysPerTile", "Attention: the generic path's tiles take %d bytes of shared memory at head dimension %d, more than %d", b, d, MatMulLDSBytes)
+			}
+		}
+	}
+	if vendor != "nvidia" {
+		if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
+			bad("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only NVIDIA targets have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
+		}
+		return out
+	}
+	if a.WmmaWarps < 1 || a.WmmaWarps > 16 {
+		bad("WmmaWarps", "Attention.WmmaWarps %d must be in [1, 16]", a.WmmaWarps)
+		return out
+	}
+	if bk := a.WmmaKeysPerTile; bk < 16 || bk%16 != 0 || bk > 256 {
+		bad("WmmaKeysPerTile", "Attention.WmmaKeysPerTile %d must be a multiple of 16 in [16, 256]", bk)
+		return out
+	}
+	for _, d := range dims {
+		if b := a.WmmaLDSBytes(d); b > MatMulLDSBytes {
+			bad("WmmaKeysPerTile", "Attention: the tensor-core path takes %d bytes of shared memory at head dimension %d, more than %d", b, d, MatMulLDSBytes)
+		}
+	}
+	return out
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rocmforge/forge/generated/kernels"
 	"github.com/rocmforge/forge/runtime/abi"
+	"github.com/rocmforge/forge/runtime/cpu"
 	"github.com/rocmforge/forge/runtime/devmem"
 	"github.com/rocmforge/forge/runtime/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -496,4 +497,140 @@ func (b *Backend) PrepareMatMul(f *formats.Format, w []byte, x []float32, rows, 
 	px, py := r.bufs[0], r.bufs[1]
 	r.launch = func() error { return fn(rot.next(), px, py, int64(rows), int64(cols), int64(batch), 0) }
 	return r, rot.plan, nil
+}
+
+var _ suite.DeviceAttentionBackend = (*Backend)(nil)
+
+// attentionLauncher finds the attention launcher for dtype and s's head
+// dimension.
+func (b *Backend) attentionLauncher(dtype string, s cpu.AttentionShape) (kernels.AttentionFunc, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	fn, ok := b.dev.Kernels().Attention(dtype, s.HeadDim)
+	if !ok {
+		return nil, fmt.Errorf("%s: the kernel library has no attention launcher for %s, head dimension %d", b.name, dtype, s.HeadDim)
+	}
+	return fn, nil
+}
+
+// attentionBytes encodes x as dtype's elements (f16: rounded to nearest even).
+func attentionBytes(dtype string, x []float32) []byte {
+	if dtype == "f16" {
+		h := make([]uint16, len(x))
+		for i, v := range x {
+			h[i] = uint16(formats.HalfFromFloat32(v))
+		}
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h))), 2*len(h))
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x))), 4*len(x))
+}
+
+// attentionArgs checks the slices against s.
+func attentionArgs(dtype string, s cpu.AttentionShape, q, k, v []float32) error {
+	if suite.AttentionElemSize(dtype) == 0 {
+		return fmt.Errorf("attention: dtype %q: want f16 or f32", dtype)
+	}
+	if len(q) != s.QElems() || len(k) != s.KVElems() || len(v) != s.KVElems() {
+		return fmt.Errorf("attention: shape %+v needs q of %d values and k and v of %d; have %d, %d, %d", s, s.QElems(), s.KVElems(), len(q), len(k), len(v))
+	}
+	return nil
+}
+
+func causalArg(s cpu.AttentionShape) int32 {
+	if s.Causal {
+		return 1
+	}
+	return 0
+}
+
+// Attention runs the attention kernel for dtype on the device: it uploads
+// q, k and v (as dtype), launches, synchronises and downloads o (widened
+// to float32).
+func (b *Backend) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []float32) (err error) {
+	if err := attentionArgs(dtype, s, q, k, v); err != nil {
+		return err
+	}
+	if len(o) != s.QElems() {
+		return fmt.Errorf("attention: o has %d values, want %d", len(o), s.QElems())
+	}
+	fn, err := b.attentionLauncher(dtype, s)
+	if err != nil {
+		return err
+	}
+	if s.QElems() == 0 {
+		return nil
+	}
+	elem := uint64(suite.AttentionElemSize(dtype))
+	what := fmt.Sprintf("attention %s %+v on %s", dtype, s, b.name)
+	var bufs [4]abi.DevicePtr
+	for i, n := range []uint64{uint64(s.QElems()), uint64(s.KVElems()), uint64(s.KVElems()), uint64(s.QElems())} {
+		p, aerr := b.mem.Alloc(max(n*elem, 1))
+		if aerr != nil {
+			return fmt.Errorf("%s: %w", what, aerr)
+		}
+		defer b.free(p, &err)
+		bufs[i] = p
+	}
+	for i, x := range [][]float32{q, k, v} {
+		if len(x) == 0 {
+			continue
+		}
+		if err := b.dev.H2D(bufs[i], attentionBytes(dtype, x)); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if err := b.dev.Launch(func() error {
+		return fn(bufs[0], bufs[1], bufs[2], bufs[3], int64(s.Batch), int64(s.Heads), int64(s.HeadsKV), int64(s.SeqQ), int64(s.SeqKV), s.Scale, causalArg(s), 0)
+	}); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := b.dev.Synchronize(); err != nil {
+		return fmt.Errorf("%s: after the kernel: %w", what, err)
+	}
+	if dtype == "f16" {
+		h := make([]uint16, len(o))
+		if err := gpu.Download(b.dev, h, bufs[3]); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		for i, x := range h {
+			o[i] = formats.Half(x).Float32()
+		}
+		return nil
+	}
+	if err := gpu.Download(b.dev, o, bufs[3]); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// PrepareAttention uploads q, k and v (as dtype) and allocates o for the
+// attention kernel; Run launches it.
+func (b *Backend) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (suite.Resident, error) {
+	if err := attentionArgs(dtype, s, q, k, v); err != nil {
+		return nil, err
+	}
+	fn, err := b.attentionLauncher(dtype, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.QElems() == 0 || s.KVElems() == 0 {
+		return nil, fmt.Errorf("%s: attention of an empty shape %+v", b.name, s)
+	}
+	elem := uint64(suite.AttentionElemSize(dtype))
+	r, err := b.newResident(uint64(s.QElems())*elem, uint64(s.KVElems())*elem, uint64(s.KVElems())*elem, uint64(s.QElems())*elem)
+	if err != nil {
+		return nil, fmt.Errorf("attention %s %+v on %s: %w", dtype, s, b.name, err)
+	}
+	for i, x := range [][]float32{q, k, v} {
+		if err := b.dev.H2D(r.bufs[i], attentionBytes(dtype, x)); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	pq, pk, pv, po := r.bufs[0], r.bufs[1], r.bufs[2], r.bufs[3]
+	r.launch = func() error {
+		return fn(pq, pk, pv, po, int64(s.Batch), int64(s.Heads), int64(s.HeadsKV), int64(s.SeqQ), int64(s.SeqKV), s.Scale, causalArg(s), 0)
+	}
+	return r, nil
 }

@@ -7,8 +7,10 @@ var GFX1100 = register(Target{
 	WaveSize: 32,
 	Default:  true,
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// Attention: 16 query rows of 8 threads each; 32 keys per tile.
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32},
+	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 	MatVecSpace: MatVecSpace{
@@ -24,8 +26,10 @@ var GFX1030 = register(Target{
 	Vendor:   "amd",
 	WaveSize: 32,
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// Attention: 16 query rows of 8 threads each; 32 keys per tile.
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32},
+	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 	MatVecSpace: MatVecSpace{
@@ -41,8 +45,10 @@ var GFX90A = register(Target{
 	Vendor:   "amd",
 	WaveSize: 64,
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
-	Dequant:  DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-	MatVec:   MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+	// Attention: 16 query rows of 8 threads each; 32 keys per tile.
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32},
+	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
 	// wave64: a workgroup is 1 to 16 wavefronts of 64.

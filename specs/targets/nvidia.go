@@ -14,6 +14,11 @@ var SM90 = register(Target{
 	// On the H100 this beat 128 × 128 tiles (4 × 2 warps) by 1.35× at
 	// 4096×14336×512 (128 workgroups for 132 SMs; see docs/PERFORMANCE.md).
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 2},
+	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4
+	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of
+	// head dim 128 stays under 48 KiB: 2 K buffers, 1 V buffer, per-warp
+	// scores and probabilities).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},

@@ -16,6 +16,7 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
+	Attention    AttentionTuning
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and
@@ -53,6 +54,31 @@ type MatMulTuning struct {
 	// warps out WarpRows × (warps/WarpRows) over the tile; 0 on targets
 	// without that path.
 	WarpRows int
+}
+
+// AttentionTuning is the flash-attention family's tuning (see
+// specs/families.Attention). Each value can be overridden when a generated
+// file is compiled (-DFORGE_TUNE_ATTENTION_<KNOB>=v: THREADS, ROWS, KEYS,
+// WMMA_WARPS, WMMA_KEYS).
+//
+// The generic path (every target; f32 everywhere and f16 on AMD): a
+// workgroup of ThreadsPerBlock threads owns QueryRows query rows of one
+// (batch, head), ThreadsPerBlock/QueryRows threads per row (a power of two,
+// at most the wave size), and steps through the keys KeysPerTile at a
+// time, staged in shared memory as float32: Q, K and V tiles and the
+// probabilities take 4·(QueryRows·(D+1) + KeysPerTile·(2D+1) +
+// QueryRows·(KeysPerTile+1)) bytes for the largest head dimension D, at most
+// 48 KiB.
+//
+// The tensor-core path (NVIDIA, f16): WmmaWarps warps, each owning 16 query
+// rows (so a workgroup owns 16·WmmaWarps rows), share K/V tiles of
+// WmmaKeysPerTile keys (a multiple of 16); 0 on targets without the path.
+type AttentionTuning struct {
+	ThreadsPerBlock int // THREADS: a multiple of WaveSize, at most 1024
+	QueryRows       int // ROWS: query rows per workgroup; ThreadsPerBlock/QueryRows a power of two ≤ WaveSize
+	KeysPerTile     int // KEYS: keys per K/V tile, a multiple of ThreadsPerBlock/QueryRows
+	WmmaWarps       int // WMMA_WARPS: warps per workgroup of the tensor-core path, in [1, 16]
+	WmmaKeysPerTile int // WMMA_KEYS: keys per tile of the tensor-core path, a multiple of 16
 }
 
 // MatVecSpace lists the candidate values of each MatVecTuning knob.

@@ -47,6 +47,11 @@
 //     Y = W·X for batch vectors: W as matvec's, x[b*cols + k], y[b*rows + r];
 //     refuses as matvec does, and negative batch; rows == 0 or batch == 0
 //     returns 0 without a launch.
+//   int forge_attention_<f16|f32>_d<D>(const void* q, const void* k, const void* v, void* o,
+//                                      int64_t batch, int64_t heads, int64_t heads_kv, int64_t seq_q,
+//                                      int64_t seq_kv, float scale, int32_t causal, forge_stream_t stream);
+//     flash attention, [batch, heads, seq, D] (templates/hip/attention.hip.tmpl
+//     has the contract): one file per target, not per format.
 // Adding a family adds symbols without changing existing ones, so it keeps the
 // ABI version: a library built before it lacks the new symbols, which Bind
 // reports by name.
@@ -254,9 +259,23 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #define forge_fmaf(a, b, c) __fmaf_rn((a), (b), (c))
 #endif
 
+// forge_fmaxf(a, b) is the larger of a and b (the other if one is NaN), and
+// forge_exp2f(x) is 2^x (0 for -inf), for attention's softmax: on AMD
+// clang's builtins, which lower to v_max_f32 and v_exp_f32 with no device
+// library call (v_exp_f32 is accurate to about 1 ulp and flushes results
+// below 2^-126 to 0, which the softmax cannot tell from 0); CUDA's exp2f
+// (2 ulp) on NVIDIA.
+#if defined(FORGE_AMD)
+#define forge_fmaxf(a, b) __builtin_fmaxf((a), (b))
+#define forge_exp2f(x) __builtin_exp2f(x)
+#else
+#define forge_fmaxf(a, b) fmaxf((a), (b))
+#define forge_exp2f(x) exp2f(x)
+#endif
+
 // FORGE_HAS_WMMA: the NVIDIA tensor cores through nvcuda::wmma (m16n16k16,
-// half in, float accumulate; sm_70 and later), which matmul uses on NVIDIA
-// targets. Define FORGE_NO_WMMA to build the generic path instead.
+// half in, float accumulate; sm_70 and later), which matmul and attention
+// use on NVIDIA targets. Define FORGE_NO_WMMA to build the generic path instead.
 #if defined(FORGE_CUDA) && !defined(FORGE_NO_WMMA)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
 #error "forge_portability.h: the matmul tensor-core path needs sm_70 or later; define FORGE_NO_WMMA for older GPUs"

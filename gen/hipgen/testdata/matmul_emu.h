@@ -35,18 +35,48 @@ struct dim3 {
 extern thread_local uint32_t forge_emu_tid;
 extern uint32_t forge_emu_block, forge_emu_grid;
 extern pthread_barrier_t forge_emu_barrier;
+// One barrier per wave of FORGE_WAVE_SIZE threads (__syncwarp and the
+// cross-lane operations below), and each thread's slot for exchanging
+// values with its wave.
+extern pthread_barrier_t forge_emu_wave_barrier[32]; // at most 1024 / 32 waves
+extern float forge_emu_slot[1024];
+extern int forge_emu_islot[1024];
 extern int forge_emu_launches;
 #define forge_thread_idx() forge_emu_tid
 #define forge_block_idx() forge_emu_block
 #define forge_grid_dim() forge_emu_grid
 #define forge_syncthreads() pthread_barrier_wait(&forge_emu_barrier)
 #define forge_fmaf(a, b, c) fmaf((a), (b), (c))
+#define forge_fmaxf(a, b) fmaxf((a), (b))
+#define forge_exp2f(x) exp2f(x)
 #define forge_last_error() 0
+#define FORGE_FULL_MASK 0xffffffffu
+#define forge_emu_wave_sync() pthread_barrier_wait(&forge_emu_wave_barrier[forge_emu_tid / FORGE_WAVE_SIZE])
+
+// forge_shfl_xor: every lane of the wave publishes v, then reads lane
+// (lane ^ m)'s (width: as the real one, groups of width lanes; m < width).
+template <typename T>
+static inline T forge_shfl_xor(T v, int m, int width = FORGE_WAVE_SIZE) {
+	(void)width;
+	forge_emu_slot[forge_emu_tid] = (float)v;
+	forge_emu_wave_sync();
+	const T r = (T)forge_emu_slot[forge_emu_tid ^ (uint32_t)m];
+	forge_emu_wave_sync();
+	return r;
+}
+
+// forge_vec16: 16 bytes, as uint4 on NVIDIA.
+struct alignas(16) forge_vec16 {
+	uint32_t x, y, z, w;
+};
 
 static inline void forge_emu_launch(dim3 grid, dim3 block, const std::function<void()>& body) {
 	forge_emu_launches++;
 	forge_emu_grid = grid.x;
 	pthread_barrier_init(&forge_emu_barrier, nullptr, block.x);
+	for (uint32_t w = 0; w < block.x / FORGE_WAVE_SIZE; ++w) {
+		pthread_barrier_init(&forge_emu_wave_barrier[w], nullptr, FORGE_WAVE_SIZE);
+	}
 	for (uint32_t g = 0; g < grid.x; ++g) {
 		forge_emu_block = g;
 		std::vector<std::thread> threads;
@@ -61,6 +91,9 @@ static inline void forge_emu_launch(dim3 grid, dim3 block, const std::function<v
 		}
 	}
 	pthread_barrier_destroy(&forge_emu_barrier);
+	for (uint32_t w = 0; w < block.x / FORGE_WAVE_SIZE; ++w) {
+		pthread_barrier_destroy(&forge_emu_wave_barrier[w]);
+	}
 }
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
 	((void)(shared_bytes), (void)(stream), forge_emu_launch(grid, block, [&] { kernel(__VA_ARGS__); }))
@@ -71,12 +104,25 @@ static inline void forge_emu_launch(dim3 grid, dim3 block, const std::function<v
 // The tensor-core path, emulated: __half rounds to nearest even through the
 // header's forge_f32_to_half, and every lane of a warp holds a whole 16×16
 // fragment and does the whole collective operation (redundantly, with the
-// same result). __syncwarp is the workgroup barrier: the kernel's warps
-// reach it the same number of times.
+// same result). __syncwarp is the warp's barrier (a wave of the emulation:
+// the files compiled with FORGE_EMU_WMMA are wave32), and __any_sync a
+// vote through the warp's slots.
 #define FORGE_HAS_WMMA 1
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
-#define __syncwarp() pthread_barrier_wait(&forge_emu_barrier)
+#define __syncwarp() forge_emu_wave_sync()
+static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_WMMA: compile a wave32 file");
+static inline int __any_sync(unsigned mask, int pred) {
+	(void)mask;
+	forge_emu_islot[forge_emu_tid] = pred != 0;
+	forge_emu_wave_sync();
+	int any = 0;
+	for (uint32_t l = forge_emu_tid / 32 * 32; l < forge_emu_tid / 32 * 32 + 32; ++l) {
+		any |= forge_emu_islot[l];
+	}
+	forge_emu_wave_sync();
+	return any;
+}
 struct __half {
 	uint16_t bits;
 };
@@ -86,6 +132,7 @@ struct __half2 {
 static inline __half2 __floats2half2_rn(float a, float b) {
 	return __half2{__half{forge_f32_to_half(a)}, __half{forge_f32_to_half(b)}};
 }
+static inline __half __float2half_rn(float a) { return __half{forge_f32_to_half(a)}; }
 namespace nvcuda {
 namespace wmma {
 struct matrix_a {};
@@ -112,6 +159,16 @@ template <int M, int N, int K>
 inline void load_matrix_sync(fragment<matrix_b, M, N, K, __half, col_major>& f, const __half* p, unsigned ldm) {
 	for (int r = 0; r < 16; ++r)
 		for (int c = 0; c < 16; ++c) f.v[r][c] = forge_half_to_f32(p[c * ldm + r].bits);
+}
+template <int M, int N, int K>
+inline void load_matrix_sync(fragment<matrix_b, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) f.v[r][c] = forge_half_to_f32(p[r * ldm + c].bits);
+}
+template <int M, int N, int K, typename T>
+inline void load_matrix_sync(fragment<accumulator, M, N, K, T>& f, const float* p, unsigned ldm, layout_t layout) {
+	for (int r = 0; r < 16; ++r)
+		for (int c = 0; c < 16; ++c) f.v[r][c] = layout == mem_col_major ? p[c * ldm + r] : p[r * ldm + c];
 }
 template <int M, int N, int K, typename T, typename La, typename Lb>
 inline void mma_sync(fragment<accumulator, M, N, K, T>& d, const fragment<matrix_a, M, N, K, __half, La>& a,

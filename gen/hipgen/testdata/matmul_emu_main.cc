@@ -13,6 +13,9 @@
 thread_local uint32_t forge_emu_tid;
 uint32_t forge_emu_block, forge_emu_grid;
 pthread_barrier_t forge_emu_barrier;
+pthread_barrier_t forge_emu_wave_barrier[32];
+float forge_emu_slot[1024];
+int forge_emu_islot[1024];
 int forge_emu_launches;
 
 extern "C" int FORGE_LAUNCHER(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, void* stream);

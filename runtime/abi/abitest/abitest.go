@@ -26,16 +26,21 @@ static int fake_abi_version(void) { return fake_abi_version_value; }
 // The last call any recording launcher received, and how many there were.
 // Matvec launchers record w as src, y as dst, and x, rows and cols; matmul
 // launchers batch as well.
+// Attention launchers record q as src, k as x, v, o as dst, batch, heads,
+// heads_kv, seq_q, seq_kv, scale and causal.
 typedef struct {
 	int slot;
-	uintptr_t src, dst, stream, x;
-	int64_t n, rows, cols, batch;
+	uintptr_t src, dst, stream, x, v;
+	int64_t n, rows, cols, batch, heads, heads_kv, seq_q, seq_kv;
+	float scale;
+	int32_t causal;
 } fake_call;
 static fake_call fake_last;
 static int64_t fake_calls;
 static int fake_code;
 
 static int fake_record(int slot, const void* src, void* dst, int64_t n, void* stream) {
+	memset(&fake_last, 0, sizeof fake_last);
 	fake_calls++;
 	fake_last.slot = slot;
 	fake_last.src = (uintptr_t)src;
@@ -50,6 +55,7 @@ static int fake_record(int slot, const void* src, void* dst, int64_t n, void* st
 }
 
 static int fake_record_matvec(int slot, const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {
+	memset(&fake_last, 0, sizeof fake_last);
 	fake_calls++;
 	fake_last.slot = slot;
 	fake_last.src = (uintptr_t)w;
@@ -66,6 +72,19 @@ static int fake_record_matvec(int slot, const void* w, const float* x, float* y,
 static int fake_record_matmul(int slot, const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, void* stream) {
 	fake_record_matvec(slot, w, x, y, rows, cols, stream);
 	fake_last.batch = batch;
+	return fake_code;
+}
+static int fake_record_attention(int slot, const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads,
+	int64_t heads_kv, int64_t seq_q, int64_t seq_kv, float scale, int32_t causal, void* stream) {
+	fake_record_matvec(slot, q, (const float*)k, (float*)o, 0, 0, stream);
+	fake_last.v = (uintptr_t)v;
+	fake_last.batch = batch;
+	fake_last.heads = heads;
+	fake_last.heads_kv = heads_kv;
+	fake_last.seq_q = seq_q;
+	fake_last.seq_kv = seq_kv;
+	fake_last.scale = scale;
+	fake_last.causal = causal;
 	return fake_code;
 }
 static fake_call fake_last_call(void) { return fake_last; }
@@ -121,6 +140,23 @@ static void* const fake_mm_recorders[256] = {
 	FAKE_MMPTR16(0x8) FAKE_MMPTR16(0x9) FAKE_MMPTR16(0xa) FAKE_MMPTR16(0xb) FAKE_MMPTR16(0xc) FAKE_MMPTR16(0xd) FAKE_MMPTR16(0xe) FAKE_MMPTR16(0xf)
 };
 static void* fake_mm_recorder(int slot) { return fake_mm_recorders[slot]; }
+
+// 256 recording attention launchers, with the attention family's signature.
+#define FAKE_AT(i) static int fake_at_##i(const void* q, const void* k, const void* v, void* o, int64_t b, int64_t h, int64_t hkv, \
+	int64_t sq, int64_t skv, float scale, int32_t causal, void* st) { return fake_record_attention(i, q, k, v, o, b, h, hkv, sq, skv, scale, causal, st); }
+#define FAKE_AT16(h) FAKE_AT(h##0) FAKE_AT(h##1) FAKE_AT(h##2) FAKE_AT(h##3) FAKE_AT(h##4) FAKE_AT(h##5) FAKE_AT(h##6) FAKE_AT(h##7) \
+	FAKE_AT(h##8) FAKE_AT(h##9) FAKE_AT(h##a) FAKE_AT(h##b) FAKE_AT(h##c) FAKE_AT(h##d) FAKE_AT(h##e) FAKE_AT(h##f)
+FAKE_AT16(0x0) FAKE_AT16(0x1) FAKE_AT16(0x2) FAKE_AT16(0x3) FAKE_AT16(0x4) FAKE_AT16(0x5) FAKE_AT16(0x6) FAKE_AT16(0x7)
+FAKE_AT16(0x8) FAKE_AT16(0x9) FAKE_AT16(0xa) FAKE_AT16(0xb) FAKE_AT16(0xc) FAKE_AT16(0xd) FAKE_AT16(0xe) FAKE_AT16(0xf)
+
+#define FAKE_ATPTR(i) (void*)fake_at_##i,
+#define FAKE_ATPTR16(h) FAKE_ATPTR(h##0) FAKE_ATPTR(h##1) FAKE_ATPTR(h##2) FAKE_ATPTR(h##3) FAKE_ATPTR(h##4) FAKE_ATPTR(h##5) FAKE_ATPTR(h##6) FAKE_ATPTR(h##7) \
+	FAKE_ATPTR(h##8) FAKE_ATPTR(h##9) FAKE_ATPTR(h##a) FAKE_ATPTR(h##b) FAKE_ATPTR(h##c) FAKE_ATPTR(h##d) FAKE_ATPTR(h##e) FAKE_ATPTR(h##f)
+static void* const fake_at_recorders[256] = {
+	FAKE_ATPTR16(0x0) FAKE_ATPTR16(0x1) FAKE_ATPTR16(0x2) FAKE_ATPTR16(0x3) FAKE_ATPTR16(0x4) FAKE_ATPTR16(0x5) FAKE_ATPTR16(0x6) FAKE_ATPTR16(0x7)
+	FAKE_ATPTR16(0x8) FAKE_ATPTR16(0x9) FAKE_ATPTR16(0xa) FAKE_ATPTR16(0xb) FAKE_ATPTR16(0xc) FAKE_ATPTR16(0xd) FAKE_ATPTR16(0xe) FAKE_ATPTR16(0xf)
+};
+static void* fake_at_recorder(int slot) { return fake_at_recorders[slot]; }
 
 // Scalar conversions, bit for bit those of specs/formats/scalar.go.
 static float fake_half_to_f32(uint16_t h) {
@@ -239,7 +275,23 @@ type Call struct {
 	Rows    int64
 	Cols    int64
 	Batch   int64
+	// An attention launcher (AttentionPrefix) records q as Src, k as X, v
+	// as V, o as Dst, and Batch, Heads, HeadsKV, SeqQ, SeqKV, Scale and
+	// Causal.
+	V       abi.DevicePtr
+	Heads   int64
+	HeadsKV int64
+	SeqQ    int64
+	SeqKV   int64
+	Scale   float32
+	Causal  int32
 }
+
+// AttentionPrefix starts the symbols the fake resolves to recording
+// launchers with the attention family's signature:
+// int f(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads,
+// int64_t heads_kv, int64_t seq_q, int64_t seq_kv, float scale, int32_t causal, void* stream).
+const AttentionPrefix = "forge_attention_"
 
 // MatVecPrefix starts the symbols the fake resolves to recording launchers
 // with the matvec family's signature:
@@ -309,6 +361,9 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 	if strings.HasPrefix(symbol, MatMulPrefix) {
 		return C.fake_mm_recorder(C.int(slot)), nil
 	}
+	if strings.HasPrefix(symbol, AttentionPrefix) {
+		return C.fake_at_recorder(C.int(slot)), nil
+	}
 	return C.fake_recorder(C.int(slot)), nil
 }
 
@@ -331,6 +386,13 @@ func (l *Lib) LastCall() (Call, bool) {
 		Rows:    int64(c.rows),
 		Cols:    int64(c.cols),
 		Batch:   int64(c.batch),
+		V:       abi.DevicePtr(c.v),
+		Heads:   int64(c.heads),
+		HeadsKV: int64(c.heads_kv),
+		SeqQ:    int64(c.seq_q),
+		SeqKV:   int64(c.seq_kv),
+		Scale:   float32(c.scale),
+		Causal:  int32(c.causal),
 	}, true
 }
 

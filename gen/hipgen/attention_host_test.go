@@ -1,0 +1,270 @@
+package hipgen_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// attnCase is one attention call of the host tests.
+type attnCase struct {
+	b, h, hkv, sq, skv int
+	causal             bool
+	// ramp scales key j by 1 + j/10, so that later keys score ever
+	// higher: the running maximum keeps growing, and the tensor-core
+	// path's lazy rescaling (only past a growth of 2^8) must happen.
+	ramp bool
+}
+
+func (c attnCase) String() string {
+	m := "full"
+	if c.causal {
+		m = "causal"
+	}
+	if c.ramp {
+		m += "_ramp"
+	}
+	return fmt.Sprintf("b%d_h%d_kv%d_q%d_k%d_%s", c.b, c.h, c.hkv, c.sq, c.skv, m)
+}
+
+// TestAttentionKernelHost runs the generated attention launchers of every
+// input type and head dimension on the host (compiled by a plain C++
+// compiler against testdata/matmul_emu.h, as TestMatMulKernelHost does):
+// the generic path at gfx1100's tuning (wave32), at gfx90a's (wave64, the
+// cross-lane reductions in 64-lane waves) and at a small odd one (4 threads
+// per row, 20 keys per tile), and the NVIDIA tensor-core path with
+// nvcuda::wmma emulated at sm_90's tuning and at two others. Each runs odd
+// sequence lengths (1, 37, 200), seq_q ≠ seq_kv both ways (rows with no key
+// under causal masking), grouped-query heads, causal and not, against the
+// float64 reference (cpu.AttentionRef) within suite.AttentionTolerances;
+// and the argument checks (return codes, no launch).
+func TestAttentionKernelHost(t *testing.T) {
+	cxx := hiptest.CXX(t)
+	if testing.Short() {
+		t.Skip("compiles and emulates the attention kernels")
+	}
+	root := modtest.Root(t)
+	s, files, err := gen.Render(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Attention == nil {
+		t.Fatal("no attention family in the specs")
+	}
+	tmp := t.TempDir()
+	writeEmuHeader(t, root, tmp)
+	mainSrc, err := filepath.Abs(filepath.Join("testdata", "attention_emu_main.cc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := map[string]string{}
+	for _, f := range files {
+		dir, name := filepath.Split(strings.TrimPrefix(f.Path, "generated/hip/"))
+		if name != "attention.hip" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(tmp, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(tmp, dir, name)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src[strings.TrimSuffix(dir, "/")] = p
+	}
+	cases := []attnCase{
+		{1, 2, 2, 37, 37, true, false},
+		{1, 2, 2, 37, 37, false, false},
+		{2, 4, 2, 200, 200, false, false}, // grouped-query heads
+		{1, 4, 1, 1, 77, true, false},     // one decode step: every key
+		{1, 2, 2, 70, 30, true, false},    // seq_q > seq_kv: the first 40 rows attend nothing
+		{1, 3, 3, 37, 100, true, false},   // seq_q < seq_kv
+		{1, 1, 1, 20, 0, false, false},    // no keys at all: zeros
+		{1, 2, 2, 100, 100, true, true},   // growing scores
+		{1, 2, 1, 37, 150, false, true},
+	}
+	wmmaCases := []attnCase{cases[0], {1, 4, 2, 150, 150, false, false}, cases[3], cases[4], cases[5], cases[6], cases[7], cases[8]}
+	for _, tune := range []struct {
+		name, target string
+		flags        []string
+	}{
+		{"generic", "gfx1100", nil},
+		{"generic_wave64", "gfx90a", nil},
+		{"generic_odd", "gfx1100", []string{"-DFORGE_TUNE_ATTENTION_THREADS=64", "-DFORGE_TUNE_ATTENTION_ROWS=16", "-DFORGE_TUNE_ATTENTION_KEYS=20"}},
+		{"wmma", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=4", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=32"}},
+		{"wmma_1warp_16keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
+		{"wmma_8warps_16keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
+		{"wmma_1warp_48keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},
+	} {
+		t.Run(tune.name, func(t *testing.T) {
+			t.Parallel()
+			obj := filepath.Join(tmp, tune.name+".o")
+			args := append([]string{"-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread", "-c", "-x", "c++", src[tune.target], "-o", obj}, tune.flags...)
+			hiptest.Run(t, tmp, cxx, args...)
+			wmma := strings.HasPrefix(tune.name, "wmma")
+			for _, v := range s.Attention.Variants() {
+				if wmma && v.DType != "f16" {
+					continue // f32 takes the generic path there too
+				}
+				elem := suite.AttentionElemSize(v.DType)
+				exe := filepath.Join(tmp, tune.name+"_"+v.Name())
+				hiptest.Run(t, tmp, cxx, "-std=c++17", "-O1", "-pthread", mainSrc, obj, "-o", exe,
+					"-DFORGE_LAUNCHER="+v.Symbol(), fmt.Sprintf("-DFORGE_HEAD_DIM=%d", v.HeadDim), fmt.Sprintf("-DFORGE_ELEM=%d", elem))
+				cs := cases
+				if wmma {
+					cs = wmmaCases
+				}
+				for _, c := range cs {
+					runHostAttention(t, tmp, exe, v.DType, v.HeadDim, c)
+				}
+				if tune.name == "generic" {
+					checkAttentionRefusals(t, tmp, exe, v.DType, v.HeadDim)
+				}
+			}
+		})
+	}
+}
+
+// attnBytes encodes values as dtype.
+func attnBytes(dtype string, x []float32) []byte {
+	if dtype == "f16" {
+		b := make([]byte, 2*len(x))
+		for i, v := range x {
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(formats.HalfFromFloat32(v)))
+		}
+		return b
+	}
+	b := make([]byte, 4*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func attnFloats(dtype string, b []byte) []float32 {
+	if dtype == "f16" {
+		out := make([]float32, len(b)/2)
+		for i := range out {
+			out[i] = formats.Half(binary.LittleEndian.Uint16(b[2*i:])).Float32()
+		}
+		return out
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func runHostAttention(t *testing.T, dir, exe, dtype string, d int, c attnCase) {
+	t.Helper()
+	sh := cpu.AttentionShape{Batch: c.b, Heads: c.h, HeadsKV: c.hkv, SeqQ: c.sq, SeqKV: c.skv, HeadDim: d,
+		Scale: float32(1 / math.Sqrt(float64(d))), Causal: c.causal}
+	q, k, v := suite.AttentionData(dtype, sh, suite.Seed(c.String()))
+	if c.ramp {
+		for i := range k {
+			x := k[i] * (1 + float32(i/d%c.skv)/10)
+			if dtype == "f16" {
+				x = formats.HalfFromFloat32(x).Float32()
+			}
+			k[i] = x
+		}
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%s_%s", filepath.Base(exe), c))
+	for name, x := range map[string][]float32{".q": q, ".k": k, ".v": v} {
+		if err := os.WriteFile(base+name, attnBytes(dtype, x), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	causal := "0"
+	if c.causal {
+		causal = "1"
+	}
+	out := hiptest.Run(t, dir, exe, base+".q", base+".k", base+".v", base+".o", fmt.Sprint(c.b), fmt.Sprint(c.h), fmt.Sprint(c.hkv),
+		fmt.Sprint(c.sq), fmt.Sprint(c.skv), fmt.Sprint(sh.Scale), causal)
+	if want := "rc=0 launches=1\n"; out != want {
+		t.Errorf("%s d%d %s: %q, want %q", dtype, d, c, out, want)
+		return
+	}
+	ob, err := os.ReadFile(base + ".o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := attnFloats(dtype, ob)
+	ref := make([]float32, sh.QElems())
+	if err := cpu.New(0).AttentionRef(sh, q, k, v, ref); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%s d%d %s", dtype, d, c)
+	if err := suite.CheckAttention(name, dtype, o, ref); err != nil {
+		t.Error(err)
+	}
+	nmse, maxAbs := suite.AttentionError(o, ref)
+	t.Logf("%s: NMSE %.3g, max abs error %.3g", name, nmse, maxAbs)
+	// The rows that attend no key must be exact zeros.
+	for i := range sh.SeqQ {
+		if sh.Attended(i) != 0 {
+			continue
+		}
+		for x := range sh.Batch * sh.Heads {
+			for j := range d {
+				if v := o[(x*sh.SeqQ+i)*d+j]; v != 0 {
+					t.Errorf("%s: row %d of head %d attends no key but o[%d] = %g", name, i, x, j, v)
+					return
+				}
+			}
+		}
+	}
+}
+
+// checkAttentionRefusals runs calls the launcher must refuse (rc=1) or
+// accept without launching (rc=0), none of them launching.
+func checkAttentionRefusals(t *testing.T, dir, exe, dtype string, d int) {
+	t.Helper()
+	sh := cpu.AttentionShape{Batch: 1, Heads: 2, HeadsKV: 2, SeqQ: 4, SeqKV: 4, HeadDim: d, Scale: 1}
+	q, k, v := suite.AttentionData(dtype, sh, 1)
+	base := filepath.Join(dir, filepath.Base(exe)+"_refuse")
+	for name, x := range map[string][]float32{".q": q, ".k": k, ".v": v} {
+		if err := os.WriteFile(base+name, attnBytes(dtype, x), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string // batch heads heads_kv seq_q seq_kv scale causal [mode]
+		rc   int
+	}{
+		{[]string{"-1", "2", "2", "4", "4", "1", "0"}, 1},
+		{[]string{"1", "-2", "2", "4", "4", "1", "0"}, 1},
+		{[]string{"1", "2", "-2", "4", "4", "1", "0"}, 1},
+		{[]string{"1", "2", "2", "-4", "4", "1", "0"}, 1},
+		{[]string{"1", "2", "2", "4", "-4", "1", "0"}, 1},
+		{[]string{"1", "2", "0", "4", "4", "1", "0"}, 1},           // heads_kv 0
+		{[]string{"1", "3", "2", "4", "4", "1", "0"}, 1},           // 3 heads over 2 kv heads
+		{[]string{"1", "2", "4", "4", "4", "1", "0"}, 1},           // more kv heads than heads
+		{[]string{"1", "2", "2", "4", "4", "1", "2"}, 1},           // causal 2
+		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_q"}, 1}, // null q
+		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_k"}, 1},
+		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_o"}, 1},
+		{[]string{"1", "2", "2", "4", "4", "1", "0", "misaligned_v"}, 1},
+		{[]string{"1", "2", "2", "1152921504606846976", "4", "1", "0"}, 1}, // 2^60 rows
+		{[]string{"0", "2", "2", "4", "4", "1", "0", "null_q"}, 0},         // nothing to do
+		{[]string{"1", "0", "0", "4", "4", "1", "0"}, 0},
+		{[]string{"1", "2", "2", "0", "4", "1", "0", "null_o"}, 0},
+	} {
+		out := hiptest.Run(t, dir, exe, append([]string{base + ".q", base + ".k", base + ".v", base + ".o"}, tc.args...)...)
+		if want := fmt.Sprintf("rc=%d launches=0\n", tc.rc); out != want {
+			t.Errorf("%s d%d %v: %q, want %q", dtype, d, tc.args, out, want)
+		}
+	}
+}
