@@ -3,7 +3,7 @@
 # GPU machine that has nvcc, PyTorch and no Go, as docs/PERFORMANCE.md
 # records them. Build the binaries on a Go machine first (they need only
 # libc):
-#   go build -o out/forgebench ./cmd/forgebench
+#   go build -buildvcs=true -o out/forgebench ./cmd/forgebench  (stamps the revision runs record)
 #   go test -c -o out/suites.test ./generated/suites
 #   go test -c -o out/memsuite.test ./runtime/memsuite
 # then, in the repository root on the GPU machine:
