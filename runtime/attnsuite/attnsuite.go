@@ -119,9 +119,25 @@ func run(spec workloads.Attention, env *suite.Env) error {
 	dev, _ := env.Backend.(suite.DeviceAttentionBackend)
 	ref := cpu.New(0)
 	checked := map[string]bool{}
+	// On a backend without device kernels the case is the Go reference
+	// itself; the sweep's large cases (up to hundreds of GFLOP, a minute
+	// per sample) are left to a GPU, and the log says which.
+	var skipped []string
+	var most float64
+	defer func() {
+		if len(skipped) > 0 {
+			env.Logf("%s: %d cases not run on %s, each over the cpu's %.0f GFLOP cap per case (the largest is %.0f GFLOP), from %s on; run them on a GPU backend",
+				spec.Name, len(skipped), env.Backend.Name(), CPUMaxFLOPs/1e9, most/1e9, skipped[0])
+		}
+	}()
 	for _, c := range Cases(spec, env.Quick) {
 		if env.Ctx.Err() != nil {
 			return nil
+		}
+		if dev == nil && float64(c.Shape.FLOPs()) > CPUMaxFLOPs {
+			skipped = append(skipped, c.Name)
+			most = max(most, float64(c.Shape.FLOPs()))
+			continue
 		}
 		variant := c.Name[:len(c.Name)-len(fmt.Sprintf("b%d_h%d_s%d", c.Shape.Batch, c.Shape.Heads, c.Shape.SeqQ))]
 		if dev != nil && !checked[variant] {
