@@ -163,6 +163,8 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				KeysPerTile:     l.integer(at, "KeysPerTile"),
 				WmmaWarps:       l.integer(at, "WmmaWarps"),
 				WmmaKeysPerTile: l.integer(at, "WmmaKeysPerTile"),
+				MmaWarps:        l.integer(at, "MmaWarps"),
+				MmaKeysPerTile:  l.integer(at, "MmaKeysPerTile"),
 			},
 			MatVecSpace: model.MatVecSpace{
 				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),

@@ -68,7 +68,7 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
 	modtest.Edit(t, dir, "specs/families/attention.go", `HeadDims: []int{64, 128},`, `HeadDims: []int{64, 100, 64},`)
-	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WmmaWarps: 4, WmmaKeysPerTile: 32}`, `WmmaWarps: 4, WmmaKeysPerTile: 64}`)
+	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 8, MmaKeysPerTile: 64}`, `WmmaWarps: 4, WmmaKeysPerTile: 64, MmaWarps: 8, MmaKeysPerTile: 192}`)
 	_, err := load.Load(dir)
 	var list translate.ErrorList
 	if !errors.As(err, &list) {
@@ -91,6 +91,7 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only NVIDIA targets have the tensor-core path; leave it 0$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: MatMul\.WarpRows 3 must divide the 8 warps`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the tensor-core path takes 54528 bytes of shared memory at head dimension 64, more than 49152$`,
+		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the mma\.sync path's K and V tiles take 55296 bytes of shared memory at head dimension 64, more than 49152$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 100 must be a multiple of the wave size 32, at most 1024$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.ThreadsPerBlock: 64 is listed twice$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVecSpace\.RowsPerBlock: the tuning space needs at least one value$`,

@@ -287,7 +287,13 @@ type AttentionTuning struct {
 	KeysPerTile     int // KEYS: keys per K/V tile (generic path)
 	WmmaWarps       int // WMMA_WARPS: warps of 16 query rows (NVIDIA tensor-core path); 0 elsewhere
 	WmmaKeysPerTile int // WMMA_KEYS: keys per tile (tensor-core path); 0 elsewhere
+	MmaWarps        int // MMA_WARPS: warps of 16 query rows (NVIDIA mma.sync path, sm_80+); 0 elsewhere
+	MmaKeysPerTile  int // MMA_KEYS: keys per tile (mma.sync path); 0 elsewhere
 }
+
+// MmaLDSBytes is the shared memory of the mma.sync path's workgroup for
+// head dimension d: one K and one V tile of keys × (d+8) halves.
+func (a AttentionTuning) MmaLDSBytes(d int) int { return 2 * a.MmaKeysPerTile * (d + 8) * 2 }
 
 // AttentionLDSBytes is the shared memory of the attention generic path's
 // workgroup for head dimension d: Q (rows × (d+1)), K (keys × (d+1)) and V
@@ -342,7 +348,21 @@ func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []TuningP
 		if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
 			bad("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only NVIDIA targets have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
 		}
+		if a.MmaWarps != 0 || a.MmaKeysPerTile != 0 {
+			bad("MmaWarps", "Attention.MmaWarps %d and MmaKeysPerTile %d: only NVIDIA targets have the mma.sync path; leave them 0", a.MmaWarps, a.MmaKeysPerTile)
+		}
 		return out
+	}
+	if a.MmaWarps < 1 || a.MmaWarps > 16 {
+		bad("MmaWarps", "Attention.MmaWarps %d must be in [1, 16]", a.MmaWarps)
+	} else if bk := a.MmaKeysPerTile; bk < 16 || bk%16 != 0 || bk > 256 {
+		bad("MmaKeysPerTile", "Attention.MmaKeysPerTile %d must be a multiple of 16 in [16, 256]", bk)
+	} else {
+		for _, d := range dims {
+			if b := a.MmaLDSBytes(d); b > MatMulLDSBytes {
+				bad("MmaKeysPerTile", "Attention: the mma.sync path's K and V tiles take %d bytes of shared memory at head dimension %d, more than %d", b, d, MatMulLDSBytes)
+			}
+		}
 	}
 	if a.WmmaWarps < 1 || a.WmmaWarps > 16 {
 		bad("WmmaWarps", "Attention.WmmaWarps %d must be in [1, 16]", a.WmmaWarps)

@@ -79,6 +79,13 @@ type AttentionTuning struct {
 	KeysPerTile     int // KEYS: keys per K/V tile, a multiple of ThreadsPerBlock/QueryRows
 	WmmaWarps       int // WMMA_WARPS: warps per workgroup of the tensor-core path, in [1, 16]
 	WmmaKeysPerTile int // WMMA_KEYS: keys per tile of the tensor-core path, a multiple of 16
+	// The mma.sync tensor-core path (NVIDIA sm_80+, f16; the one the
+	// launchers use, the wmma path being the fallback under
+	// -DFORGE_NO_MMA_SYNC): MmaWarps warps of 16 query rows share K/V tiles
+	// of MmaKeysPerTile keys (a multiple of 16; both tiles within 48 KiB of
+	// shared memory at every head dimension); 0 on other targets.
+	MmaWarps       int // MMA_WARPS: warps per workgroup, in [1, 16]
+	MmaKeysPerTile int // MMA_KEYS: keys per tile
 }
 
 // MatVecSpace lists the candidate values of each MatVecTuning knob.
