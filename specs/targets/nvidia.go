@@ -18,9 +18,10 @@ var SM90 = register(Target{
 	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of
 	// head dim 128 stays under 48 KiB: 2 K buffers, 1 V buffer, per-warp
 	// scores and probabilities).
-	// mma.sync 8 warps × 64 keys: the best of 4/8 warps × 32/64 keys on the
-	// H100 (docs/PERFORMANCE.md); wmma 4 × 32 likewise among its candidates.
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 8, MmaKeysPerTile: 64},
+	// mma.sync 4 warps × 32 keys: the best at head dimension 128 of 4/8/16
+	// warps × 32/64 keys on the H100 (docs/PERFORMANCE.md); wmma 4 × 32
+	// likewise among its candidates.
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},

@@ -392,7 +392,9 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 // D+8 halves so that the eight rows of a load fall in distinct banks. A
 // lane's row sums are partial (its two columns per tile) until the end,
 // where the four lanes of a row add them; the rescaling is exact (every
-// tile), the row maxima taken across those four lanes with shuffles.
+// tile), the row maxima taken across those four lanes with shuffles. K
+// and V tiles arrive by cp.async, one while the other is in use (V(t)
+// during S = Q·K(t)ᵀ, K(t+1) during the softmax and O += P·V(t)).
 #if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
 #define FORGE_ATTN_MMA 1
 
@@ -413,6 +415,20 @@ FORGE_DEVICE void forge_ldsm_x4_t(uint32_t* r, const __half* row) {
 		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
 		: "r"(addr));
 }
+
+// forge_cp_async16 copies 16 bytes from global to shared memory without
+// passing through registers (cp.async, sm_80+), or writes 16 zero bytes when
+// !valid (src-size 0; src is then any valid address); the copy lands by the
+// matching forge_cp_async_wait.
+FORGE_DEVICE void forge_cp_async16(void* dst, const void* src, bool valid) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(valid ? 16 : 0));
+}
+FORGE_DEVICE void forge_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// forge_cp_async_wait<N> waits until at most N of this thread's committed
+// groups are pending.
+template <int N>
+FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 // forge_half2_bits packs lo and hi, rounded to f16, into one register (lo
 // in the low half).
@@ -448,8 +464,6 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 	const int64_t off = seq_kv - seq_q;
 	const int64_t qblocks = (seq_q + BQ - 1) / BQ;
 	const int64_t tiles = bh * qblocks;
-	forge_vec16 zero;
-	zero.x = zero.y = zero.z = zero.w = 0u;
 	for (int64_t t = forge_block_idx(); t < tiles; t += forge_grid_dim()) {
 		const int64_t x = t % bh;
 		const int64_t q0 = (qblocks - 1 - t / bh) * BQ;
@@ -479,19 +493,29 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 		const int64_t end0 = causal ? forge_attn_min(seq_kv, r0 + off + 1) : seq_kv;
 		const int64_t end1 = causal ? forge_attn_min(seq_kv, r1 + off + 1) : seq_kv;
 		float m0 = ninf, m1 = ninf, l0 = 0.0f, l1 = 0.0f;
+		// K and V tiles arrive by cp.async, each while the other is in use:
+		// V(t) loads during S = Q·K(t)ᵀ, K(t+1) during the softmax and
+		// O += P·V(t). Rows past seq_kv are zero-filled.
+#define FORGE_ATTN_ASYNC(buf, base, j0)                                                                  \
+	do {                                                                                                 \
+		_Pragma("unroll") for (uint32_t c_ = 0; c_ < NC; ++c_) {                                        \
+			const uint32_t e_ = tid + c_ * Threads;                                                     \
+			if (KC % Threads == 0 || e_ < KC) {                                                         \
+				const int64_t j_ = (j0) + e_ / DC;                                                      \
+				const bool ok_ = j_ < seq_kv;                                                           \
+				forge_cp_async16((buf) + (e_ / DC) * LDK + (e_ % DC) * 8, (base) + (ok_ ? j_ * DC + e_ % DC : 0), ok_); \
+			}                                                                                           \
+		}                                                                                               \
+		forge_cp_async_commit();                                                                        \
+	} while (0)
+		if (ntiles > 0) {
+			FORGE_ATTN_ASYNC(ks, kb, 0);
+		}
 		for (int64_t tile = 0; tile < ntiles; ++tile) {
 			const int64_t j0 = tile * BK;
-			forge_syncthreads(); // the previous tile's reads are done
-#pragma unroll
-			for (uint32_t c = 0; c < NC; ++c) {
-				const uint32_t e = tid + c * Threads;
-				if (KC % Threads == 0 || e < KC) {
-					const int64_t j = j0 + e / DC;
-					*reinterpret_cast<forge_vec16*>(ks + (e / DC) * LDK + (e % DC) * 8) = j < seq_kv ? kb[j * DC + e % DC] : zero;
-					*reinterpret_cast<forge_vec16*>(vs + (e / DC) * LDK + (e % DC) * 8) = j < seq_kv ? vb[j * DC + e % DC] : zero;
-				}
-			}
-			forge_syncthreads();
+			forge_cp_async_wait<0>(); // this thread's part of K(t)
+			forge_syncthreads();      // everyone's; and V(t-1)'s readers are done
+			FORGE_ATTN_ASYNC(vs, vb, j0);
 			float sc[NT][4];
 #pragma unroll
 			for (uint32_t n = 0; n < NT; ++n) {
@@ -501,6 +525,11 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 				for (uint32_t kk = 0; kk < KD; ++kk) {
 					forge_mma16816(sc[n], qa[kk], kr[kk * 8 + t4], kr[kk * 8 + 4 + t4]);
 				}
+			}
+			forge_syncthreads(); // K(t)'s readers are done
+			const bool more = tile + 1 < ntiles;
+			if (more) {
+				FORGE_ATTN_ASYNC(ks, kb, j0 + BK);
 			}
 			float mx0 = ninf, mx1 = ninf;
 #pragma unroll
@@ -541,6 +570,12 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 				oc[n][2] *= a1;
 				oc[n][3] *= a1;
 			}
+			if (more) {
+				forge_cp_async_wait<1>(); // V(t), not K(t+1)
+			} else {
+				forge_cp_async_wait<0>();
+			}
+			forge_syncthreads();
 			const uint32_t mi = lane / 8, mr = lane % 8; // ldmatrix: this lane's matrix and row
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
@@ -579,6 +614,7 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 			}
 		}
 	}
+#undef FORGE_ATTN_ASYNC
 }
 #endif
 
