@@ -154,7 +154,7 @@ type Output struct {
 type Kind string
 
 const (
-	KindNCU             Kind = "ncu-raw"              // ncu --csv (raw or details page)
+	KindNCU             Kind = "ncu-raw" // ncu --csv (raw or details page)
 	KindNsysKernSum     Kind = "nsys-cuda_gpu_kern_sum"
 	KindRocprofTrace    Kind = "rocprofv3-kernel_trace"
 	KindRocprofStats    Kind = "rocprof-kernel_stats" // rocprofv3 and legacy rocprof
