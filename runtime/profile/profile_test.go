@@ -258,14 +258,14 @@ func TestIdentifyExamples(t *testing.T) {
 	id := NewIdentifier(kernels.Kernels, "sm_90")
 	for name, want := range map[string]string{
 		"void forge_matvec_f32_q4_k_kernel<256u, 4u, 8u, true, unsigned int>(const forge_BlockQ4_K *, const float *, float *, long, long)": "forge_matvec_f32_q4_k",
-		"_Z28forge_matvec_f32_q4_k_kernelILj256ELj4ELj8ELb1EjEvPK15forge_BlockQ4_KPKfPfll":                                                  "forge_matvec_f32_q4_k",
-		"forge_dequant_f32_q4_0_kernel":                                                                                                    "forge_dequant_f32_q4_0",
+		"_Z28forge_matvec_f32_q4_k_kernelILj256ELj4ELj8ELb1EjEvPK15forge_BlockQ4_KPKfPfll":                                                 "forge_matvec_f32_q4_k",
+		"forge_dequant_f32_q4_0_kernel": "forge_dequant_f32_q4_0",
 		"void forge_matmul_f32_q8_0_kernel_wmma<128u, 64u, 64u, 32u, 2u>(const forge_BlockQ8_0 *, const float *, float *, long, long, long)": "forge_matmul_f32_q8_0",
-		"void forge_attn_wmma<(unsigned int)128, (unsigned int)4, (unsigned int)64>(const unsigned short *, ...)":                           "forge_attention_f16_d128",
-		"void forge_attn_generic<float, 64u, 128u, 16u, 32u>(const float *, ...)":                                                           "forge_attention_f32_d64",
-		"_Z18forge_attn_genericItLj64ELj128ELj16ELj32EEvPKT_S2_S2_PS0_lllllfi":                                                              "forge_attention_f16_d64",
-		"forge_copy_kernel(const unsigned char *, unsigned char *, forge_copy_plan)":                                                        "forge_copy",
-		"forge_dequant_f32_q4_k_kernel<true, unsigned int>(forge_BlockQ4_K const*, float*, long) [clone .kd]":                              "forge_dequant_f32_q4_k",
+		"void forge_attn_wmma<(unsigned int)128, (unsigned int)4, (unsigned int)64>(const unsigned short *, ...)":                            "forge_attention_f16_d128",
+		"void forge_attn_generic<float, 64u, 128u, 16u, 32u>(const float *, ...)":                                                            "forge_attention_f32_d64",
+		"_Z18forge_attn_genericItLj64ELj128ELj16ELj32EEvPKT_S2_S2_PS0_lllllfi":                                                               "forge_attention_f16_d64",
+		"forge_copy_kernel(const unsigned char *, unsigned char *, forge_copy_plan)":                                                         "forge_copy",
+		"forge_dequant_f32_q4_k_kernel<true, unsigned int>(forge_BlockQ4_K const*, float*, long) [clone .kd]":                                "forge_dequant_f32_q4_k",
 	} {
 		got, ok := id.Identify(name)
 		if !ok || got.Symbol != want || got.Target != "sm_90" {

@@ -283,7 +283,11 @@ func WriteTable(w io.Writer, rep *Report) error {
 			cells := []string{name}
 			for _, c := range counters {
 				if v, ok := r.Counters[c]; ok {
-					cells = append(cells, num(v)+unitSuffix(r.Units[c]))
+					cell := num(v)
+					if v == 0 {
+						cell = "0"
+					}
+					cells = append(cells, cell+unitSuffix(r.Units[c]))
 				} else {
 					cells = append(cells, "-")
 				}
