@@ -44,6 +44,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), reportCommand(),
-			formatsCommand(), ggufCommand(), tuneCommand()},
+			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand()},
 	}
 }
