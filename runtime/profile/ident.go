@@ -25,7 +25,7 @@ type Identity struct {
 // launchers. The templates name each launcher's __global__ kernel
 // <symbol>_kernel (matmul's NVIDIA tensor-core path <symbol>_kernel_wmma);
 // the attention launchers forge_attention_<dtype>_d<dim> launch
-// forge_attn_generic<T, D, ...> or forge_attn_wmma<D, ...>, and the copy
+// forge_attn_generic<T, D, ...>, forge_attn_wmma<D, ...> or forge_attn_mma<D, ...>, and the copy
 // roofline forge_copy_kernel. Names come demangled ("void
 // forge_matvec_f32_q4_k_kernel<256u, 4u, 8u, true, unsigned int>(forge_BlockQ4_K
 // const*, ...)", also nvcc's "(unsigned int)256" spelling) or mangled
@@ -116,7 +116,7 @@ func (id *Identifier) Identify(name string) (Identity, bool) {
 		switch ident {
 		case "forge_copy_kernel":
 			return Identity{Symbol: "forge_copy", Kernel: "copy", Family: "copy", Variant: ident, Target: id.Target}, true
-		case "forge_attn_generic", "forge_attn_wmma":
+		case "forge_attn_generic", "forge_attn_wmma", "forge_attn_mma":
 			rest := name[strings.Index(name, ident)+len(ident):]
 			dtype, dim := "", ""
 			if m := attnMangled.FindStringSubmatch(rest); m != nil {
@@ -127,7 +127,7 @@ func (id *Identifier) Identify(name string) (Identity, bool) {
 				continue
 			}
 			switch {
-			case ident == "forge_attn_wmma", dtype == "t", dtype == "unsigned short", dtype == "uint16_t", strings.Contains(dtype, "half"):
+			case ident == "forge_attn_wmma", ident == "forge_attn_mma", dtype == "t", dtype == "unsigned short", dtype == "uint16_t", strings.Contains(dtype, "half"):
 				dtype = "f16" // the wmma path is f16 only; f16 travels as uint16_t
 			case dtype == "f", dtype == "float":
 				dtype = "f32"
