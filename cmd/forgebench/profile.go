@@ -38,13 +38,16 @@ var (
 func profileCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "profile",
-		Usage:     "run suites under a vendor profiler (rocprof, omniperf, ncu, nsys) and report per kernel: forge launcher, duration, DRAM bandwidth, occupancy, counters",
+		Usage:     "run suites under a vendor profiler (rocprof, omniperf, ncu, nsys) and report per benchmark (per kernel for summary tools): forge launcher, duration, DRAM bandwidth, occupancy, the requested counters",
 		ArgsUsage: "-- <forgebench run filters and flags>",
 		Description: `Runs this forgebench as 'forgebench run <args> --count N --warmup 0
 --copy-bytes -1 --quiet --json OUT/run.json' under the tool, so that each
 selected kernel is launched N times (--launches), then parses the tool's CSV
 and maps each kernel name (demangled or mangled template instantiation) back
-to its forge launcher, family, format and target. Prints a table (--json
+to its forge launcher, family, format and target. Launches are split by
+benchmark (the k-th N launches of a launcher are the k-th benchmark that runs
+it), so each row is one benchmark and shape; nsys's summary stays per kernel.
+Prints a table (--json
 writes the report as JSON) and writes OUT/run-profiled.json: the run with the
 profile added to each benchmark's metrics, for forgebench report.
 
@@ -152,7 +155,7 @@ func profileAction(c *cli.Context) error {
 			}
 		}
 	}
-	ks, err := profile.ParseOutputs(plan)
+	parsed, err := profile.ParseOutputs(plan)
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
@@ -160,7 +163,7 @@ func profileAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	rep := profile.Assemble(plan, opts.Launches, ks, kernels.Kernels, run)
+	rep := profile.Assemble(plan, opts.Launches, parsed, kernels.Kernels, run)
 	var errs []error
 	if p := c.String("json"); p == "-" {
 		errs = append(errs, profile.WriteJSON(c.App.Writer, rep))

@@ -106,3 +106,34 @@ func TestProfileRunsAndParses(t *testing.T) {
 		t.Errorf("report JSON: %v\n%s", err, b)
 	}
 }
+
+// TestProfileParseOnlyRecorded parses the real H100 ncu recording with its
+// run (--parse-only): a row per benchmark, the requested counters only.
+func TestProfileParseOnlyRecorded(t *testing.T) {
+	withProfileFinder(t, nil)
+	out := t.TempDir()
+	for from, to := range map[string]string{"ncu_h100_dequant_matvec.csv": "ncu.csv", "ncu_h100_dequant_matvec.run.json": "run.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "runtime", "profile", "testdata", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, to), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := forgebench(t, "profile", "--tool", "ncu", "--parse-only", "--out", out, "--", "--backend", "cuda")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"one row per benchmark", "matvec_f32/Q4_0/4096x14336", "4096x14336", "matvec_f32/Q4_K/output", "128256x4096", "dequant_f16/Q8_0", "sm__throughput.avg.pct_of_peak_sustained_elapsed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "device__attribute") || strings.Contains(stdout, "note:") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "run-profiled.json")); err != nil {
+		t.Error(err)
+	}
+}

@@ -137,6 +137,10 @@ type Plan struct {
 	Files   map[string]string `json:",omitempty"`
 	Steps   []Step
 	RunJSON string
+	// Metrics are the counters asked of the tool (ncu's --metrics,
+	// rocprof's --pmc), the ones the report keeps; nil where the tool
+	// chooses (omniperf) or gives none (nsys).
+	Metrics []string `json:",omitempty"`
 	// Outputs are what the parsers read, by kind (see Parse).
 	Outputs []Output
 }
@@ -241,6 +245,7 @@ func Build(opts Options) (*Plan, error) {
 			"--metrics", strings.Join(NCUMetrics(opts), ","), "--log-file", log}
 		p.Steps = []Step{{Argv: append(argv, app...)}}
 		p.Outputs = []Output{{Kind: KindNCU, Path: log}}
+		p.Metrics = NCUMetrics(opts)
 	case NSYS:
 		if len(opts.Metrics) > 0 {
 			return nil, errors.New("--metrics: nsys traces kernel durations only; use --tool ncu for counters")
@@ -252,6 +257,7 @@ func Build(opts Options) (*Plan, error) {
 		p.Steps = []Step{{Argv: append(prof, app...)}, {Argv: stats}}
 		p.Outputs = []Output{{Kind: KindNsysKernSum, Path: base + "_cuda_gpu_kern_sum.csv"}}
 	case Rocprof:
+		p.Metrics = slices.Clone(opts.Metrics)
 		dir := filepath.Join(out, "rocprof")
 		switch opts.Variant {
 		case "", "rocprofv3":

@@ -49,53 +49,74 @@ func (k *Kernel) DRAMGBps() float64 {
 	return k.DRAMBytes / k.MedianNs
 }
 
-// launch is one row of a per-launch file.
-type launch struct {
-	name     string
-	ns       float64
-	counters map[string]float64
+// Launch is one kernel launch of a per-launch file (ncu's raw or details
+// page, rocprofv3's kernel trace and counter collection, legacy rocprof's
+// results, omniperf's pmc_perf), in the tool's launch order.
+type Launch struct {
+	ID       string             `json:"id,omitempty"` // ncu's ID, rocprof's Dispatch_Id
+	Name     string             `json:"name"`
+	Ns       float64            `json:"duration_ns"`
+	Counters map[string]float64 `json:"counters,omitempty"`
+}
+
+// Parsed is a tool's file parsed: Launches in launch order where the file
+// has a row per launch (nil for the summaries: nsys's cuda_gpu_kern_sum,
+// the kernel_stats files), and Kernels, the launches aggregated by name.
+type Parsed struct {
+	Launches []Launch
+	Units    map[string]string // counter units (base units), where known
+	Kernels  []Kernel
+}
+
+func parsedOf(ls []Launch, units map[string]string) *Parsed {
+	return &Parsed{Launches: ls, Units: units, Kernels: collect(ls, units)}
 }
 
 // collect aggregates launches by name, in order of first appearance.
-func collect(ls []launch, units map[string]string) []Kernel {
+func collect(ls []Launch, units map[string]string) []Kernel {
 	var order []string
-	by := map[string][]launch{}
+	by := map[string][]Launch{}
 	for _, l := range ls {
-		if _, ok := by[l.name]; !ok {
-			order = append(order, l.name)
+		if _, ok := by[l.Name]; !ok {
+			order = append(order, l.Name)
 		}
-		by[l.name] = append(by[l.name], l)
+		by[l.Name] = append(by[l.Name], l)
 	}
 	out := make([]Kernel, 0, len(order))
 	for _, name := range order {
-		g := by[name]
-		k := Kernel{Name: name, Launches: len(g)}
-		for _, l := range g {
-			k.DurationsNs = append(k.DurationsNs, l.ns)
-		}
-		k.setDurations()
-		sums := map[string]float64{}
-		counts := map[string]int{}
-		for _, l := range g {
-			for c, v := range l.counters {
-				sums[c] += v
-				counts[c]++
-			}
-		}
-		if len(sums) > 0 {
-			k.Counters = map[string]float64{}
-			k.Units = map[string]string{}
-			for c, s := range sums {
-				k.Counters[c] = s / float64(counts[c])
-				if u := units[c]; u != "" {
-					k.Units[c] = u
-				}
-			}
-		}
-		k.derive()
-		out = append(out, k)
+		out = append(out, Aggregate(name, by[name], units))
 	}
 	return out
+}
+
+// Aggregate makes one record of launches: their durations and every
+// counter's mean over the launches that have it.
+func Aggregate(name string, ls []Launch, units map[string]string) Kernel {
+	k := Kernel{Name: name, Launches: len(ls)}
+	for _, l := range ls {
+		k.DurationsNs = append(k.DurationsNs, l.Ns)
+	}
+	k.setDurations()
+	sums := map[string]float64{}
+	counts := map[string]int{}
+	for _, l := range ls {
+		for c, v := range l.Counters {
+			sums[c] += v
+			counts[c]++
+		}
+	}
+	if len(sums) > 0 {
+		k.Counters = map[string]float64{}
+		k.Units = map[string]string{}
+		for c, s := range sums {
+			k.Counters[c] = s / float64(counts[c])
+			if u := units[c]; u != "" {
+				k.Units[c] = u
+			}
+		}
+	}
+	k.derive()
+	return k
 }
 
 // setDurations fills the summary figures from DurationsNs.
@@ -273,6 +294,18 @@ func scale(v float64, unit string) (float64, string) {
 // (one row per launch and metric: Metric Name, Metric Unit, Metric Value).
 // The duration is gpu__time_duration.sum, which must be collected.
 func ParseNCU(r io.Reader) ([]Kernel, error) {
+	p, err := ParseNCULaunches(r)
+	if err != nil {
+		return nil, err
+	}
+	return p.Kernels, nil
+}
+
+// ParseNCULaunches is ParseNCU keeping the launches, in ncu's ID order
+// (the order of the launches). Every metric column of the raw page is kept
+// as a counter, the device__attribute_* and launch__* ones included;
+// forgebench profile keeps only the metrics it asked for (RestrictCounters).
+func ParseNCULaunches(r io.Reader) (*Parsed, error) {
 	header, rows, err := readCSV(r, `"ID"`, `"Kernel Name"`)
 	if err != nil {
 		return nil, fmt.Errorf("ncu: %w", err)
@@ -294,7 +327,7 @@ func ParseNCU(r io.Reader) ([]Kernel, error) {
 	}
 	units := map[string]string{} // as the units row gives them
 	base := map[string]string{}  // after scale
-	var ls []launch
+	var ls []Launch
 	for _, row := range rows {
 		if field(row, id) == "" { // the units row
 			for _, i := range metrics {
@@ -302,27 +335,51 @@ func ParseNCU(r io.Reader) ([]Kernel, error) {
 			}
 			continue
 		}
-		l := launch{name: field(row, name), counters: map[string]float64{}}
+		l := Launch{ID: field(row, id), Name: field(row, name), Counters: map[string]float64{}}
 		for _, i := range metrics {
 			v, ok := number(field(row, i))
 			if !ok {
 				continue
 			}
 			v, u := scale(v, units[header[i]])
-			l.counters[header[i]] = v
+			l.Counters[header[i]] = v
 			base[header[i]] = u
 		}
-		d, ok := l.counters[ncuDuration]
+		d, ok := l.Counters[ncuDuration]
 		if !ok {
-			return nil, fmt.Errorf("ncu: launch %s (%s) has no %s", field(row, id), l.name, ncuDuration)
+			return nil, fmt.Errorf("ncu: launch %s (%s) has no %s", l.ID, l.Name, ncuDuration)
 		}
-		l.ns = d
+		l.Ns = d
 		ls = append(ls, l)
 	}
-	return collect(ls, base), nil
+	sortByID(ls)
+	return parsedOf(ls, base), nil
 }
 
-func parseNCULong(col map[string]int, rows [][]string) ([]Kernel, error) {
+// sortByID puts launches in the order of their IDs when every ID is a
+// number (ncu's ID, rocprof's Dispatch_Id count launches from 0 or 1).
+func sortByID(ls []Launch) {
+	ids := make([]float64, len(ls))
+	for i, l := range ls {
+		v, ok := number(l.ID)
+		if !ok {
+			return
+		}
+		ids[i] = v
+	}
+	perm := make([]int, len(ls))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool { return ids[perm[a]] < ids[perm[b]] })
+	sorted := make([]Launch, len(ls))
+	for i, j := range perm {
+		sorted[i] = ls[j]
+	}
+	copy(ls, sorted)
+}
+
+func parseNCULong(col map[string]int, rows [][]string) (*Parsed, error) {
 	id, name := col["ID"], col["Kernel Name"]
 	mName, mUnit, mValue := col["Metric Name"], col["Metric Unit"], col["Metric Value"]
 	if _, ok := col["Metric Value"]; !ok {
@@ -330,12 +387,12 @@ func parseNCULong(col map[string]int, rows [][]string) ([]Kernel, error) {
 	}
 	units := map[string]string{}
 	var order []string
-	byID := map[string]*launch{}
+	byID := map[string]*Launch{}
 	for _, row := range rows {
 		key := field(row, id)
 		l, ok := byID[key]
 		if !ok {
-			l = &launch{name: field(row, name), counters: map[string]float64{}}
+			l = &Launch{ID: key, Name: field(row, name), Counters: map[string]float64{}}
 			byID[key] = l
 			order = append(order, key)
 		}
@@ -345,20 +402,21 @@ func parseNCULong(col map[string]int, rows [][]string) ([]Kernel, error) {
 		}
 		v, u := scale(v, field(row, mUnit))
 		m := field(row, mName)
-		l.counters[m] = v
+		l.Counters[m] = v
 		units[m] = u
 	}
-	var ls []launch
+	var ls []Launch
 	for _, key := range order {
 		l := byID[key]
-		d, ok := l.counters[ncuDuration]
+		d, ok := l.Counters[ncuDuration]
 		if !ok {
-			return nil, fmt.Errorf("ncu: launch %s (%s) has no %s; collect it (--metrics)", key, l.name, ncuDuration)
+			return nil, fmt.Errorf("ncu: launch %s (%s) has no %s; collect it (--metrics)", key, l.Name, ncuDuration)
 		}
-		l.ns = d
+		l.Ns = d
 		ls = append(ls, *l)
 	}
-	return collect(ls, units), nil
+	sortByID(ls)
+	return parsedOf(ls, units), nil
 }
 
 // ParseNsysKernSum parses nsys stats' cuda_gpu_kern_sum CSV. The time
@@ -446,20 +504,39 @@ func idx(col map[string]int, name string) int {
 // ParseRocprofTrace parses rocprofv3's NAME_kernel_trace.csv: one row per
 // dispatch (Kernel_Name, Start_Timestamp, End_Timestamp in ns).
 func ParseRocprofTrace(r io.Reader) ([]Kernel, error) {
-	return parseDispatches(r, "rocprofv3 kernel trace", "Kernel_Name", "Start_Timestamp", "End_Timestamp", nil)
+	return kernelsOf(parseRocprofTrace(r))
+}
+
+func parseRocprofTrace(r io.Reader) (*Parsed, error) {
+	return parseDispatches(r, "rocprofv3 kernel trace", "Kernel_Name", "Start_Timestamp", "End_Timestamp", "Dispatch_Id", nil)
 }
 
 // ParseRocprofLegacy parses legacy rocprof's per-dispatch results.csv
 // (KernelName, BeginNs, EndNs, and a column per pmc counter).
 func ParseRocprofLegacy(r io.Reader) ([]Kernel, error) {
-	return parseDispatches(r, "rocprof results", "KernelName", "BeginNs", "EndNs", legacyFixed)
+	return kernelsOf(parseRocprofLegacy(r))
+}
+
+func parseRocprofLegacy(r io.Reader) (*Parsed, error) {
+	return parseDispatches(r, "rocprof results", "KernelName", "BeginNs", "EndNs", "Index", legacyFixed)
 }
 
 // ParseOmniperf parses omniperf's / rocprof-compute's pmc_perf.csv: one row
 // per dispatch (Kernel_Name, Start_Timestamp, End_Timestamp) and a column
 // per counter.
 func ParseOmniperf(r io.Reader) ([]Kernel, error) {
-	return parseDispatches(r, "omniperf pmc_perf", "Kernel_Name", "Start_Timestamp", "End_Timestamp", omniperfFixed)
+	return kernelsOf(parseOmniperf(r))
+}
+
+func parseOmniperf(r io.Reader) (*Parsed, error) {
+	return parseDispatches(r, "omniperf pmc_perf", "Kernel_Name", "Start_Timestamp", "End_Timestamp", "Dispatch_ID", omniperfFixed)
+}
+
+func kernelsOf(p *Parsed, err error) ([]Kernel, error) {
+	if err != nil {
+		return nil, err
+	}
+	return p.Kernels, nil
 }
 
 // The descriptive (non-counter) columns of the wide per-dispatch files.
@@ -471,9 +548,10 @@ var (
 		"Correlation_ID", "Kernel_ID", "Node", "Agent_Id"}
 )
 
-// parseDispatches reads a one-row-per-dispatch CSV; with fixed non-nil,
-// every other numeric column is a counter.
-func parseDispatches(r io.Reader, what, nameCol, startCol, endCol string, fixed []string) ([]Kernel, error) {
+// parseDispatches reads a one-row-per-dispatch CSV, launches in the order
+// they started; with fixed non-nil, every other numeric column is a
+// counter.
+func parseDispatches(r io.Reader, what, nameCol, startCol, endCol, idCol string, fixed []string) (*Parsed, error) {
 	header, rows, err := readCSV(r, nameCol, startCol, endCol)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -487,25 +565,38 @@ func parseDispatches(r io.Reader, what, nameCol, startCol, endCol string, fixed 
 			}
 		}
 	}
-	var ls []launch
+	var ls []Launch
+	var starts []float64
 	for n, row := range rows {
 		start, ok1 := number(field(row, col[startCol]))
 		end, ok2 := number(field(row, col[endCol]))
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("%s: row %d: bad timestamps %q, %q", what, n+2, field(row, col[startCol]), field(row, col[endCol]))
 		}
-		l := launch{name: field(row, col[nameCol]), ns: end - start}
+		l := Launch{ID: field(row, idx(col, idCol)), Name: field(row, col[nameCol]), Ns: end - start}
 		for _, i := range counters {
 			if v, ok := number(field(row, i)); ok {
-				if l.counters == nil {
-					l.counters = map[string]float64{}
+				if l.Counters == nil {
+					l.Counters = map[string]float64{}
 				}
-				l.counters[header[i]] = v
+				l.Counters[header[i]] = v
 			}
 		}
 		ls = append(ls, l)
+		starts = append(starts, start)
 	}
-	return collect(ls, nil), nil
+	// Launch order: by start time (the files are written per thread or
+	// queue, not necessarily in order).
+	perm := make([]int, len(ls))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool { return starts[perm[a]] < starts[perm[b]] })
+	sorted := make([]Launch, len(ls))
+	for i, j := range perm {
+		sorted[i] = ls[j]
+	}
+	return parsedOf(sorted, nil), nil
 }
 
 // ParseRocprofCounters parses rocprofv3's NAME_counter_collection.csv: one
@@ -513,6 +604,10 @@ func parseDispatches(r io.Reader, what, nameCol, startCol, endCol string, fixed 
 // Counter_Value, Start_Timestamp, End_Timestamp). A counter that appears
 // several times for one dispatch (per instance) is summed.
 func ParseRocprofCounters(r io.Reader) ([]Kernel, error) {
+	return kernelsOf(parseRocprofCounters(r))
+}
+
+func parseRocprofCounters(r io.Reader) (*Parsed, error) {
 	header, rows, err := readCSV(r, "Kernel_Name", "Counter_Name", "Counter_Value")
 	if err != nil {
 		return nil, fmt.Errorf("rocprofv3 counters: %w", err)
@@ -524,7 +619,7 @@ func ParseRocprofCounters(r io.Reader) ([]Kernel, error) {
 	}
 	start, end := idx(col, "Start_Timestamp"), idx(col, "End_Timestamp")
 	var order []string
-	by := map[string]*launch{}
+	by := map[string]*Launch{}
 	for n, row := range rows {
 		key := field(row, disp)
 		if disp < 0 {
@@ -532,24 +627,28 @@ func ParseRocprofCounters(r io.Reader) ([]Kernel, error) {
 		}
 		l, ok := by[key]
 		if !ok {
-			l = &launch{name: field(row, col["Kernel_Name"]), counters: map[string]float64{}}
+			l = &Launch{Name: field(row, col["Kernel_Name"]), Counters: map[string]float64{}}
+			if disp >= 0 {
+				l.ID = key
+			}
 			s, ok1 := number(field(row, start))
 			e, ok2 := number(field(row, end))
 			if ok1 && ok2 {
-				l.ns = e - s
+				l.Ns = e - s
 			}
 			by[key] = l
 			order = append(order, key)
 		}
 		if v, ok := number(field(row, col["Counter_Value"])); ok {
-			l.counters[field(row, col["Counter_Name"])] += v
+			l.Counters[field(row, col["Counter_Name"])] += v
 		}
 	}
-	ls := make([]launch, len(order))
+	ls := make([]Launch, len(order))
 	for i, key := range order {
 		ls[i] = *by[key]
 	}
-	return collect(ls, nil), nil
+	sortByID(ls)
+	return parsedOf(ls, nil), nil
 }
 
 // Merge folds the counters of extra (e.g. rocprofv3's counter collection)
@@ -570,4 +669,74 @@ func Merge(base, extra []Kernel) []Kernel {
 		}
 	}
 	return base
+}
+
+// MergeLaunches folds the counters of extra's launches into base's, launch
+// by launch (the same ID: rocprofv3's Dispatch_Id in its kernel trace and
+// counter collection). It reports whether every launch of extra found its
+// launch in base.
+func MergeLaunches(base, extra []Launch) bool {
+	at := map[string]int{}
+	for i, l := range base {
+		if l.ID == "" {
+			return false
+		}
+		at[l.ID] = i
+	}
+	all := true
+	for _, e := range extra {
+		i, ok := at[e.ID]
+		if !ok || e.ID == "" || base[i].Name != e.Name {
+			all = false
+			continue
+		}
+		if base[i].Counters == nil {
+			base[i].Counters = map[string]float64{}
+		}
+		for c, v := range e.Counters {
+			base[i].Counters[c] = v
+		}
+	}
+	return all
+}
+
+// RestrictCounters keeps, of each counter map, the metrics asked for: a
+// counter named as asked, or the asked name followed by a rollup
+// (".sum", ".avg.pct_of_peak_sustained_elapsed"). The rest of ncu's raw
+// page (device__attribute_*, launch__*, c2clink__*, …) is dropped.
+func RestrictCounters(p *Parsed, metrics []string) {
+	if len(metrics) == 0 {
+		return
+	}
+	keep := func(c string) bool {
+		for _, m := range metrics {
+			if c == m || strings.HasPrefix(c, m+".") {
+				return true
+			}
+		}
+		return false
+	}
+	restrict := func(m map[string]float64) {
+		for c := range m {
+			if !keep(c) {
+				delete(m, c)
+			}
+		}
+	}
+	for i := range p.Launches {
+		restrict(p.Launches[i].Counters)
+	}
+	for i := range p.Kernels {
+		restrict(p.Kernels[i].Counters)
+		for c := range p.Kernels[i].Units {
+			if !keep(c) {
+				delete(p.Kernels[i].Units, c)
+			}
+		}
+	}
+	for c := range p.Units {
+		if !keep(c) {
+			delete(p.Units, c)
+		}
+	}
 }

@@ -7,12 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rocmforge/forge/generated/kernels"
+	"github.com/rocmforge/forge/runtime/bench"
 )
 
 func opts(tool Tool) Options {
@@ -395,5 +398,197 @@ func TestIdentifyGeneratedLaunches(t *testing.T) {
 				t.Errorf("%s: no launched kernel maps to %s", target, k.Symbol)
 			}
 		}
+	}
+}
+
+// recordedPlan is the plan of scripts/gpu-profile.sh's ncu capture, with
+// its CSV and run JSON copied into dir.
+func recordedPlan(t *testing.T, csvData []byte) (*Plan, *bench.Run) {
+	t.Helper()
+	dir := t.TempDir()
+	o := opts(NCU)
+	o.OutDir, o.Launches = dir, 10
+	plan, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if csvData == nil {
+		if csvData, err = os.ReadFile(filepath.Join("testdata", "ncu_h100_dequant_matvec.csv")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(plan.Outputs[0].Path, csvData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := bench.ReadRun(filepath.Join("testdata", "ncu_h100_dequant_matvec.run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, run
+}
+
+// TestRecordedByBenchmark assembles the real H100 recording with its run:
+// a row per benchmark, each with its own launches (one kernel's launches at
+// four shapes are not merged), DRAM bandwidth below the H100's peak, and
+// the counters the requested metrics only (not ncu's ~300 raw columns).
+func TestRecordedByBenchmark(t *testing.T) {
+	plan, run := recordedPlan(t, nil)
+	parsed, err := ParseOutputs(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Assemble(plan, 10, parsed, kernels.Kernels, run)
+	if rep.Grouping != "benchmark" || len(rep.Notes) != 0 {
+		t.Errorf("grouping %q, notes %q", rep.Grouping, rep.Notes)
+	}
+	if len(rep.Rows) != len(run.Results) {
+		t.Fatalf("%d rows for %d benchmarks", len(rep.Rows), len(run.Results))
+	}
+	const h100PeakGBps = 3352
+	for i, r := range run.Results {
+		row := rep.Rows[i]
+		if row.Benchmark != r.Name || !slices.Equal(row.Shape, r.Shape) || row.Launches != 10 || row.Identity == nil ||
+			row.Identity.Kernel != r.Kernel || row.Identity.Format != r.Format {
+			t.Errorf("row %d: %s %v %d launches %+v, want %s %v", i, row.Benchmark, row.Shape, row.Launches, row.Identity, r.Name, r.Shape)
+		}
+		if row.DRAMGBps <= 0 || row.DRAMGBps > h100PeakGBps || row.ForgeGBps <= 0 || row.ForgeGBps > h100PeakGBps {
+			t.Errorf("%s: DRAM %.0f GB/s, forge %.0f GB/s", r.Name, row.DRAMGBps, row.ForgeGBps)
+		}
+		// The tool's bytes and forge's model agree within 15% (the
+		// weights rotate, so the L2 does not serve them).
+		if d := row.DRAMBytes / float64(row.ForgeBytes); d < 0.85 || d > 1.15 {
+			t.Errorf("%s: DRAM bytes %.0f, forge bytes %d", r.Name, row.DRAMBytes, row.ForgeBytes)
+		}
+		var got []string
+		for c := range row.Counters {
+			got = append(got, c)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(DefaultNCUMetrics))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: counters %q, want %q", r.Name, got, want)
+		}
+	}
+	// One shape's p50 is not another's: Q4_0's output matrix is 7× the 4096×14336.
+	if a, b := rep.Rows[9].MedianNs, rep.Rows[7].MedianNs; a < 5*b {
+		t.Errorf("Q4_0 output p50 %v, 4096x14336 p50 %v", a, b)
+	}
+	var buf strings.Builder
+	if err := WriteTable(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	table := buf.String()
+	for _, r := range run.Results {
+		if !strings.Contains(table, r.Name) {
+			t.Errorf("table lacks %s", r.Name)
+		}
+	}
+	for _, bad := range []string{"device__attribute", "launch__", "c2clink__"} {
+		if strings.Contains(table, bad) {
+			t.Errorf("table has %s", bad)
+		}
+	}
+	counters := table[strings.Index(table, "counters"):]
+	if head := strings.Fields(strings.SplitN(counters, "\n", 3)[1]); !slices.Equal(head[1:], DefaultNCUMetrics) {
+		t.Errorf("counters heading %q", head)
+	}
+	t.Logf("\n%s", table)
+}
+
+// TestRecordedCountsDoNotLineUp drops one launch of the recording: that
+// launcher's benchmarks cannot be told apart, so its rows are per kernel
+// name, with a note; the other launchers are still split.
+func TestRecordedCountsDoNotLineUp(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "ncu_h100_dequant_matvec.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if !strings.HasPrefix(line, `"135",`) { // a launch of matvec_f32/Q8_0/output
+			kept = append(kept, line)
+		}
+	}
+	plan, run := recordedPlan(t, []byte(strings.Join(kept, "")))
+	parsed, err := ParseOutputs(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Assemble(plan, 10, parsed, kernels.Kernels, run)
+	if rep.Grouping != "mixed" || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "forge_matvec_f32_q8_0: 39 launches profiled, 40 expected") {
+		t.Fatalf("grouping %q, notes %q", rep.Grouping, rep.Notes)
+	}
+	split, q8 := 0, 0
+	for _, r := range rep.Rows {
+		switch {
+		case r.Identity.Symbol == "forge_matvec_f32_q8_0":
+			q8 += r.Launches
+			if r.Benchmark != "" {
+				t.Errorf("per-kernel row given benchmark %s", r.Benchmark)
+			}
+		default:
+			split++
+		}
+	}
+	if split != len(run.Results)-4 || q8 != 39 {
+		t.Errorf("%d split rows, %d Q8_0 launches", split, q8)
+	}
+	var buf strings.Builder
+	if err := WriteTable(&buf, rep); err != nil || !strings.Contains(buf.String(), "note: forge_matvec_f32_q8_0") {
+		t.Errorf("%v\n%s", err, buf.String())
+	}
+}
+
+// TestSplitRocprofTrace splits rocprofv3's kernel trace by benchmark and
+// merges its counter collection launch by launch.
+func TestSplitRocprofTrace(t *testing.T) {
+	dir := t.TempDir()
+	o := opts(Rocprof)
+	o.OutDir, o.Metrics = dir, []string{"FETCH_SIZE", "WRITE_SIZE"}
+	plan, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{
+		"synthetic_rocprofv3_kernel_trace.csv":       "forge_kernel_trace.csv",
+		"synthetic_rocprofv3_kernel_stats.csv":       "forge_kernel_stats.csv",
+		"synthetic_rocprofv3_counter_collection.csv": "forge_counter_collection.csv",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "rocprof"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "rocprof", to), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parsed, err := ParseOutputs(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.Launches) != 5 || parsed.Launches[1].Counters["FETCH_SIZE"] != 36880 {
+		t.Fatalf("launches %+v", parsed.Launches)
+	}
+	res := func(name string, n int, bytes int64) bench.Result {
+		return bench.Result{Name: name, Kernel: "matvec_f32", Format: "Q4_K", BytesRead: bytes, Samples: make([]time.Duration, n), Stats: bench.Stats{N: n}}
+	}
+	run := &bench.Run{Meta: bench.Meta{Target: "gfx1100"}, Results: []bench.Result{res("matvec_f32/Q4_K/a", 1, 41000e3), res("matvec_f32/Q4_K/b", 2, 82000e3)}}
+	rep := Assemble(plan, 1, parsed, kernels.Kernels, run)
+	if rep.Grouping != "benchmark" || len(rep.Rows) != 4 {
+		t.Fatalf("grouping %s, %d rows: %+v", rep.Grouping, len(rep.Rows), rep.Rows)
+	}
+	a, b := rep.Rows[0], rep.Rows[1]
+	if a.Benchmark != "matvec_f32/Q4_K/a" || a.Launches != 1 || a.MedianNs != 41000 || a.DRAMBytes != (36880+16)*1024 || !near(a.ForgeGBps, 1000) {
+		t.Errorf("a: %+v", a)
+	}
+	if b.Benchmark != "matvec_f32/Q4_K/b" || b.Launches != 2 || b.MedianNs != 41000 || !near(b.ForgeGBps, 2000) {
+		t.Errorf("b: %+v", b)
+	}
+	// Kernels no benchmark launched: per kernel, after the benchmarks.
+	if rep.Rows[2].Identity == nil || rep.Rows[2].Identity.Family != "attention" || rep.Rows[3].Identity != nil || rep.Rows[2].Benchmark != "" {
+		t.Errorf("rest: %+v", rep.Rows[2:])
 	}
 }
