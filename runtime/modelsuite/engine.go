@@ -117,15 +117,22 @@ type gpuSession struct {
 
 func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 	s.o.timed = false
-	if err := s.t.Start(); err != nil {
-		return 0, err
-	}
-	for range n {
-		if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
-			return 0, err
+	var dt time.Duration
+	err := s.o.g.d.Launch(func() error {
+		s.o.inLaunch = true
+		defer func() { s.o.inLaunch = false }()
+		if err := s.t.Start(); err != nil {
+			return err
 		}
-	}
-	dt, err := s.t.Stop()
+		for range n {
+			if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
+				return err
+			}
+		}
+		var err error
+		dt, err = s.t.Stop()
+		return err
+	})
 	if err != nil {
 		return 0, err
 	}

@@ -140,6 +140,11 @@ type gpuOps struct {
 	k, v     []abi.DevicePtr
 	allocs   []abi.DevicePtr
 
+	// inLaunch: the forward runs inside one gpu.Device.Launch (the timed
+	// path: one OS-thread lock and device selection for all its launches,
+	// not one per launch).
+	inLaunch bool
+
 	timed  bool
 	events []*gpu.Event
 	labels []Component
@@ -218,7 +223,12 @@ func (o *gpuOps) close() error {
 	return errors.Join(errs...)
 }
 
-func (o *gpuOps) launch(fn func() error) error { return o.g.d.Launch(fn) }
+func (o *gpuOps) launch(fn func() error) error {
+	if o.inLaunch {
+		return fn()
+	}
+	return o.g.d.Launch(fn)
+}
 
 func (o *gpuOps) upload(x []float32) error { return gpu.Upload(o.g.d, o.bufs[bH], x) }
 

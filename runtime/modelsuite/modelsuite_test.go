@@ -252,9 +252,13 @@ func TestScenarioCPU(t *testing.T) {
 		Report: func(m suite.Measurement) { ms = append(ms, m) },
 		Logf:   func(format string, args ...any) { logs = append(logs, format) },
 	}
-	if err := Decoder(workloads.DecoderLlama7B).Run(env); err != nil || len(ms) != 0 {
-		t.Fatalf("7B on the cpu: %v, %d measurements", err, len(ms))
+	if err := Decoder(workloads.DecoderLlama7B).Run(env); err != nil || len(ms) != len(workloads.DecoderLlama7B.QuickFormats) {
+		t.Fatalf("7B on the cpu: %v, %d measurements, want a footprint per quick format", err, len(ms))
 	}
+	if m, ok := ms[0].Metric("weight_bytes_per_token"); !ok || m.Value < 4e9 || m.Value > 6e9 {
+		t.Errorf("7B Q4_K footprint: %+v, want about 4.9 GB of weights per token", ms[0])
+	}
+	ms = nil
 	if err := Decoder(workloads.DecoderSmall).Run(env); err != nil {
 		t.Fatal(err)
 	}

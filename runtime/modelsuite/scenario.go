@@ -48,8 +48,10 @@
 // On the cpu backend the same forward runs in Go (runtime/cpu's MatVec,
 // MatMul, AttentionRef and the Go glue), timed with the wall clock, with
 // the host's copy bandwidth as the roofline; shapes whose largest prefill
-// exceeds CPUMaxFLOPs (the 7B) are skipped with a log line, as are, in a
-// quick run, all but the check-sized specs.
+// exceeds CPUMaxFLOPs (the 7B) are not run, with a log line, and neither
+// are, in a quick run, the shapes too large for the cpu: for those only a
+// "<fmt>/footprint" case of counts (weight and KV-cache bytes and GFLOP
+// per token) is reported.
 package modelsuite
 
 import (
@@ -132,13 +134,13 @@ func runDecoder(spec workloads.Decoder, env *suite.Env) error {
 	}
 	biggest := s.FLOPs(slices.Max(prompts), 0)
 	if env.Quick && s.FLOPs(slices.Max(spec.Prompts), 0) > CPUMaxFLOPs {
-		env.Logf("%s: skipped in a quick run (the %s shape; a quick run keeps the small shapes)", spec.Name, spec.Name)
-		return nil
+		env.Logf("%s: not run in a quick run (a quick run keeps the small shapes); its footprint per format only", spec.Name)
+		return footprint(env, s, fmts)
 	}
 	if dev == nil && biggest > CPUMaxFLOPs {
-		env.Logf("%s: skipped on %s: its largest forward is %.0f GFLOP, over the cpu's %.0f GFLOP cap; run it on a GPU backend",
+		env.Logf("%s: not run on %s: its largest forward is %.0f GFLOP, over the cpu's %.0f GFLOP cap; run it on a GPU backend (its footprint per format only)",
 			spec.Name, env.Backend.Name(), biggest/1e9, CPUMaxFLOPs/1e9)
-		return nil
+		return footprint(env, s, fmts)
 	}
 	var roof suite.Roofline
 	var err error
@@ -322,6 +324,27 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 	m.Add("scratch_bytes", float64(maxScratch), "B")
 	m.Add("peak_device_bytes", float64(e.peak()), "B")
 	env.Report(m)
+	return nil
+}
+
+// footprint reports, per format, what a shape that is not run would
+// stream and hold: a case of counts alone ("<fmt>/footprint"), so that a
+// skipped spec says what it is rather than nothing.
+func footprint(env *suite.Env, s Shape, fmts []string) error {
+	for _, name := range fmts {
+		f, ok := formats.ByName(name)
+		if !ok {
+			return fmt.Errorf("unknown format %q", name)
+		}
+		if err := s.Validate(f); err != nil {
+			return err
+		}
+		m := suite.Measurement{Case: f.Name + "/footprint", Shape: []int{s.Hidden, s.Layers}}
+		m.Add("weight_bytes_per_token", float64(s.WeightBytes(f)), "B")
+		m.Add("kv_cache_bytes_per_token", float64(4*s.Layers*s.KVHeads*s.HeadDim), "B")
+		m.Add("gflop_per_token", s.FLOPs(1, 0)/1e9, "GFLOP")
+		env.Report(m)
+	}
 	return nil
 }
 
