@@ -107,8 +107,12 @@ func Files(s *model.Spec) ([]model.File, error) {
 		files = append(files, model.File{Path: p, Data: data})
 	}
 	als := attnLaunchers(s)
-	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als))
-	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls, als))
+	gls, err := glueLaunchers(s)
+	if err != nil {
+		return nil, err
+	}
+	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als, gls))
+	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls, als, gls))
 	add(SuitesDir+"/suites.go", suitesFile(s, ls))
 	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
 	for _, f := range s.Formats {
@@ -232,7 +236,7 @@ func launchers(s *model.Spec) ([]launcher, error) {
 
 // words spells the parts of kernel names that are two words run together,
 // so that Go names read as they are said: "matvec" is MatVec.
-var words = map[string]string{"matvec": "MatVec", "matmul": "MatMul"}
+var words = map[string]string{"matvec": "MatVec", "matmul": "MatMul", "rmsnorm": "RMSNorm", "rope": "RoPE", "silu": "SiLU"}
 
 // camel turns "dequant_f32" into "DequantF32" and "matvec_f32" into "MatVecF32".
 func camel(s string) string {

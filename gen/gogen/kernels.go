@@ -52,6 +52,7 @@ static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
 	}
 	if s.Attention != nil {
 		b.WriteString(trampoline("attention", "forge_attention_<dtype>_d<dim>", sigAttention, ""))
+		b.WriteString(glueTrampolines())
 	}
 	return b.String()
 }
@@ -81,7 +82,7 @@ static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
 }
 
 // kernelsFile renders generated/kernels/kernels.go.
-func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher) *jen.File {
+func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
 	abiPkg := s.Module + "/runtime/abi"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.PackageComment(`// Package kernels binds the launchers of a forge kernel library (built by
@@ -109,12 +110,15 @@ func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher) *jen.File {
 		for _, l := range als {
 			g.Id(l.index)
 		}
+		for _, l := range gls {
+			g.Id(l.index)
+		}
 		g.Id("numKernels")
 	})
 	f.Line()
 
 	f.Comment("kernelTable describes every launcher, by family, kernel, then format; the")
-	f.Comment("attention family's (no format) last.")
+	f.Comment("attention family's (no format), then the model glue's, last.")
 	f.Var().Id("kernelTable").Op("=").Index(jen.Id("numKernels")).Qual(abiPkg, "KernelInfo").ValuesFunc(func(g *jen.Group) {
 		for _, l := range ls {
 			g.Line().Values(fields(
@@ -133,6 +137,14 @@ func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher) *jen.File {
 				"Family", jen.Lit(s.Attention.Name),
 				"Kernel", jen.Lit(l.v.Name()),
 				"Output", jen.Lit(l.v.DType),
+			)...)
+		}
+		for _, l := range gls {
+			g.Line().Values(fields(
+				"Symbol", jen.Lit(l.k.Symbol()),
+				"Family", jen.Lit(model.GlueFamily),
+				"Kernel", jen.Lit(l.k.Name),
+				"Output", jen.Lit(l.k.Output),
 			)...)
 		}
 		g.Line()
@@ -217,6 +229,9 @@ is refused with one error naming all of them.`)
 	}
 	if len(als) > 0 {
 		attentionBindings(f, s, als)
+	}
+	if len(gls) > 0 {
+		glueBindings(f, s, gls)
 	}
 	return f
 }

@@ -43,6 +43,11 @@ const (
 	// attentionTemplate renders each target's attention family file,
 	// <Attention.Name>.hip (not format-specific).
 	attentionTemplate = "attention.hip.tmpl"
+	// glueTemplate renders each target's model glue, GlueName, with the
+	// attention family (model.GlueKernels).
+	glueTemplate = "glue.hip.tmpl"
+	// GlueName is the per-target file of the glue launchers.
+	GlueName = "glue.hip"
 
 	// GridCap caps the workgroups a launcher starts; the kernels grid-stride
 	// over the rest. 65535 workgroups of ≥ 32 threads keep any current GPU
@@ -151,6 +156,15 @@ type attentionVariant struct {
 	Half    bool   // DType == "f16"
 }
 
+// glueData is what glue.hip.tmpl sees.
+type glueData struct {
+	Header   string
+	Template string
+	Target   *model.Target
+	Kernels  []model.GlueKernel
+	GridCap  int
+}
+
 // runtimeData is what runtime.hip.tmpl sees.
 type runtimeData struct {
 	Header   string
@@ -179,9 +193,12 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	var attnTmpl *template.Template
+	var attnTmpl, glueTmpl *template.Template
 	if s.Attention != nil {
 		if attnTmpl, err = parse(fsys, attentionTemplate); err != nil {
+			errs = append(errs, err)
+		}
+		if glueTmpl, err = parse(fsys, glueTemplate); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -215,6 +232,16 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 				data.Variants = append(data.Variants, av)
 			}
 			if b, err := execute(attnTmpl, p, data); err != nil {
+				fail(p, err)
+			} else {
+				files = append(files, model.File{Path: p, Data: b})
+			}
+		}
+		if glueTmpl != nil {
+			p := path.Join(dir, GlueName)
+			data := glueData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, glueTemplate),
+				Target: t, Kernels: model.GlueKernels, GridCap: GridCap}
+			if b, err := execute(glueTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
 				files = append(files, model.File{Path: p, Data: b})

@@ -243,6 +243,7 @@ var WorkloadKinds = map[string]WorkloadKind{
 	"Allocator": {Family: "memory", Pkg: "runtime/memsuite", Func: "Allocator"},
 	"Quantize":  {Family: "quantize", Pkg: "runtime/quantsuite", Func: "Quantize"},
 	"Attention": {Family: "attention", Pkg: "runtime/attnsuite", Func: "Attention"},
+	"Decoder":   {Family: "model", Pkg: "runtime/modelsuite", Func: "Decoder"},
 }
 
 // AttentionFamily is the flash-attention family (specs/families.AttentionFamily).

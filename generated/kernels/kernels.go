@@ -55,6 +55,30 @@ typedef int (*forge_attention_fn)(const void*, const void*, const void*, void*, 
 static int forge_call_attention(void* fn, uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t o, int64_t batch, int64_t heads, int64_t headsKV, int64_t seqQ, int64_t seqKV, float scale, int32_t causal, uintptr_t stream) {
 	return ((forge_attention_fn)fn)((const void*)q, (const void*)k, (const void*)v, (void*)o, batch, heads, headsKV, seqQ, seqKV, scale, causal, (void*)stream);
 }
+
+// int forge_glue_norm_*(const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, forge_stream_t stream)
+typedef int (*forge_glue_norm_fn)(const float*, const float*, float*, int64_t, int64_t, float, void*);
+static int forge_call_glue_norm(void* fn, uintptr_t x, uintptr_t w, uintptr_t y, int64_t rows, int64_t dim, float eps, uintptr_t stream) {
+	return ((forge_glue_norm_fn)fn)((const float*)x, (const float*)w, (float*)y, rows, dim, eps, (void*)stream);
+}
+
+// int forge_glue_rope_*(float* x, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, float theta, int32_t neox, forge_stream_t stream)
+typedef int (*forge_glue_rope_fn)(float*, int64_t, int64_t, int64_t, int64_t, float, int32_t, void*);
+static int forge_call_glue_rope(void* fn, uintptr_t x, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, float theta, int32_t neox, uintptr_t stream) {
+	return ((forge_glue_rope_fn)fn)((float*)x, seq, heads, headDim, pos, theta, neox, (void*)stream);
+}
+
+// int forge_glue_binary_*(const float* a, const float* b, float* out, int64_t n, forge_stream_t stream)
+typedef int (*forge_glue_binary_fn)(const float*, const float*, float*, int64_t, void*);
+static int forge_call_glue_binary(void* fn, uintptr_t a, uintptr_t b, uintptr_t out, int64_t n, uintptr_t stream) {
+	return ((forge_glue_binary_fn)fn)((const float*)a, (const float*)b, (float*)out, n, (void*)stream);
+}
+
+// int forge_glue_layout_*(const void* src, void* dst, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, int64_t cap, forge_stream_t stream)
+typedef int (*forge_glue_layout_fn)(const void*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, void*);
+static int forge_call_glue_layout(void* fn, uintptr_t src, uintptr_t dst, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, int64_t cap, uintptr_t stream) {
+	return ((forge_glue_layout_fn)fn)((const void*)src, (void*)dst, seq, heads, headDim, pos, cap, (void*)stream);
+}
 */
 import "C"
 
@@ -154,11 +178,17 @@ const (
 	fnAttentionF16D128
 	fnAttentionF32D64
 	fnAttentionF32D128
+	fnGlueRMSNormF32
+	fnGlueRoPEF32
+	fnGlueSiLUMulF32
+	fnGlueAddF32
+	fnGlueHeadsF16
+	fnGlueTokensF32
 	numKernels
 )
 
 // kernelTable describes every launcher, by family, kernel, then format; the
-// attention family's (no format) last.
+// attention family's (no format), then the model glue's, last.
 var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f32_f32", Format: "F32", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
 	{Symbol: "forge_dequant_f32_f16", Format: "F16", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 1, BlockBytes: 2},
@@ -248,6 +278,12 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_attention_f16_d128", Family: "attention", Kernel: "attention_f16_d128", Output: "f16"},
 	{Symbol: "forge_attention_f32_d64", Family: "attention", Kernel: "attention_f32_d64", Output: "f32"},
 	{Symbol: "forge_attention_f32_d128", Family: "attention", Kernel: "attention_f32_d128", Output: "f32"},
+	{Symbol: "forge_glue_rmsnorm_f32", Family: "glue", Kernel: "glue_rmsnorm_f32", Output: "f32"},
+	{Symbol: "forge_glue_rope_f32", Family: "glue", Kernel: "glue_rope_f32", Output: "f32"},
+	{Symbol: "forge_glue_silu_mul_f32", Family: "glue", Kernel: "glue_silu_mul_f32", Output: "f32"},
+	{Symbol: "forge_glue_add_f32", Family: "glue", Kernel: "glue_add_f32", Output: "f32"},
+	{Symbol: "forge_glue_heads_f16", Family: "glue", Kernel: "glue_heads_f16", Output: "f16"},
+	{Symbol: "forge_glue_tokens_f32", Family: "glue", Kernel: "glue_tokens_f32", Output: "f32"},
 }
 
 // Kernels lists every launcher a kernel library exports besides
@@ -1468,4 +1504,172 @@ func (l *Library) Attention(dtype string, headDim int) (AttentionFunc, bool) {
 		return l.AttentionF32D128, true
 	}
 	return nil, false
+}
+
+// glueElems is a·b·c, or -1 when a count is negative or the product exceeds
+// MaxInt64/4 (its float32 bytes would overflow an int64), as the glue
+// launchers count.
+func glueElems(a, b, c int64) int64 {
+	const most = math.MaxInt64 / 4
+	switch {
+	case a < 0 || b < 0 || c < 0:
+		return -1
+	case a == 0 || b == 0 || c == 0:
+		return 0
+	case a > most/b || a*b > most/c:
+		return -1
+	}
+	return a * b * c
+}
+
+// GlueNormFunc is the signature of the glue launchers of norm shape: RMSNorm,
+// y[r,:] = x[r,:]·w / sqrt(mean x[r,:]² + eps), rows rows of dim float32 in device memory.
+type GlueNormFunc func(x, w, y abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error
+
+// checkGlueNormArgs refuses a call that glue launcher i must not receive, before
+// it crosses into C: what the launchers refuse.
+func checkGlueNormArgs(i int, x, w, y abi.DevicePtr, rows, dim int64, eps float32) error {
+	switch {
+	case glueElems(rows, dim, 1) < 0:
+		return fmt.Errorf("%s: bad size %d×%d (negative, or past MaxInt64/4 elements)", kernelTable[i].Symbol, rows, dim)
+	case rows > 0 && dim > 0 && (x == 0 || w == 0 || y == 0):
+		return fmt.Errorf("%s: null device pointer (x %#x, w %#x, y %#x)", kernelTable[i].Symbol, x, w, y)
+	}
+	return nil
+}
+
+// glueNorm calls glue launcher i; a call that does nothing is not made.
+func (l *Library) glueNorm(i int, x, w, y abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {
+	if err := checkGlueNormArgs(i, x, w, y, rows, dim, eps); err != nil || rows == 0 || dim == 0 {
+		return err
+	}
+	return result(i, C.forge_call_glue_norm(l.fn[i], C.uintptr_t(x), C.uintptr_t(w), C.uintptr_t(y), C.int64_t(rows), C.int64_t(dim), C.float(eps), C.uintptr_t(stream)))
+}
+
+// GlueRoPEFunc is the signature of the glue launchers of rope shape: rotary position embedding
+// in place on x, token-major [seq, heads, headDim] float32 in device memory, token t at
+// position pos+t; neox 0 pairs (2i, 2i+1) (llama), 1 pairs (i, i+headDim/2).
+type GlueRoPEFunc func(x abi.DevicePtr, seq, heads, headDim, pos int64, theta float32, neox int32, stream abi.Stream) error
+
+// checkGlueRoPEArgs refuses a call that glue launcher i must not receive, before
+// it crosses into C: what the launchers refuse.
+func checkGlueRoPEArgs(i int, x abi.DevicePtr, seq, heads, headDim, pos int64, theta float32, neox int32) error {
+	switch {
+	case glueElems(seq, heads, headDim) < 0 || pos < 0:
+		return fmt.Errorf("%s: bad size (seq %d, heads %d, head dim %d, pos %d: negative, or past MaxInt64/4 elements)", kernelTable[i].Symbol, seq, heads, headDim, pos)
+	case headDim%2 != 0:
+		return fmt.Errorf("%s: odd head dimension %d", kernelTable[i].Symbol, headDim)
+	case neox != 0 && neox != 1:
+		return fmt.Errorf("%s: neox %d: want 0 or 1", kernelTable[i].Symbol, neox)
+	case !(theta > 0):
+		return fmt.Errorf("%s: theta %g: want a positive base", kernelTable[i].Symbol, theta)
+	case !(seq == 0 || heads == 0 || headDim == 0) && x == 0:
+		return fmt.Errorf("%s: null device pointer x", kernelTable[i].Symbol)
+	}
+	return nil
+}
+
+// glueRoPE calls glue launcher i; a call that does nothing is not made.
+func (l *Library) glueRoPE(i int, x abi.DevicePtr, seq, heads, headDim, pos int64, theta float32, neox int32, stream abi.Stream) error {
+	if err := checkGlueRoPEArgs(i, x, seq, heads, headDim, pos, theta, neox); err != nil || seq == 0 || heads == 0 || headDim == 0 {
+		return err
+	}
+	return result(i, C.forge_call_glue_rope(l.fn[i], C.uintptr_t(x), C.int64_t(seq), C.int64_t(heads), C.int64_t(headDim), C.int64_t(pos), C.float(theta), C.int32_t(neox), C.uintptr_t(stream)))
+}
+
+// GlueBinaryFunc is the signature of the glue launchers of binary shape: an element-wise
+// out = op(a, b) over n float32 in device memory (out may be a or b).
+type GlueBinaryFunc func(a, b, out abi.DevicePtr, n int64, stream abi.Stream) error
+
+// checkGlueBinaryArgs refuses a call that glue launcher i must not receive, before
+// it crosses into C: what the launchers refuse.
+func checkGlueBinaryArgs(i int, a, b, out abi.DevicePtr, n int64) error {
+	switch {
+	case n < 0 || n > math.MaxInt64/4:
+		return fmt.Errorf("%s: bad element count %d", kernelTable[i].Symbol, n)
+	case n > 0 && (a == 0 || b == 0 || out == 0):
+		return fmt.Errorf("%s: null device pointer (a %#x, b %#x, out %#x)", kernelTable[i].Symbol, a, b, out)
+	}
+	return nil
+}
+
+// glueBinary calls glue launcher i; a call that does nothing is not made.
+func (l *Library) glueBinary(i int, a, b, out abi.DevicePtr, n int64, stream abi.Stream) error {
+	if err := checkGlueBinaryArgs(i, a, b, out, n); err != nil || n == 0 {
+		return err
+	}
+	return result(i, C.forge_call_glue_binary(l.fn[i], C.uintptr_t(a), C.uintptr_t(b), C.uintptr_t(out), C.int64_t(n), C.uintptr_t(stream)))
+}
+
+// GlueLayoutFunc is the signature of the glue launchers of layout shape: a layout change
+// between token-major float32 [seq, heads, headDim] and rows pos..pos+seq-1 of
+// head-major f16 [heads, cap, headDim], in device memory.
+type GlueLayoutFunc func(src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) error
+
+// checkGlueLayoutArgs refuses a call that glue launcher i must not receive, before
+// it crosses into C: what the launchers refuse.
+func checkGlueLayoutArgs(i int, src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64) error {
+	switch {
+	case glueElems(seq, heads, headDim) < 0 || glueElems(cap, heads, headDim) < 0 || pos < 0 || pos > cap || seq > cap-pos:
+		return fmt.Errorf("%s: bad size (seq %d at pos %d of cap %d, heads %d, head dim %d)", kernelTable[i].Symbol, seq, pos, cap, heads, headDim)
+	case !(seq == 0 || heads == 0 || headDim == 0) && (src == 0 || dst == 0):
+		return fmt.Errorf("%s: null device pointer (src %#x, dst %#x)", kernelTable[i].Symbol, src, dst)
+	}
+	return nil
+}
+
+// glueLayout calls glue launcher i; a call that does nothing is not made.
+func (l *Library) glueLayout(i int, src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) error {
+	if err := checkGlueLayoutArgs(i, src, dst, seq, heads, headDim, pos, cap); err != nil || seq == 0 || heads == 0 || headDim == 0 {
+		return err
+	}
+	return result(i, C.forge_call_glue_layout(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(seq), C.int64_t(heads), C.int64_t(headDim), C.int64_t(pos), C.int64_t(cap), C.uintptr_t(stream)))
+}
+
+// GlueRMSNormF32 returns the launcher forge_glue_rmsnorm_f32 (RMSNorm of rows × dim float32 with a weight vector) as a GlueNormFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueRMSNormF32() (GlueNormFunc, bool) {
+	return func(x, w, y abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {
+		return l.glueNorm(fnGlueRMSNormF32, x, w, y, rows, dim, eps, stream)
+	}, true
+}
+
+// GlueRoPEF32 returns the launcher forge_glue_rope_f32 (rotary position embedding, in place on token-major [seq, heads, head_dim] float32) as a GlueRoPEFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueRoPEF32() (GlueRoPEFunc, bool) {
+	return func(x abi.DevicePtr, seq, heads, headDim, pos int64, theta float32, neox int32, stream abi.Stream) error {
+		return l.glueRoPE(fnGlueRoPEF32, x, seq, heads, headDim, pos, theta, neox, stream)
+	}, true
+}
+
+// GlueSiLUMulF32 returns the launcher forge_glue_silu_mul_f32 (out = silu(gate) · up, element-wise) as a GlueBinaryFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueSiLUMulF32() (GlueBinaryFunc, bool) {
+	return func(a, b, out abi.DevicePtr, n int64, stream abi.Stream) error {
+		return l.glueBinary(fnGlueSiLUMulF32, a, b, out, n, stream)
+	}, true
+}
+
+// GlueAddF32 returns the launcher forge_glue_add_f32 (out = a + b, element-wise (residual adds; out may be a)) as a GlueBinaryFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueAddF32() (GlueBinaryFunc, bool) {
+	return func(a, b, out abi.DevicePtr, n int64, stream abi.Stream) error {
+		return l.glueBinary(fnGlueAddF32, a, b, out, n, stream)
+	}, true
+}
+
+// GlueHeadsF16 returns the launcher forge_glue_heads_f16 (float32 [seq, heads, head_dim] → f16 rows pos.. of [heads, cap, head_dim] (q for attention, KV-cache append)) as a GlueLayoutFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueHeadsF16() (GlueLayoutFunc, bool) {
+	return func(src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) error {
+		return l.glueLayout(fnGlueHeadsF16, src, dst, seq, heads, headDim, pos, cap, stream)
+	}, true
+}
+
+// GlueTokensF32 returns the launcher forge_glue_tokens_f32 (f16 rows pos.. of [heads, cap, head_dim] → float32 [seq, heads, head_dim] (attention output)) as a GlueLayoutFunc,
+// and true: every library built with the attention family has the glue.
+func (l *Library) GlueTokensF32() (GlueLayoutFunc, bool) {
+	return func(src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) error {
+		return l.glueLayout(fnGlueTokensF32, src, dst, seq, heads, headDim, pos, cap, stream)
+	}, true
 }

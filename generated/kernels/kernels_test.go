@@ -57,6 +57,13 @@ func TestKernelTable(t *testing.T) {
 			}
 			continue
 		}
+		// The model glue is not format-specific either.
+		if k.Family == "glue" {
+			if k.Symbol != "forge_"+k.Kernel || k.Format != "" || suite.OutputSize(k.Output) == 0 {
+				t.Errorf("glue kernel %+v", k)
+			}
+			continue
+		}
 		if want := "forge_" + k.Kernel + "_" + strings.ToLower(k.Format); k.Symbol != want {
 			t.Errorf("%s: want symbol %s", k.Symbol, want)
 		}
@@ -153,6 +160,365 @@ func TestAttentionLaunchers(t *testing.T) {
 	}
 	if _, ok := l.Attention("f16", 7); ok {
 		t.Errorf("Attention found a launcher it should not have")
+	}
+}
+
+// TestGlueRMSNormF32Launchers calls every glue_rmsnorm_f32 wrapper, found through Library.GlueRMSNormF32,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueRMSNormF32Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_rmsnorm_f32" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueRMSNormF32()
+		if !ok {
+			t.Errorf("GlueRMSNormF32 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Cols: int64(64 + i), Scale: float32(1e-05), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Scale, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			x    abi.DevicePtr
+			w    abi.DevicePtr
+			y    abi.DevicePtr
+			rows int64
+			dim  int64
+			eps  float32
+		}
+		refused := []args{{want.Src, want.X, want.Dst, -1, want.Cols, want.Scale}, {want.Src, want.X, want.Dst, want.Rows, -1, want.Scale}, {0, want.X, want.Dst, want.Rows, want.Cols, want.Scale}, {want.Src, 0, want.Dst, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, 0, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, want.Dst, 2, math.MaxInt64 / 4, want.Scale}}
+		for _, bad := range refused {
+			if err := fn(bad.x, bad.w, bad.y, bad.rows, bad.dim, bad.eps, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, want.Cols, want.Scale, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Scale, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_rmsnorm_f32 launcher was exercised")
+	}
+}
+
+// TestGlueRoPEF32Launchers calls every glue_rope_f32 wrapper, found through Library.GlueRoPEF32,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueRoPEF32Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_rope_f32" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueRoPEF32()
+		if !ok {
+			t.Errorf("GlueRoPEF32 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Heads: int64(int64(4)), Cols: int64(int64(64)), Pos: int64(7 + i), Scale: float32(10000.0), Causal: int32(i % 2), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Scale, want.Causal, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			x       abi.DevicePtr
+			seq     int64
+			heads   int64
+			headDim int64
+			pos     int64
+			theta   float32
+			neox    int32
+		}
+		refused := []args{{want.Dst, -1, want.Heads, want.Cols, want.Pos, want.Scale, want.Causal}, {want.Dst, want.Rows, want.Heads, want.Cols, -1, want.Scale, want.Causal}, {want.Dst, want.Rows, want.Heads, 63, want.Pos, want.Scale, want.Causal}, {want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Scale, 2}, {want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, 0, want.Causal}, {0, want.Rows, want.Heads, want.Cols, want.Pos, want.Scale, want.Causal}, {want.Dst, 1 << 40, 1 << 40, want.Cols, want.Pos, want.Scale, want.Causal}}
+		for _, bad := range refused {
+			if err := fn(bad.x, bad.seq, bad.heads, bad.headDim, bad.pos, bad.theta, bad.neox, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, want.Heads, want.Cols, want.Pos, want.Scale, want.Causal, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Scale, want.Causal, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_rope_f32 launcher was exercised")
+	}
+}
+
+// TestGlueSiLUMulF32Launchers calls every glue_silu_mul_f32 wrapper, found through Library.GlueSiLUMulF32,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueSiLUMulF32Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_silu_mul_f32" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueSiLUMulF32()
+		if !ok {
+			t.Errorf("GlueSiLUMulF32 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(100 + i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			a   abi.DevicePtr
+			b   abi.DevicePtr
+			out abi.DevicePtr
+			n   int64
+		}
+		refused := []args{{want.Src, want.X, want.Dst, -1}, {0, want.X, want.Dst, want.Rows}, {want.Src, 0, want.Dst, want.Rows}, {want.Src, want.X, 0, want.Rows}, {want.Src, want.X, want.Dst, math.MaxInt64/4 + 1}}
+		for _, bad := range refused {
+			if err := fn(bad.a, bad.b, bad.out, bad.n, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_silu_mul_f32 launcher was exercised")
+	}
+}
+
+// TestGlueAddF32Launchers calls every glue_add_f32 wrapper, found through Library.GlueAddF32,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueAddF32Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_add_f32" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueAddF32()
+		if !ok {
+			t.Errorf("GlueAddF32 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(100 + i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			a   abi.DevicePtr
+			b   abi.DevicePtr
+			out abi.DevicePtr
+			n   int64
+		}
+		refused := []args{{want.Src, want.X, want.Dst, -1}, {0, want.X, want.Dst, want.Rows}, {want.Src, 0, want.Dst, want.Rows}, {want.Src, want.X, 0, want.Rows}, {want.Src, want.X, want.Dst, math.MaxInt64/4 + 1}}
+		for _, bad := range refused {
+			if err := fn(bad.a, bad.b, bad.out, bad.n, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_add_f32 launcher was exercised")
+	}
+}
+
+// TestGlueHeadsF16Launchers calls every glue_heads_f16 wrapper, found through Library.GlueHeadsF16,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueHeadsF16Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_heads_f16" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueHeadsF16()
+		if !ok {
+			t.Errorf("GlueHeadsF16 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Heads: int64(int64(2)), Cols: int64(int64(64)), Pos: int64(int64(3)), Cap: int64(16 + i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			src     abi.DevicePtr
+			dst     abi.DevicePtr
+			seq     int64
+			heads   int64
+			headDim int64
+			pos     int64
+			cap     int64
+		}
+		refused := []args{{want.Src, want.Dst, -1, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, -1}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, -1, want.Cap}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Cap, want.Cap}, {0, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, 0, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, want.Dst, want.Rows, 1 << 40, want.Cols, want.Pos, 1 << 40}}
+		for _, bad := range refused {
+			if err := fn(bad.src, bad.dst, bad.seq, bad.heads, bad.headDim, bad.pos, bad.cap, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, want.Heads, want.Cols, want.Pos, want.Cap, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_heads_f16 launcher was exercised")
+	}
+}
+
+// TestGlueTokensF32Launchers calls every glue_tokens_f32 wrapper, found through Library.GlueTokensF32,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueTokensF32Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Kernel != "glue_tokens_f32" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueTokensF32()
+		if !ok {
+			t.Errorf("GlueTokensF32 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Heads: int64(int64(2)), Cols: int64(int64(64)), Pos: int64(int64(3)), Cap: int64(16 + i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			src     abi.DevicePtr
+			dst     abi.DevicePtr
+			seq     int64
+			heads   int64
+			headDim int64
+			pos     int64
+			cap     int64
+		}
+		refused := []args{{want.Src, want.Dst, -1, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, -1}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, -1, want.Cap}, {want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Cap, want.Cap}, {0, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, 0, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap}, {want.Src, want.Dst, want.Rows, 1 << 40, want.Cols, want.Pos, 1 << 40}}
+		for _, bad := range refused {
+			if err := fn(bad.src, bad.dst, bad.seq, bad.heads, bad.headDim, bad.pos, bad.cap, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, want.Heads, want.Cols, want.Pos, want.Cap, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.Dst, want.Rows, want.Heads, want.Cols, want.Pos, want.Cap, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_tokens_f32 launcher was exercised")
 	}
 }
 

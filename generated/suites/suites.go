@@ -11,6 +11,7 @@ import (
 	"github.com/rocmforge/forge/runtime/abi"
 	attnsuite "github.com/rocmforge/forge/runtime/attnsuite"
 	memsuite "github.com/rocmforge/forge/runtime/memsuite"
+	modelsuite "github.com/rocmforge/forge/runtime/modelsuite"
 	quantsuite "github.com/rocmforge/forge/runtime/quantsuite"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -112,5 +113,7 @@ func init() {
 	suite.Register(suite.Suite{Name: "memory/kv_cache", Family: "memory", Scenario: memsuite.KVCache(workloads.KVCache7B)})
 	suite.Register(suite.Suite{Name: "memory/scratch", Family: "memory", Scenario: memsuite.Scratch(workloads.ScratchBuffers)})
 	suite.Register(suite.Suite{Name: "memory/allocator", Family: "memory", Scenario: memsuite.Allocator(workloads.CachingAllocator)})
+	suite.Register(suite.Suite{Name: "model/llama_7b", Family: "model", Scenario: modelsuite.Decoder(workloads.DecoderLlama7B)})
+	suite.Register(suite.Suite{Name: "model/small", Family: "model", Scenario: modelsuite.Decoder(workloads.DecoderSmall)})
 	suite.Register(suite.Suite{Name: "quantize/models", Family: "quantize", Scenario: quantsuite.Quantize(workloads.QuantizeModels)})
 }

@@ -101,6 +101,8 @@ func TestRegistered(t *testing.T) {
 		"memory/kv_cache",
 		"memory/scratch",
 		"memory/allocator",
+		"model/llama_7b",
+		"model/small",
 		"quantize/models",
 	}
 	all := suite.All()

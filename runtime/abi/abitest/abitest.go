@@ -34,6 +34,7 @@ typedef struct {
 	int64_t n, rows, cols, batch, heads, heads_kv, seq_q, seq_kv;
 	float scale;
 	int32_t causal;
+	int64_t pos, cap;
 } fake_call;
 static fake_call fake_last;
 static int64_t fake_calls;
@@ -86,6 +87,55 @@ static int fake_record_attention(int slot, const void* q, const void* k, const v
 	fake_last.scale = scale;
 	fake_last.causal = causal;
 	return fake_code;
+}
+// Glue launchers (GluePrefix): rmsnorm records x as src, w as x, y as dst,
+// rows and dim as cols, eps as scale; rope x as dst, seq as rows, heads,
+// head_dim as cols, pos, theta as scale, neox as causal; the element-wise
+// ones a as src, b as x, out as dst, n as rows; the layout ones src, dst,
+// seq as rows, heads, head_dim as cols, pos and cap.
+static int fake_record_glue_norm(int slot, const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, void* stream) {
+	fake_record_matvec(slot, x, w, y, rows, dim, stream);
+	fake_last.scale = eps;
+	return fake_code;
+}
+static int fake_record_glue_rope(int slot, float* x, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, float theta, int32_t neox, void* stream) {
+	fake_record_matvec(slot, NULL, NULL, x, seq, head_dim, stream);
+	fake_last.heads = heads;
+	fake_last.pos = pos;
+	fake_last.scale = theta;
+	fake_last.causal = neox;
+	return fake_code;
+}
+static int fake_record_glue_binary(int slot, const float* a, const float* b, float* out, int64_t n, void* stream) {
+	return fake_record_matvec(slot, a, b, out, n, 0, stream);
+}
+static int fake_record_glue_layout(int slot, const void* src, void* dst, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, int64_t cap, void* stream) {
+	fake_record_matvec(slot, src, NULL, (float*)dst, seq, head_dim, stream);
+	fake_last.heads = heads;
+	fake_last.pos = pos;
+	fake_last.cap = cap;
+	return fake_code;
+}
+// 8 recorders of each glue shape, each told the slot (the symbol's index
+// among the resolved ones) it records as when it is handed out.
+#define FAKE_GN(i) static int fake_gn_##i(const float* x, const float* w, float* y, int64_t r, int64_t d, float e, void* st) { return fake_record_glue_norm(fake_glue_slot[0][i], x, w, y, r, d, e, st); }
+#define FAKE_GR(i) static int fake_gr_##i(float* x, int64_t s, int64_t h, int64_t d, int64_t p, float t, int32_t n, void* st) { return fake_record_glue_rope(fake_glue_slot[1][i], x, s, h, d, p, t, n, st); }
+#define FAKE_GB(i) static int fake_gb_##i(const float* a, const float* b, float* o, int64_t n, void* st) { return fake_record_glue_binary(fake_glue_slot[2][i], a, b, o, n, st); }
+#define FAKE_GL(i) static int fake_gl_##i(const void* s, void* d, int64_t q, int64_t h, int64_t hd, int64_t p, int64_t c, void* st) { return fake_record_glue_layout(fake_glue_slot[3][i], s, d, q, h, hd, p, c, st); }
+static int fake_glue_slot[4][8];
+#define FAKE_G8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+FAKE_G8(FAKE_GN) FAKE_G8(FAKE_GR) FAKE_G8(FAKE_GB) FAKE_G8(FAKE_GL)
+#define FAKE_GNP(i) (void*)fake_gn_##i,
+#define FAKE_GRP(i) (void*)fake_gr_##i,
+#define FAKE_GBP(i) (void*)fake_gb_##i,
+#define FAKE_GLP(i) (void*)fake_gl_##i,
+static void* const fake_glue_recorders[4][8] = {{FAKE_G8(FAKE_GNP)}, {FAKE_G8(FAKE_GRP)}, {FAKE_G8(FAKE_GBP)}, {FAKE_G8(FAKE_GLP)}};
+// fake_glue_recorder hands out recorder k of shape kind for slot, or NULL
+// when the shape's 8 are used.
+static void* fake_glue_recorder(int kind, int k, int slot) {
+	if (k >= 8) return NULL;
+	fake_glue_slot[kind][k] = slot;
+	return fake_glue_recorders[kind][k];
 }
 static fake_call fake_last_call(void) { return fake_last; }
 static int64_t fake_call_count(void) { return fake_calls; }
@@ -285,6 +335,34 @@ type Call struct {
 	SeqKV   int64
 	Scale   float32
 	Causal  int32
+	// A glue launcher (GluePrefix) records as the fake's C comment says:
+	// rope and the layout launchers the position as Pos, layout's capacity
+	// as Cap.
+	Pos int64
+	Cap int64
+}
+
+// GluePrefix starts the symbols of the model glue; the fake resolves
+// forge_glue_rmsnorm_*, forge_glue_rope_*, forge_glue_silu_mul_* and
+// forge_glue_add_*, forge_glue_heads_* and forge_glue_tokens_* to
+// recording launchers of their four shapes (gen/gogen/glue.go), at most
+// eight symbols of each shape per library.
+const GluePrefix = "forge_glue_"
+
+// glueKind is the recorder table of a glue symbol's shape.
+func glueKind(symbol string) int {
+	rest := strings.TrimPrefix(symbol, GluePrefix)
+	switch {
+	case strings.HasPrefix(rest, "rmsnorm"):
+		return 0
+	case strings.HasPrefix(rest, "rope"):
+		return 1
+	case strings.HasPrefix(rest, "silu_mul"), strings.HasPrefix(rest, "add"):
+		return 2
+	case strings.HasPrefix(rest, "heads"), strings.HasPrefix(rest, "tokens"):
+		return 3
+	}
+	return -1
 }
 
 // AttentionPrefix starts the symbols the fake resolves to recording
@@ -306,7 +384,9 @@ const MatMulPrefix = "forge_matmul_"
 // Lib is an open fake library.
 type Lib struct {
 	missing []string
-	slots   []string // recording slot → symbol
+	slots   []string                  // recording slot → symbol
+	glue    map[string]unsafe.Pointer // glue recorders handed out, by symbol
+	nGlue   [4]int                    // and how many of each shape
 	closed  bool
 }
 
@@ -364,6 +444,25 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 	if strings.HasPrefix(symbol, AttentionPrefix) {
 		return C.fake_at_recorder(C.int(slot)), nil
 	}
+	if strings.HasPrefix(symbol, GluePrefix) {
+		kind := glueKind(symbol)
+		if kind < 0 {
+			return nil, fmt.Errorf("abitest: %s: not a glue launcher shape the fake knows", symbol)
+		}
+		if p, ok := l.glue[symbol]; ok {
+			return p, nil
+		}
+		p := C.fake_glue_recorder(C.int(kind), C.int(l.nGlue[kind]), C.int(slot))
+		if p == nil {
+			return nil, fmt.Errorf("abitest: %s: all 8 recording glue launchers of its shape are in use", symbol)
+		}
+		l.nGlue[kind]++
+		if l.glue == nil {
+			l.glue = map[string]unsafe.Pointer{}
+		}
+		l.glue[symbol] = p
+		return p, nil
+	}
 	return C.fake_recorder(C.int(slot)), nil
 }
 
@@ -393,6 +492,8 @@ func (l *Lib) LastCall() (Call, bool) {
 		SeqKV:   int64(c.seq_kv),
 		Scale:   float32(c.scale),
 		Causal:  int32(c.causal),
+		Pos:     int64(c.pos),
+		Cap:     int64(c.cap),
 	}, true
 }
 

@@ -1,0 +1,252 @@
+package hipgen_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// TestGlueKernelHost runs the generated model glue (glue.hip) on the host,
+// compiled against testdata/matmul_emu.h as the attention and matmul host
+// tests are, at gfx1100 (wave32) and gfx90a (wave64: rmsnorm's cross-lane
+// sums in 64-lane waves), against the Go references of runtime/cpu
+// (RMSNorm, RoPE, SiLUMul, Add, ToHeads, ToTokens): rmsnorm within 2e-6
+// relative (float32 sums against float64), rope within 2e-5 of the
+// vectors' scale at positions near 100 and 4e-4 near 4000 (the float32
+// angle: see the template), silu within 1e-6 relative, the add and the
+// layout kernels exactly (f16 rounding included), rows of the cache outside
+// the appended ones untouched; and the refusals (rc=1) and no-ops (rc=0),
+// none of which launches.
+func TestGlueKernelHost(t *testing.T) {
+	cxx := hiptest.CXX(t)
+	if testing.Short() {
+		t.Skip("compiles and emulates the glue kernels")
+	}
+	root := modtest.Root(t)
+	_, files, err := gen.Render(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	writeEmuHeader(t, root, tmp)
+	mainSrc, err := filepath.Abs(filepath.Join("testdata", "glue_emu_main.cc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := map[string]string{}
+	for _, f := range files {
+		dir, name := filepath.Split(strings.TrimPrefix(f.Path, "generated/hip/"))
+		if name != "glue.hip" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(tmp, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(tmp, dir, name)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src[strings.TrimSuffix(dir, "/")] = p
+	}
+	for _, target := range []string{"gfx1100", "gfx90a"} {
+		t.Run(target, func(t *testing.T) {
+			t.Parallel()
+			if src[target] == "" {
+				t.Fatalf("no glue.hip for %s", target)
+			}
+			exe := filepath.Join(tmp, "glue_"+target)
+			hiptest.Run(t, tmp, cxx, "-std=c++17", "-O1", "-fno-strict-aliasing", "-pthread", "-x", "c++", src[target], "-x", "none", mainSrc, "-o", exe)
+			g := &glueRun{t: t, dir: tmp, exe: exe, prefix: target}
+			g.rmsnorm(3, 300)
+			g.rmsnorm(2, 4096)
+			g.rope(5, 3, 32, 100, false, 2e-5)
+			g.rope(5, 3, 32, 100, true, 2e-5)
+			g.rope(2, 2, 128, 4000, false, 4e-4)
+			g.elementwise("silu_mul", 1000)
+			g.elementwise("add", 777)
+			g.layout(3, 2, 8, 5, 10)
+			g.layout(1, 4, 128, 63, 64)
+			g.layout(7, 2, 16, 0, 7)
+			g.refusals()
+		})
+	}
+}
+
+type glueRun struct {
+	t            *testing.T
+	dir, exe     string
+	prefix       string
+	n            int
+	wantLaunches int
+}
+
+func (g *glueRun) file(data []byte) string {
+	g.n++
+	p := filepath.Join(g.dir, fmt.Sprintf("%s_%d.bin", g.prefix, g.n))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		g.t.Fatal(err)
+	}
+	return p
+}
+
+func (g *glueRun) run(want string, args ...any) {
+	g.t.Helper()
+	var s []string
+	for _, a := range args {
+		s = append(s, fmt.Sprint(a))
+	}
+	if out := hiptest.Run(g.t, g.dir, g.exe, s...); out != want {
+		g.t.Fatalf("glue %v: %q, want %q", s, out, want)
+	}
+}
+
+func f32Bytes(x []float32) []byte {
+	b := make([]byte, 4*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func (g *glueRun) floats(p string) []float32 {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return attnFloats("f32", b)
+}
+
+func glueData(n int, seed uint64, sd float32) []float32 {
+	r := suite.NewRand(seed)
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = sd * (r.Float() + r.Float() + r.Float())
+	}
+	return x
+}
+
+// closeTo fails when |got-want| exceeds tol·scale for any element, where
+// scale is want's largest magnitude (or 1 per element when rel).
+func (g *glueRun) closeTo(what string, got, want []float32, tol float64, rel bool) {
+	g.t.Helper()
+	scale := 0.0
+	for _, w := range want {
+		scale = math.Max(scale, math.Abs(float64(w)))
+	}
+	worst := 0.0
+	for i := range want {
+		s := scale
+		if rel {
+			s = math.Max(math.Abs(float64(want[i])), 1e-30)
+		}
+		e := math.Abs(float64(got[i])-float64(want[i])) / s
+		if !(e <= tol) {
+			g.t.Errorf("%s: element %d is %g, want %g (error %.3g of the scale, bound %.0e)", what, i, got[i], want[i], e, tol)
+			return
+		}
+		worst = math.Max(worst, e)
+	}
+	g.t.Logf("%s: worst error %.3g of the scale (bound %.0e)", what, worst, tol)
+}
+
+func (g *glueRun) rmsnorm(rows, dim int) {
+	x, w := glueData(rows*dim, uint64(dim), 1.5), glueData(dim, 7, 1)
+	xp, wp, yp := g.file(f32Bytes(x)), g.file(f32Bytes(w)), g.file(make([]byte, 4*rows*dim))
+	g.run("rc=0 launches=1\n", "rmsnorm", xp, wp, yp, rows, dim, 1e-5)
+	want := make([]float32, rows*dim)
+	cpu.RMSNorm(x, w, want, rows, dim, 1e-5)
+	g.closeTo(fmt.Sprintf("rmsnorm %d×%d", rows, dim), g.floats(yp), want, 2e-6, false)
+}
+
+func (g *glueRun) rope(seq, heads, hd, pos int, neox bool, tol float64) {
+	x := glueData(seq*heads*hd, uint64(pos+hd), 1)
+	xp := g.file(f32Bytes(x))
+	nx := 0
+	if neox {
+		nx = 1
+	}
+	g.run("rc=0 launches=1\n", "rope", xp, seq, heads, hd, pos, 500000, nx)
+	cpu.RoPE(x, seq, heads, hd, pos, 500000, neox)
+	g.closeTo(fmt.Sprintf("rope s%d h%d d%d pos %d neox=%v", seq, heads, hd, pos, neox), g.floats(xp), x, tol, false)
+}
+
+func (g *glueRun) elementwise(op string, n int) {
+	a, b := glueData(n, 3, 4), glueData(n, 4, 1)
+	ap, bp, op2 := g.file(f32Bytes(a)), g.file(f32Bytes(b)), g.file(make([]byte, 4*n))
+	g.run("rc=0 launches=1\n", op, ap, bp, op2, n)
+	want := make([]float32, n)
+	tol := 0.0
+	if op == "add" {
+		cpu.Add(a, b, want)
+	} else {
+		cpu.SiLUMul(a, b, want)
+		tol = 1e-6
+	}
+	g.closeTo(op, g.floats(op2), want, tol, true)
+}
+
+// layout appends seq token-major rows at pos of a [heads, cap, hd] f16
+// cache (heads), then reads them back (tokens).
+func (g *glueRun) layout(seq, heads, hd, pos, capacity int) {
+	what := fmt.Sprintf("layout s%d h%d d%d at %d of %d", seq, heads, hd, pos, capacity)
+	x := glueData(seq*heads*hd, uint64(seq*hd+pos), 2)
+	cache := glueData(heads*capacity*hd, 99, 1)
+	for i, v := range cache {
+		cache[i] = formats.HalfFromFloat32(v).Float32()
+	}
+	cacheBytes := attnBytes("f16", cache)
+	xp, cp := g.file(f32Bytes(x)), g.file(cacheBytes)
+	g.run("rc=0 launches=1\n", "heads", xp, cp, seq, heads, hd, pos, capacity)
+	want := append([]float32(nil), cache...)
+	cpu.ToHeads(x, want, seq, heads, hd, pos, capacity)
+	b, err := os.ReadFile(cp)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.closeTo(what+" (heads)", attnFloats("f16", b), want, 0, true)
+	back := g.file(make([]byte, 4*seq*heads*hd))
+	g.run("rc=0 launches=1\n", "tokens", cp, back, seq, heads, hd, pos, capacity)
+	wantBack := make([]float32, seq*heads*hd)
+	cpu.ToTokens(want, wantBack, seq, heads, hd, pos, capacity)
+	g.closeTo(what+" (tokens)", g.floats(back), wantBack, 0, true)
+}
+
+func (g *glueRun) refusals() {
+	buf := g.file(make([]byte, 4096))
+	for _, tc := range []struct {
+		args []any
+		rc   int
+	}{
+		{[]any{"rmsnorm", buf, buf, buf, -1, 4, 1e-5}, 1},
+		{[]any{"rmsnorm", buf, "null", buf, 2, 4, 1e-5}, 1},
+		{[]any{"rmsnorm", buf, buf, buf, int64(1) << 40, int64(1) << 40, 1e-5}, 1},
+		{[]any{"rmsnorm", "null", "null", "null", 0, 4, 1e-5}, 0},
+		{[]any{"rope", buf, 2, 2, 7, 0, 10000, 0}, 1}, // odd head dim
+		{[]any{"rope", buf, 2, 2, 8, 0, 10000, 2}, 1}, // neox 2
+		{[]any{"rope", buf, 2, 2, 8, -1, 10000, 0}, 1},
+		{[]any{"rope", buf, 2, 2, 8, 0, 0, 0}, 1}, // theta 0
+		{[]any{"rope", "null", 2, 2, 8, 0, 10000, 0}, 1},
+		{[]any{"rope", "null", 0, 2, 8, 0, 10000, 0}, 0},
+		{[]any{"add", buf, buf, buf, -1}, 1},
+		{[]any{"silu_mul", buf, buf, "null", 4}, 1},
+		{[]any{"add", "null", "null", "null", 0}, 0},
+		{[]any{"heads", buf, buf, 3, 2, 8, 5, 7}, 1},   // pos + seq > cap
+		{[]any{"tokens", buf, buf, 1, 2, 8, -1, 7}, 1}, // negative pos
+		{[]any{"heads", buf, "null", 1, 2, 8, 0, 7}, 1},
+		{[]any{"tokens", buf, buf, 1, int64(1) << 40, 8, 0, int64(1) << 40}, 1},
+		{[]any{"heads", "null", "null", 0, 2, 8, 7, 7}, 0},
+	} {
+		g.run(fmt.Sprintf("rc=%d launches=0\n", tc.rc), tc.args...)
+	}
+}

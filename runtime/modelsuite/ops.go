@@ -1,0 +1,162 @@
+package modelsuite
+
+import "fmt"
+
+// Component is a part of the forward that the prefill breakdown times.
+type Component int
+
+// The components: the attention projections (q, k, v, o) and the LM head;
+// the attention kernel; the FFN projections (gate, up, down); the norms
+// and the rest of the glue (RMSNorm, RoPE, q's f16 conversion, the
+// attention output's conversion back, SiLU-gate, residual adds); the
+// KV-cache append; and the host↔device transfers (the input's upload,
+// the logits' download).
+const (
+	Projections Component = iota
+	Attention
+	FFN
+	NormsGlue
+	KVAppend
+	Transfers
+	NumComponents
+)
+
+// ComponentNames are the components' metric names.
+var ComponentNames = [NumComponents]string{"projections", "attention", "ffn", "norms_glue", "kv_append", "transfers"}
+
+// buf names a scratch buffer of the forward.
+type buf int
+
+const (
+	bH      buf = iota // residual stream, seq × hidden
+	bXN                // normed input, seq × hidden
+	bQ                 // seq × Q
+	bK                 // seq × KV
+	bV                 // seq × KV
+	bQH                // f16 [heads, seq, head_dim]
+	bO                 // f16 [heads, seq, head_dim]: attention output
+	bA                 // attention output, token-major, seq × Q
+	bP                 // projection output, seq × hidden
+	bG                 // gate, seq × FFN
+	bU                 // up, seq × FFN
+	bLast              // the last token's normed state, hidden
+	bLogits            // vocab
+	numBufs
+)
+
+// bufSize is buffer b's elements for seq tokens, and whether it is f16.
+func bufSize(s Shape, b buf, seq int) (n int, half bool) {
+	switch b {
+	case bH, bXN, bP:
+		return seq * s.Hidden, false
+	case bQ, bA:
+		return seq * s.Q(), false
+	case bK, bV:
+		return seq * s.KV(), false
+	case bQH, bO:
+		return seq * s.Q(), true
+	case bG, bU:
+		return seq * s.FFN, false
+	case bLast:
+		return s.Hidden, false
+	case bLogits:
+		return s.Vocab, false
+	}
+	panic(fmt.Sprintf("modelsuite: buffer %d", b))
+}
+
+// ops are the forward's steps on one backend. Buffers are the scratch
+// buffers above, sized for the forward's tokens; the layer's caches are
+// the ops' own. norm -1 and layer -1 name the final norm and the LM head.
+type ops interface {
+	upload(x []float32) error                                   // x → bH
+	rmsnorm(dst, src buf, layer int, ffn bool, rows int) error  // the layer's attention (or FFN) norm; layer -1: final
+	matmul(dst, src buf, layer int, m matrix, batch int) error  // dst = W·src; layer -1: the LM head
+	rope(b buf, heads, seq, pos int) error                      // in place, token-major
+	toHeads(dst, src buf, heads, seq int) error                 // q: token-major → f16 head-major
+	appendKV(layer int, k, v buf, seq, pos, capacity int) error // into the layer's caches
+	attention(dst, q buf, layer int, seq, capacity int) error   // causal, the layer's caches
+	toTokens(dst, src buf, heads, seq int) error                // f16 head-major → token-major
+	siluMul(dst, gate, up buf, n int) error                     //
+	add(dst, a, b buf, n int) error                             //
+	copyLast(dst, src buf, row, width int) error                // dst = row `row` of src
+	download(logits []float32) error                            // bLogits → logits
+	mark(c Component) error                                     // the work from here on is c's
+}
+
+// forward runs the decoder on seq tokens at positions pos..pos+seq-1, the
+// layers' caches holding capacity = pos+seq rows (the attention kernels
+// read [kv_heads, seq_kv, head_dim] contiguous, so a cache's capacity is
+// the context it attends), x the tokens' hidden states; logits receives the
+// last token's. after, if not nil, is called with the residual stream
+// after each layer (a check reads it).
+func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, after func(layer int) error) error {
+	capacity := pos + seq
+	steps := []func() error{
+		func() error { return o.mark(Transfers) },
+		func() error { return o.upload(x) },
+	}
+	if err := run(steps); err != nil {
+		return err
+	}
+	for l := range s.Layers {
+		err := run([]func() error{
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.rmsnorm(bXN, bH, l, false, seq) },
+			func() error { return o.mark(Projections) },
+			func() error { return o.matmul(bQ, bXN, l, mQ, seq) },
+			func() error { return o.matmul(bK, bXN, l, mK, seq) },
+			func() error { return o.matmul(bV, bXN, l, mV, seq) },
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.rope(bQ, s.Heads, seq, pos) },
+			func() error { return o.rope(bK, s.KVHeads, seq, pos) },
+			func() error { return o.toHeads(bQH, bQ, s.Heads, seq) },
+			func() error { return o.mark(KVAppend) },
+			func() error { return o.appendKV(l, bK, bV, seq, pos, capacity) },
+			func() error { return o.mark(Attention) },
+			func() error { return o.attention(bO, bQH, l, seq, capacity) },
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.toTokens(bA, bO, s.Heads, seq) },
+			func() error { return o.mark(Projections) },
+			func() error { return o.matmul(bP, bA, l, mO, seq) },
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
+			func() error { return o.rmsnorm(bXN, bH, l, true, seq) },
+			func() error { return o.mark(FFN) },
+			func() error { return o.matmul(bG, bXN, l, mGate, seq) },
+			func() error { return o.matmul(bU, bXN, l, mUp, seq) },
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.siluMul(bG, bG, bU, seq*s.FFN) },
+			func() error { return o.mark(FFN) },
+			func() error { return o.matmul(bP, bG, l, mDown, seq) },
+			func() error { return o.mark(NormsGlue) },
+			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
+		})
+		if err != nil {
+			return fmt.Errorf("layer %d: %w", l, err)
+		}
+		if after != nil {
+			if err := after(l); err != nil {
+				return err
+			}
+		}
+	}
+	return run([]func() error{
+		func() error { return o.mark(NormsGlue) },
+		func() error { return o.copyLast(bLast, bH, seq-1, s.Hidden) },
+		func() error { return o.rmsnorm(bLast, bLast, -1, false, 1) },
+		func() error { return o.mark(Projections) },
+		func() error { return o.matmul(bLogits, bLast, -1, 0, 1) },
+		func() error { return o.mark(Transfers) },
+		func() error { return o.download(logits) },
+	})
+}
+
+func run(steps []func() error) error {
+	for _, f := range steps {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
