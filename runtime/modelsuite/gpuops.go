@@ -71,7 +71,10 @@ func (g *gpuModel) uploadF32(x []float32) (abi.DevicePtr, error) {
 // newGPUModel finds the launchers and uploads w.
 func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 	lib := d.Kernels()
-	g = &gpuModel{d: d, mem: d.Memory(), lib: lib, s: w.Shape, f: w.Format}
+	// An allocator of its own, so that its peak is this model's (weights,
+	// KV cache, scratch), not the process's: the device's shared one keeps
+	// the peak of every format run before.
+	g = &gpuModel{d: d, mem: devmem.New(deviceRaw{d}), lib: lib, s: w.Shape, f: w.Format}
 	defer func() {
 		if err != nil {
 			g.close()
@@ -124,8 +127,16 @@ func (g *gpuModel) close() error {
 		errs = append(errs, g.mem.Free(p))
 	}
 	g.allocs = nil
+	errs = append(errs, g.mem.Release()) // give the model's memory back to the device
 	return errors.Join(errs...)
 }
+
+// deviceRaw is a device's own allocator (forge_rt_malloc/forge_rt_free)
+// as devmem's raw allocator.
+type deviceRaw struct{ d *gpu.Device }
+
+func (r deviceRaw) Alloc(bytes uint64) (abi.DevicePtr, error) { return r.d.Malloc(bytes) }
+func (r deviceRaw) Free(p abi.DevicePtr) error                { return r.d.Free(p) }
 
 // gpuOps is the forward on a device: every step a generated launcher on
 // the default stream (matvec_f32 for one token, matmul_f32 for more,
