@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run issue 7's scenario suites (memory, quantize, attention) on an NVIDIA
+# Run the scenario suites (memory, quantize, attention; model, issue 8) on an NVIDIA
 # GPU machine that has nvcc, PyTorch and no Go, as docs/PERFORMANCE.md
 # records them. Build the binaries on a Go machine first (they need only
 # libc):
@@ -7,14 +7,15 @@
 #   go test -c -o out/suites.test ./generated/suites
 #   go test -c -o out/memsuite.test ./runtime/memsuite
 # then, in the repository root on the GPU machine:
-#   OUT=/tmp/out bash scripts/gpu-scenarios.sh attention   # or: memory quantize
+#   OUT=/tmp/out bash scripts/gpu-scenarios.sh attention   # or: memory quantize model
 # It builds build/libforge_sm_90.so with scripts/gpu-verify.sh when it is
 # missing. Per suite: $OUT/<suite>.txt (forgebench's table) and
 # $OUT/<suite>.json; attention also $OUT/attention_check.txt (the generated
 # test: every variant on the GPU against the cpu reference) and
 # $OUT/sdpa.txt (PyTorch's scaled_dot_product_attention on the same shapes);
 # memory also $OUT/memsuite_test.txt (TestGPU: the 1% agreement with the
-# device's free-memory report). COUNT sets --count (default 10).
+# device's free-memory report); model also $OUT/model_check.txt (the
+# generated TestModel*: the small shape's GPU forward against the cpu's). COUNT sets --count (default 10).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 L=$PWD/build/libforge_sm_90.so
@@ -26,6 +27,10 @@ for s in "$@"; do
     FORGE_SCENARIO_FULL=0 ./out/suites.test -test.run 'TestAttention' -test.v -backend=cuda -lib=$L > $OUT/attention_check.txt 2>&1
     echo "suites.test: exit $?" >> $OUT/attention_check.txt
     python3 scripts/sdpa.py --both > $OUT/sdpa.txt 2>&1
+    ;;
+  model)
+    ./out/suites.test -test.run 'TestModel' -test.v -backend=cuda -lib=$L > $OUT/model_check.txt 2>&1
+    echo "suites.test: exit $?" >> $OUT/model_check.txt
     ;;
   memory)
     ./out/memsuite.test -test.run 'TestGPU' -test.v -backend=cuda -lib=$L > $OUT/memsuite_test.txt 2>&1
