@@ -52,8 +52,8 @@ func benchFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "suite", Usage: "suites to run, by name (dequant_f32/Q4_0; a plain name also selects the suites below it: memory, attention, matvec_f32): globs or /regexp/, comma-separated"},
 		&cli.StringFlag{Name: "format", Usage: "formats to run (Q4_K): globs or /regexp/, comma-separated"},
-		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul, memory, quantize, attention): globs or /regexp/, comma-separated"},
-		&cli.BoolFlag{Name: "quick", Usage: "run the scenario suites' (memory, quantize, attention) small cases only, as CI does on the cpu"},
+		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul, memory, quantize, attention, model): globs or /regexp/, comma-separated"},
+		&cli.BoolFlag{Name: "quick", Usage: "run the scenario suites' (memory, quantize, attention, model) small cases only, as CI does on the cpu"},
 		&cli.StringFlag{Name: "gguf", Usage: "benchmark dequant_f32 of every tensor of this GGUF `FILE` (its real bytes, at its shape) instead of the generated suites"},
 		&cli.StringFlag{Name: "backend", Value: suite.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
 		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{suite.EnvLib}},

@@ -105,7 +105,7 @@ func (r *Run) Validate() error {
 			return fmt.Errorf("result %q appears twice (results %d and %d)", res.Name, j, i)
 		}
 		seen[res.Name] = i
-		if len(res.Samples) == 0 {
+		if len(res.Samples) == 0 && len(res.Metrics) == 0 { // a scenario's figures alone have metrics only
 			return fmt.Errorf("result %q has no samples", res.Name)
 		}
 		for k, s := range res.Samples {

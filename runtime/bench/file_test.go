@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 func TestWriteReadRoundTrip(t *testing.T) {
@@ -88,6 +89,24 @@ func TestBadRunFiles(t *testing.T) {
 				t.Errorf("DecodeRun: %v", err)
 			}
 		})
+	}
+}
+
+// A scenario's case of figures alone (metrics, no samples) is valid.
+func TestFiguresOnlyResultRoundTrips(t *testing.T) {
+	r := benchtest.Run(1, benchtest.Defaults()[:1]...)
+	r.Results = append(r.Results, bench.Result{Name: "memory/kv/paged", Suite: "memory/kv", Family: "memory",
+		Metrics: []suite.Metric{{Name: "pages", Value: 32}}})
+	p := filepath.Join(t.TempDir(), "run.json")
+	if err := bench.WriteRun(p, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bench.ReadRun(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := got.Results[len(got.Results)-1]; len(x.Metrics) != 1 || x.Metrics[0].Value != 32 {
+		t.Errorf("figures-only result read back as %+v", x)
 	}
 }
 
