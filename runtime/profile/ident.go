@@ -44,6 +44,17 @@ func NewIdentifier(table []abi.KernelInfo, target string) *Identifier {
 		id.byKernel[k.Symbol+"_kernel"] = k
 		id.byKernel[k.Symbol+"_kernel_wmma"] = k
 	}
+	// The glue launchers' kernels drop the element type:
+	// forge_glue_rmsnorm_f32 launches forge_glue_rmsnorm_kernel.
+	for _, k := range table {
+		for _, suffix := range []string{"_f32", "_f16"} {
+			if base, ok := strings.CutSuffix(k.Symbol, suffix); ok {
+				if _, taken := id.byKernel[base+"_kernel"]; !taken {
+					id.byKernel[base+"_kernel"] = k
+				}
+			}
+		}
+	}
 	return id
 }
 
