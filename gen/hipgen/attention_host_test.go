@@ -68,21 +68,7 @@ func TestAttentionKernelHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := map[string]string{}
-	for _, f := range files {
-		dir, name := filepath.Split(strings.TrimPrefix(f.Path, "generated/hip/"))
-		if name != "attention.hip" {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Join(tmp, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(tmp, dir, name)
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		src[strings.TrimSuffix(dir, "/")] = p
-	}
+	src := writeTargetFiles(t, files, tmp, "attention.hip")
 	cases := []attnCase{
 		{1, 2, 2, 37, 37, true, false},
 		{1, 2, 2, 37, 37, false, false},

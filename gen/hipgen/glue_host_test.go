@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rocmforge/forge/gen"
@@ -44,21 +43,7 @@ func TestGlueKernelHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := map[string]string{}
-	for _, f := range files {
-		dir, name := filepath.Split(strings.TrimPrefix(f.Path, "generated/hip/"))
-		if name != "glue.hip" {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Join(tmp, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(tmp, dir, name)
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		src[strings.TrimSuffix(dir, "/")] = p
-	}
+	src := writeTargetFiles(t, files, tmp, "glue.hip")
 	for _, target := range []string{"gfx1100", "gfx90a"} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()

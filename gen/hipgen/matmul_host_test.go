@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/gen/model"
 	"github.com/rocmforge/forge/internal/hiptest"
 	"github.com/rocmforge/forge/internal/modtest"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -107,6 +108,29 @@ func TestMatMulKernelHost(t *testing.T) {
 // writeEmuHeader writes dir/forge_portability.h: testdata/matmul_emu.h
 // with the real header's scalar intrinsics spliced in, which the generated
 // files in dir/<target>/ include as "../forge_portability.h".
+// writeTargetFiles writes each target's rendered generated/hip/<target>/name
+// (a per-target family file: attention.hip, glue.hip) under dir/<target>/
+// and returns the paths by target.
+func writeTargetFiles(t *testing.T, files []model.File, dir, name string) map[string]string {
+	t.Helper()
+	src := map[string]string{}
+	for _, f := range files {
+		sub, base := filepath.Split(strings.TrimPrefix(f.Path, "generated/hip/"))
+		if base != name {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, sub, base)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src[strings.TrimSuffix(sub, "/")] = p
+	}
+	return src
+}
+
 func writeEmuHeader(t *testing.T, root, dir string) {
 	t.Helper()
 	hdr, err := os.ReadFile(filepath.Join(root, "templates", "hip", "forge_portability.h"))
