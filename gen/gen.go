@@ -20,14 +20,14 @@
 package gen
 
 import (
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
-	"github.com/rocmforge/forge/gen/model"
 	"github.com/rocmforge/forge/gen/translate"
 )
 
 // Render loads the specs of the module at root and renders every generated
 // file in memory. Errors from all formats are collected.
-func Render(root string) (*model.Spec, []model.File, error) {
+func Render(root string) (*ir.Spec, []ir.File, error) {
 	r, err := load.Load(root)
 	if err != nil {
 		return nil, nil, err
@@ -47,7 +47,7 @@ func Render(root string) (*model.Spec, []model.File, error) {
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
-	var files []model.File
+	var files []ir.File
 	for _, render := range renderers {
 		fs, err := render(r.Spec)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/internal/atomicfile"
 )
 
@@ -29,7 +29,7 @@ func (c Change) String() string { return c.Kind + " " + c.Path }
 // update, and generated files (those whose first line is
 // model.GeneratedHeader) under OutDir that nothing rendered any more, to
 // delete. Hand-written files are never touched.
-func Diff(root string, files []model.File) ([]Change, error) {
+func Diff(root string, files []ir.File) ([]Change, error) {
 	want := map[string]bool{}
 	var out []Change
 	for _, f := range files {
@@ -81,12 +81,12 @@ func isGenerated(p string) bool {
 	}
 	defer f.Close()
 	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.TrimRight(line, "\r\n") == model.GeneratedHeader
+	return strings.TrimRight(line, "\r\n") == ir.GeneratedHeader
 }
 
 // Apply carries out changes, each file written atomically, and removes
 // directories under OutDir that deleting left empty.
-func Apply(root string, files []model.File, changes []Change) error {
+func Apply(root string, files []ir.File, changes []Change) error {
 	data := map[string][]byte{}
 	for _, f := range files {
 		data[f.Path] = f.Data

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 func TestDiffAndApply(t *testing.T) {
@@ -19,12 +19,12 @@ func TestDiffAndApply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hdr := model.GeneratedHeader + "\n"
+	hdr := ir.GeneratedHeader + "\n"
 	write("generated/same.go", hdr+"same")
 	write("generated/old.go", hdr+"old")
 	write("generated/gone/stale.hip", hdr+"stale")
 	write("generated/handwritten.md", "# notes")
-	files := []model.File{
+	files := []ir.File{
 		{Path: "generated/same.go", Data: []byte(hdr + "same")},
 		{Path: "generated/old.go", Data: []byte(hdr + "new")},
 		{Path: "generated/new/dir/x.hip", Data: []byte(hdr + "x")},
@@ -57,10 +57,10 @@ func TestDiffAndApply(t *testing.T) {
 
 func TestDiffRejectsOutsideAndDuplicates(t *testing.T) {
 	root := t.TempDir()
-	if _, err := Diff(root, []model.File{{Path: "specs/x.go"}}); err == nil {
+	if _, err := Diff(root, []ir.File{{Path: "specs/x.go"}}); err == nil {
 		t.Error("a file outside generated/ was accepted")
 	}
-	if _, err := Diff(root, []model.File{{Path: "generated/a"}, {Path: "generated/a"}}); err == nil {
+	if _, err := Diff(root, []ir.File{{Path: "generated/a"}, {Path: "generated/a"}}); err == nil {
 		t.Error("two renderings of one path were accepted")
 	}
 }

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Run the memory suite (runtime/memsuite: memory/kv_cache, memory/scratch,
+# Run the memory suite (runtime/suite/memsuite: memory/kv_cache, memory/scratch,
 # memory/allocator) on an NVIDIA GPU machine that has nvcc but no Go.
 # Build the binaries on a Go machine first (they need only libc):
-#   go test -c -o out/memsuite.test ./runtime/memsuite
+#   go test -c -o out/memsuite.test ./runtime/suite/memsuite
 #   go build -o out/forgebench ./cmd/forgebench
 # then, in the repository root on the GPU machine:
 #   OUT=/tmp/out bash scripts/gpu-memory.sh

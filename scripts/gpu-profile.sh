@@ -12,7 +12,7 @@
 #     --family dequant,matvec --format Q4_0,Q4_K,Q8_0
 # and leaves in $OUT: <tool>_h100_dequant_matvec.csv (the tool's raw CSV:
 # ncu's --log-file, nsys stats' cuda_gpu_kern_sum; commit them as
-# runtime/profile/testdata/, where the parser tests pick them up),
+# runtime/bench/profile/testdata/, where the parser tests pick them up),
 # <tool>_report.txt (forgebench's parsed table, the commands and exit
 # status), <tool>_report.json, <tool>_run.json (the profiled run with the
 # profile folded into its metrics) and <tool>_version.txt.

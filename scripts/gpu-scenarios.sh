@@ -5,7 +5,7 @@
 # libc):
 #   go build -buildvcs=true -o out/forgebench ./cmd/forgebench  (stamps the revision runs record)
 #   go test -c -o out/suites.test ./generated/suites
-#   go test -c -o out/memsuite.test ./runtime/memsuite
+#   go test -c -o out/memsuite.test ./runtime/suite/memsuite
 # then, in the repository root on the GPU machine:
 #   OUT=/tmp/out bash scripts/gpu-scenarios.sh attention   # or: memory quantize model
 # It builds build/libforge_sm_90.so with scripts/gpu-verify.sh when it is

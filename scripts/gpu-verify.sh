@@ -3,7 +3,7 @@
 # benchmarks on it, on a GPU machine that has nvcc but no Go toolchain.
 # Build the test binaries on a Go machine first (they need only libc):
 #   go test -c -o out/suites.test ./generated/suites
-#   go test -c -o out/gpubackend.test ./runtime/gpubackend
+#   go test -c -o out/gpubackend.test ./runtime/backend/gpu
 # then, in the repository root on the GPU machine:
 #   OUT=/tmp/out bash scripts/gpu-verify.sh 'Dequant|Copy'
 # Results: $OUT/{gpu,build,smoke,check,check_summary,bench}.txt. SMOKE=0 skips

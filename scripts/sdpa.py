@@ -4,7 +4,7 @@ forge's TFLOPS at seq 2048, head dim 128, at least half of this).
 
     python3 scripts/sdpa.py [bBATCH_hHEADS_sSEQ_dDIM ...] [--causal|--full|--both]
 
-Shapes default to the suite's (runtime/attnsuite, spec attention/flash): the
+Shapes default to the suite's (runtime/suite/attnsuite, spec attention/flash): the
 sequence sweep at b1 h32, the heads sweep and the batch sweep at s2048, for
 head dims 64 and 128. q, k and v are float16 [batch, heads, seq, dim]
 (PyTorch's layout for SDPA, and forge's), scale 1/sqrt(dim), timed with CUDA

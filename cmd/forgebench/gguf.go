@@ -15,7 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/gguf"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/rocmforge/forge/generated/kernels"
 	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/bench"
-	"github.com/rocmforge/forge/runtime/profile"
+	"github.com/rocmforge/forge/runtime/bench/profile"
 )
 
 // profileFinder and profileExec reach outside the process; tests replace them.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/profile"
+	"github.com/rocmforge/forge/runtime/bench/profile"
 )
 
 func withProfileFinder(t *testing.T, found map[string]string) {

@@ -15,9 +15,9 @@ import (
 
 	_ "github.com/rocmforge/forge/generated/suites" // registers every format × kernel suite
 	"github.com/rocmforge/forge/internal/atomicfile"
+	_ "github.com/rocmforge/forge/runtime/backend/gpu" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/gguf"
-	_ "github.com/rocmforge/forge/runtime/gpubackend" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
 )
 

@@ -17,9 +17,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
-	"github.com/rocmforge/forge/internal/tune"
+	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	"github.com/rocmforge/forge/runtime/bench"
-	"github.com/rocmforge/forge/runtime/gpubackend"
+	"github.com/rocmforge/forge/runtime/bench/tune"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"

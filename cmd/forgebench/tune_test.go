@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/internal/tune"
+	"github.com/rocmforge/forge/runtime/bench/tune"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"

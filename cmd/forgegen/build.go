@@ -7,8 +7,8 @@ import (
 
 	"github.com/rocmforge/forge/gen"
 	"github.com/rocmforge/forge/gen/build"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
-	"github.com/rocmforge/forge/gen/model"
 )
 
 func buildCmd() *cli.Command {
@@ -61,7 +61,7 @@ func buildCmd() *cli.Command {
 // buildTarget loads the specs, finds the target --target names (or the
 // default), and unless --no-check, checks that its generated HIP is what
 // the specs generate now.
-func buildTarget(c *cli.Context, root string) (*model.Target, error) {
+func buildTarget(c *cli.Context, root string) (*ir.Target, error) {
 	if c.Bool("no-check") {
 		r, err := load.Load(root)
 		if err != nil {
@@ -81,7 +81,7 @@ func buildTarget(c *cli.Context, root string) (*model.Target, error) {
 	return t, build.CheckCurrent(root, t.Name, files)
 }
 
-func pickTarget(targets []*model.Target, name string) (*model.Target, error) {
+func pickTarget(targets []*ir.Target, name string) (*ir.Target, error) {
 	if name == "" {
 		for _, t := range targets {
 			if t.Default {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen/hipgen"
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/internal/modtest"
 )
 

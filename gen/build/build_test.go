@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rocmforge/forge/gen/hipgen"
-	"github.com/rocmforge/forge/gen/model"
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
-func target(t *testing.T, name string) *model.Target {
+func target(t *testing.T, name string) *ir.Target {
 	t.Helper()
 	tg, err := FindTarget(hiptest.Spec().Targets, name)
 	if err != nil {
@@ -28,7 +28,7 @@ func target(t *testing.T, name string) *model.Target {
 
 // tree renders the synthetic spec (all files, or those whose base name is
 // in only) into a fresh module root.
-func tree(t *testing.T, only ...string) (string, []model.File) {
+func tree(t *testing.T, only ...string) (string, []ir.File) {
 	t.Helper()
 	files, err := hipgen.Files(hiptest.Spec())
 	if err != nil {
@@ -127,7 +127,7 @@ func TestPlanNVIDIA(t *testing.T) {
 }
 
 func TestPlanBadTarget(t *testing.T) {
-	for _, tg := range []*model.Target{
+	for _, tg := range []*ir.Target{
 		{Name: "rdna3", Vendor: "amd"},
 		{Name: "hopper", Vendor: "nvidia"},
 		{Name: "sm_90", Vendor: "intel"},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // The model glue (model.GlueKernels, templates/hip/glue.hip.tmpl): four
@@ -178,7 +178,7 @@ var glueSigOrder = []*signature{sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlue
 
 // glueLauncher is one glue launcher with its Go names.
 type glueLauncher struct {
-	k      model.GlueKernel
+	k      ir.GlueKernel
 	sig    *signature
 	method string // GlueRMSNormF32: the lookup
 	index  string // fnGlueRMSNormF32
@@ -186,12 +186,12 @@ type glueLauncher struct {
 
 // glueLaunchers lists the glue launchers: rendered with the attention
 // family, as hipgen renders glue.hip.
-func glueLaunchers(s *model.Spec) ([]glueLauncher, error) {
+func glueLaunchers(s *ir.Spec) ([]glueLauncher, error) {
 	if s.Attention == nil {
 		return nil, nil
 	}
 	var out []glueLauncher
-	for _, k := range model.GlueKernels {
+	for _, k := range ir.GlueKernels {
 		sig, ok := glueSigs[k.Name]
 		if !ok {
 			return nil, fmt.Errorf("gogen: glue kernel %s has no signature (gen/gogen/glue.go)", k.Name)
@@ -213,8 +213,8 @@ func glueTrampolines() string {
 
 // glueBindings renders the glue's Go side: per signature its Func type,
 // argument check and caller; per launcher a lookup returning its Func.
-func glueBindings(f *jen.File, s *model.Spec, gls []glueLauncher) {
-	abiPkg := s.Module + "/runtime/abi"
+func glueBindings(f *jen.File, s *ir.Spec, gls []glueLauncher) {
+	abiPkg := s.Module + "/runtime/device/abi"
 	stream := jen.Id("stream").Qual(abiPkg, "Stream")
 	f.Line()
 	doc(f, `glueElems is a·b·c, or -1 when a count is negative or the product exceeds

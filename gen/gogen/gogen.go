@@ -1,17 +1,17 @@
 // Package gogen renders forge's generated Go with jennifer, from the loaded
-// specs (gen/model):
+// specs (gen/ir):
 //
 //   - generated/kernels: the cgo wrappers of the kernel libraries' launchers
 //     (one typed Go method per format × kernel, calling the C function
 //     pointer the runtime resolved through a static C trampoline), Bind,
 //     the kernel table, and tests that run every wrapper against the fake
-//     library of runtime/abi/abitest;
+//     library of runtime/device/abi/abitest;
 //   - generated/suites: the suite registry's init (one suite per format ×
 //     kernel) and, per format, the tests and benchmarks that call the
 //     harness in runtime/suite/suitetest.
 //
 // Every file starts with model.GeneratedHeader and a line naming its
-// sources, and pins the generation version (runtime/abi.GenVersion) at
+// sources, and pins the generation version (runtime/device/abi.GenVersion) at
 // compile time. Rendering is pure and deterministic: it never touches the
 // disk, and the same Spec always gives the same bytes.
 package gogen
@@ -28,8 +28,8 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/rocmforge/forge/gen/model"
-	"github.com/rocmforge/forge/runtime/abi"
+	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/runtime/device/abi"
 )
 
 // Output directories, relative to the module root.
@@ -53,9 +53,9 @@ var outputs = map[string]struct {
 
 // launcher is one format × kernel of a family, with its Go names.
 type launcher struct {
-	format *model.Format
-	family *model.Family
-	kernel model.Kernel
+	format *ir.Format
+	family *ir.Family
+	kernel ir.Kernel
 	symbol string // forge_dequant_f32_q4_0
 	method string // DequantF32Q4_0
 	index  string // fnDequantF32Q4_0
@@ -64,14 +64,14 @@ type launcher struct {
 // attnLauncher is one launcher of the attention family (not
 // format-specific), with its Go names.
 type attnLauncher struct {
-	v      model.AttentionVariant
+	v      ir.AttentionVariant
 	symbol string // forge_attention_f16_d128
 	method string // AttentionF16D128
 	index  string // fnAttentionF16D128
 }
 
 // attnLaunchers lists the attention family's launchers (none without one).
-func attnLaunchers(s *model.Spec) []attnLauncher {
+func attnLaunchers(s *ir.Spec) []attnLauncher {
 	if s.Attention == nil {
 		return nil
 	}
@@ -86,12 +86,12 @@ func attnLaunchers(s *model.Spec) []attnLauncher {
 
 // Files renders every generated Go file of s. All problems are reported
 // together; on error no files are returned.
-func Files(s *model.Spec) ([]model.File, error) {
+func Files(s *ir.Spec) ([]ir.File, error) {
 	ls, err := launchers(s)
 	if err != nil {
 		return nil, err
 	}
-	var files []model.File
+	var files []ir.File
 	var errs []error
 	add := func(p string, f *jen.File) {
 		var buf bytes.Buffer
@@ -104,7 +104,7 @@ func Files(s *model.Spec) ([]model.File, error) {
 			errs = append(errs, fmt.Errorf("gogen: %s: %w", p, err))
 			return
 		}
-		files = append(files, model.File{Path: p, Data: data})
+		files = append(files, ir.File{Path: p, Data: data})
 	}
 	als := attnLaunchers(s)
 	gls, err := glueLaunchers(s)
@@ -160,7 +160,7 @@ func groupImports(src []byte) ([]byte, error) {
 
 // launchers validates what gogen relies on and lists every format ×
 // kernel, by family, kernel, then format (in the spec's order).
-func launchers(s *model.Spec) ([]launcher, error) {
+func launchers(s *ir.Spec) ([]launcher, error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("gogen: "+format, a...)) }
 	if s.Module == "" {
@@ -267,16 +267,16 @@ func isIdent(s string) bool {
 
 // newFile starts a generated file: the header, its sources, and the
 // package clause.
-func newFile(s *model.Spec, dir, name string, sources []string) *jen.File {
+func newFile(s *ir.Spec, dir, name string, sources []string) *jen.File {
 	f := jen.NewFilePathName(s.Module+"/"+dir, name)
-	f.HeaderComment(model.GeneratedHeader)
+	f.HeaderComment(ir.GeneratedHeader)
 	f.HeaderComment("// Sources: " + strings.Join(sources, ", ") + "; rendered by gen/gogen.")
 	return f
 }
 
 // allSources names the specs an aggregate file follows from: the family
 // files, and each directory of format files.
-func allSources(s *model.Spec) []string {
+func allSources(s *ir.Spec) []string {
 	var src []string
 	for _, f := range s.Formats {
 		src = append(src, path.Dir(f.File)+"/*.go")
@@ -292,7 +292,7 @@ func allSources(s *model.Spec) []string {
 }
 
 // formatSources names the specs a per-format file follows from.
-func formatSources(s *model.Spec, f *model.Format) []string {
+func formatSources(s *ir.Spec, f *ir.Format) []string {
 	src := []string{f.File}
 	for _, fam := range s.Families {
 		src = append(src, fam.File)
@@ -302,8 +302,8 @@ func formatSources(s *model.Spec, f *model.Format) []string {
 }
 
 // enforceVersion pins the generation version at compile time.
-func enforceVersion(s *model.Spec) jen.Code {
-	abiPkg := s.Module + "/runtime/abi"
+func enforceVersion(s *ir.Spec) jen.Code {
+	abiPkg := s.Module + "/runtime/device/abi"
 	return jen.Comment("Fail to compile against a runtime of another generation version; see abi.GenVersion.").Line().
 		Const().Defs(
 		jen.Id("_").Op("=").Qual(abiPkg, "EnforceVersion").Call(jen.Qual(abiPkg, "GenVersion").Op("-").Lit(genVersion)),

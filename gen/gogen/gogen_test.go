@@ -14,13 +14,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
-	"github.com/rocmforge/forge/gen/model"
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
 // realSpec is the module's own specs, as the generator loads them.
-func realSpec(t testing.TB) *model.Spec {
+func realSpec(t testing.TB) *ir.Spec {
 	t.Helper()
 	r, err := load.Load(modtest.Root(t))
 	if err != nil {
@@ -29,7 +29,7 @@ func realSpec(t testing.TB) *model.Spec {
 	return r.Spec
 }
 
-func render(t *testing.T) []model.File {
+func render(t *testing.T) []ir.File {
 	t.Helper()
 	files, err := Files(realSpec(t))
 	if err != nil {
@@ -129,12 +129,12 @@ func TestFilesErrors(t *testing.T) {
 	f0.Name = "Q4-0"
 	dup := *s.Formats[3]
 	bad := *s.Families[0]
-	bad.Kernels = append(slices.Clone(bad.Kernels), model.Kernel{Name: "dequant_f8", Output: "f8"})
-	s.Formats = append([]*model.Format{&f0, &dup}, s.Formats[1:]...)
-	s.Families = []*model.Family{&bad,
-		{Name: "attention", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "attention_f32", Output: "f32"}}},
-		{Name: "matmul", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "matmul_f16", Output: "f16"}}},
-		{Name: "matvec", File: "specs/families/families.go", Kernels: []model.Kernel{{Name: "matvec_f16", Output: "f16"}}}}
+	bad.Kernels = append(slices.Clone(bad.Kernels), ir.Kernel{Name: "dequant_f8", Output: "f8"})
+	s.Formats = append([]*ir.Format{&f0, &dup}, s.Formats[1:]...)
+	s.Families = []*ir.Family{&bad,
+		{Name: "attention", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "attention_f32", Output: "f32"}}},
+		{Name: "matmul", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matmul_f16", Output: "f16"}}},
+		{Name: "matvec", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matvec_f16", Output: "f16"}}}}
 	files, err := Files(s)
 	if err == nil {
 		t.Fatal("Files accepted a broken spec")
@@ -155,7 +155,7 @@ func TestFilesErrors(t *testing.T) {
 			t.Errorf("error\n%v\nlacks %q", err, want)
 		}
 	}
-	if _, err := Files(&model.Spec{Module: "m"}); err == nil || !strings.Contains(err.Error(), "no formats") {
+	if _, err := Files(&ir.Spec{Module: "m"}); err == nil || !strings.Contains(err.Error(), "no formats") {
 		t.Errorf("empty spec: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // cPreamble is the cgo preamble of generated/kernels: one static trampoline
@@ -17,7 +17,7 @@ import (
 // trampolines are plain C, so building them needs no GPU toolkit. Device
 // pointers and streams cross as uintptr_t, so Go never holds them as
 // pointers.
-func cPreamble(s *model.Spec) string {
+func cPreamble(s *ir.Spec) string {
 	var b strings.Builder
 	b.WriteString(`#include <stdint.h>
 
@@ -82,8 +82,8 @@ static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
 }
 
 // kernelsFile renders generated/kernels/kernels.go.
-func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
-	abiPkg := s.Module + "/runtime/abi"
+func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
+	abiPkg := s.Module + "/runtime/device/abi"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.PackageComment(`// Package kernels binds the launchers of a forge kernel library (built by
 // forgegen build from generated/hip) to typed Go: Bind resolves every
@@ -142,7 +142,7 @@ func kernelsFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glueLau
 		for _, l := range gls {
 			g.Line().Values(fields(
 				"Symbol", jen.Lit(l.k.Symbol()),
-				"Family", jen.Lit(model.GlueFamily),
+				"Family", jen.Lit(ir.GlueFamily),
 				"Kernel", jen.Lit(l.k.Name),
 				"Output", jen.Lit(l.k.Output),
 			)...)
@@ -240,8 +240,8 @@ is refused with one error naming all of them.`)
 // sigAttention: AttentionFunc, the argument check, the caller through the
 // one trampoline, one method per variant, and the lookup by input type and
 // head dimension.
-func attentionBindings(f *jen.File, s *model.Spec, als []attnLauncher) {
-	abiPkg := s.Module + "/runtime/abi"
+func attentionBindings(f *jen.File, s *ir.Spec, als []attnLauncher) {
+	abiPkg := s.Module + "/runtime/device/abi"
 	sig := sigAttention
 	stream := jen.Id("stream").Qual(abiPkg, "Stream")
 	f.Line()
@@ -338,8 +338,8 @@ func fields(kv ...any) []jen.Code {
 // familyBindings renders a family's Go side from its signature: the Func
 // type, the argument check, one caller per kernel through its trampoline,
 // one method per format, and the lookup by kernel and format.
-func familyBindings(f *jen.File, s *model.Spec, fam *model.Family, ls []launcher) {
-	abiPkg := s.Module + "/runtime/abi"
+func familyBindings(f *jen.File, s *ir.Spec, fam *ir.Family, ls []launcher) {
+	abiPkg := s.Module + "/runtime/device/abi"
 	sig := harness[fam.Name].sig
 	famType := camel(fam.Name) + "Func"
 	checkName := "check" + camel(fam.Name) + "Args"

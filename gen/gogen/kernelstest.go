@@ -5,15 +5,15 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // kernelsTestFile renders generated/kernels/kernels_test.go: tests that run
 // every generated wrapper, through its trampoline, against the fake kernel
-// library of runtime/abi/abitest.
-func kernelsTestFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
-	abiPkg := s.Module + "/runtime/abi"
-	fakePkg := s.Module + "/runtime/abi/abitest"
+// library of runtime/device/abi/abitest.
+func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
+	abiPkg := s.Module + "/runtime/device/abi"
+	fakePkg := s.Module + "/runtime/device/abi/abitest"
 	suitePkg := s.Module + "/runtime/suite"
 	formatsPkg := s.Module + "/specs/formats"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
@@ -72,7 +72,7 @@ func kernelsTestFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glu
 			}
 			if len(gls) > 0 {
 				g.Comment("The model glue is not format-specific either.")
-				g.If(k.Clone().Dot("Family").Op("==").Lit(model.GlueFamily)).Block(
+				g.If(k.Clone().Dot("Family").Op("==").Lit(ir.GlueFamily)).Block(
 					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
 						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
 						errf(jen.Lit("glue kernel %+v"), k.Clone()),
@@ -196,7 +196,7 @@ func kernelsTestFile(s *model.Spec, ls []launcher, als []attnLauncher, gls []glu
 // signature: every wrapper reaches its own recording launcher with its own
 // arguments; refused arguments and no-op calls never reach C; return codes
 // become errors.
-func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
+func launchersTest(f *jen.File, s *ir.Spec, fam *ir.Family) {
 	k := jen.Id("k")
 	launchersTestFor(f, s, fam.Name, harness[fam.Name].sig,
 		[]jen.Code{k.Clone().Dot("Kernel"), k.Clone().Dot("Format")},
@@ -206,9 +206,9 @@ func launchersTest(f *jen.File, s *model.Spec, fam *model.Family) {
 // launchersTestFor is launchersTest for the launchers of family name with
 // signature sig, found by Library.<Name>(lookupArgs...) (in terms of k, the
 // KernelInfo, and i, its index); unknownArgs must find none.
-func launchersTestFor(f *jen.File, s *model.Spec, name string, sig *signature, lookupArgs, unknownArgs []jen.Code) {
-	abiPkg := s.Module + "/runtime/abi"
-	fakePkg := s.Module + "/runtime/abi/abitest"
+func launchersTestFor(f *jen.File, s *ir.Spec, name string, sig *signature, lookupArgs, unknownArgs []jen.Code) {
+	abiPkg := s.Module + "/runtime/device/abi"
+	fakePkg := s.Module + "/runtime/device/abi/abitest"
 	lookup := camel(name)
 	t := jen.Id("t")
 	k := jen.Id("k")
@@ -286,7 +286,7 @@ func launchersTestFor(f *jen.File, s *model.Spec, name string, sig *signature, l
 			// A glue launcher is its own test (name is its kernel); a family's
 			// are all those of the family.
 			which := "Family"
-			if strings.HasPrefix(name, model.GlueFamily+"_") {
+			if strings.HasPrefix(name, ir.GlueFamily+"_") {
 				which = "Kernel"
 			}
 			g.If(k.Clone().Dot(which).Op("!=").Lit(name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())

@@ -132,8 +132,8 @@ func ptrVal(base string) func() jen.Code {
 	}
 }
 
-// abiPkgPath is the runtime/abi import path; set by Files from the spec's module.
-var abiPkgPath = "github.com/rocmforge/forge/runtime/abi"
+// abiPkgPath is the runtime/device/abi import path; set by Files from the spec's module.
+var abiPkgPath = "github.com/rocmforge/forge/runtime/device/abi"
 
 func errorf(msg string, args ...jen.Code) jen.Code {
 	return jen.Return(jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(msg)}, args...)...))

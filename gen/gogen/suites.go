@@ -6,7 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // suiteName is a suite's name in the registry and in forgebench:
@@ -15,7 +15,7 @@ func suiteName(l launcher) string { return l.kernel.Name + "/" + l.format.Name }
 
 // suitesFile renders generated/suites/suites.go: the registration of every
 // format × kernel suite.
-func suitesFile(s *model.Spec, ls []launcher) *jen.File {
+func suitesFile(s *ir.Spec, ls []launcher) *jen.File {
 	suitePkg := s.Module + "/runtime/suite"
 	formatsPkg := s.Module + "/specs/formats"
 	f := newFile(s, SuitesDir, "suites", allSources(s))
@@ -23,7 +23,7 @@ func suitesFile(s *model.Spec, ls []launcher) *jen.File {
 // kernel, with runtime/suite; its tests and benchmarks (one file per format)
 // run them on the backend $FORGE_BACKEND names (default cpu) through the
 // harness in runtime/suite/suitetest. forgebench imports it for the registry.`)
-	f.ImportName(s.Module+"/runtime/abi", "abi")
+	f.ImportName(s.Module+"/runtime/device/abi", "abi")
 	f.ImportName(suitePkg, "suite")
 	f.ImportName(formatsPkg, "formats")
 	f.Add(enforceVersion(s))
@@ -39,7 +39,7 @@ func suitesFile(s *model.Spec, ls []launcher) *jen.File {
 			)...))
 		}
 		for _, w := range s.Workloads {
-			k := model.WorkloadKinds[w.Kind]
+			k := ir.WorkloadKinds[w.Kind]
 			g.Qual(suitePkg, "Register").Call(jen.Qual(suitePkg, "Suite").Values(fields(
 				"Name", jen.Lit(w.Name),
 				"Family", jen.Lit(w.Family),
@@ -55,7 +55,7 @@ const WorkloadsSpecDir = "specs/workloads"
 
 // workloadsTestFile renders generated/suites/workloads_test.go: a test and
 // a benchmark per scenario suite.
-func workloadsTestFile(s *model.Spec) *jen.File {
+func workloadsTestFile(s *ir.Spec) *jen.File {
 	testPkg := s.Module + "/runtime/suite/suitetest"
 	var src []string
 	for _, w := range s.Workloads {
@@ -92,7 +92,7 @@ func scenarioIdent(name string) string {
 
 // suitesTestFile renders generated/suites/suites_test.go, which checks the
 // registration itself.
-func suitesTestFile(s *model.Spec, ls []launcher) *jen.File {
+func suitesTestFile(s *ir.Spec, ls []launcher) *jen.File {
 	suitePkg := s.Module + "/runtime/suite"
 	f := newFile(s, SuitesDir, "suites", allSources(s))
 	f.ImportName(suitePkg, "suite")
@@ -151,7 +151,7 @@ type binding struct {
 
 // formatTestFile renders generated/suites/<lower>_test.go: format f's test
 // and benchmark of every kernel.
-func formatTestFile(s *model.Spec, f *model.Format, ls []launcher) *jen.File {
+func formatTestFile(s *ir.Spec, f *ir.Format, ls []launcher) *jen.File {
 	testPkg := s.Module + "/runtime/suite/suitetest"
 	formatsPkg := s.Module + "/specs/formats"
 	file := newFile(s, SuitesDir, "suites", formatSources(s, f))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 )
 
 // TestHipccCheck renders the synthetic spec and compiles every file with

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen"
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/internal/modtest"
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -19,7 +19,7 @@ import (
 // TestGlueKernelHost runs the generated model glue (glue.hip) on the host,
 // compiled against testdata/matmul_emu.h as the attention and matmul host
 // tests are, at gfx1100 (wave32) and gfx90a (wave64: rmsnorm's cross-lane
-// sums in 64-lane waves), against the Go references of runtime/cpu
+// sums in 64-lane waves), against the Go references of runtime/backend/cpu
 // (RMSNorm, RoPE, SiLUMul, Add, ToHeads, ToTokens): rmsnorm within 2e-6
 // relative (float32 sums against float64), rope within 2e-5 of the
 // vectors' scale at positions near 100 and 4e-4 near 4000 (the float32

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/specs/tuned"
 	"github.com/rocmforge/forge/templates/hip"
 )
@@ -97,17 +97,17 @@ var outputs = map[string]struct {
 // Files renders every generated HIP file for s, sorted by path. On any
 // error it returns no files and every error found, each naming the file it
 // was rendering.
-func Files(s *model.Spec) ([]model.File, error) { return render(hip.FS, s) }
+func Files(s *ir.Spec) ([]ir.File, error) { return render(hip.FS, s) }
 
 // familyData is what a family template (<family>.hip.tmpl) sees.
 type familyData struct {
 	Header   string // model.GeneratedHeader
 	Template string // the template's path from the module root
-	Format   *model.Format
+	Format   *ir.Format
 	Lower    string // Format.Lower(): the prefix of file-local names
-	Device   *model.Device
-	Target   *model.Target
-	Family   *model.Family
+	Device   *ir.Device
+	Target   *ir.Target
+	Family   *ir.Family
 	Kernels  []kernelData
 	GridCap  int
 	// MatVecClasses are the matvec launcher's shape classes, in dispatch
@@ -141,8 +141,8 @@ type kernelData struct {
 type attentionData struct {
 	Header   string
 	Template string
-	Target   *model.Target
-	Family   *model.AttentionFamily
+	Target   *ir.Target
+	Family   *ir.AttentionFamily
 	Variants []attentionVariant
 	GridCap  int
 }
@@ -160,8 +160,8 @@ type attentionVariant struct {
 type glueData struct {
 	Header   string
 	Template string
-	Target   *model.Target
-	Kernels  []model.GlueKernel
+	Target   *ir.Target
+	Kernels  []ir.GlueKernel
 	GridCap  int
 }
 
@@ -169,12 +169,12 @@ type glueData struct {
 type runtimeData struct {
 	Header   string
 	Template string
-	Target   *model.Target
+	Target   *ir.Target
 	GridCap  int // forge_copy's cap on workgroups
 }
 
-func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
-	var files []model.File
+func render(fsys fs.FS, s *ir.Spec) ([]ir.File, error) {
+	var files []ir.File
 	var errs []error
 	fail := func(p string, err error) { errs = append(errs, fmt.Errorf("%s: %w", p, err)) }
 
@@ -183,10 +183,10 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 		fail(path.Join(Dir, HeaderName), err)
 	} else {
 		var b bytes.Buffer
-		b.WriteString(model.GeneratedHeader + "\n")
+		b.WriteString(ir.GeneratedHeader + "\n")
 		b.WriteString("// Source: " + path.Join(TemplateDir, HeaderName) + " (copied by gen/hipgen)\n")
 		b.Write(hdr)
-		files = append(files, model.File{Path: path.Join(Dir, HeaderName), Data: b.Bytes()})
+		files = append(files, ir.File{Path: path.Join(Dir, HeaderName), Data: b.Bytes()})
 	}
 
 	rtTmpl, err := parse(fsys, runtimeTemplate)
@@ -213,16 +213,16 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 		dir := path.Join(Dir, t.Name)
 		if rtTmpl != nil {
 			p := path.Join(dir, RuntimeName)
-			data := runtimeData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, runtimeTemplate), Target: t, GridCap: GridCap}
+			data := runtimeData{Header: ir.GeneratedHeader, Template: path.Join(TemplateDir, runtimeTemplate), Target: t, GridCap: GridCap}
 			if b, err := execute(rtTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
-				files = append(files, model.File{Path: p, Data: b})
+				files = append(files, ir.File{Path: p, Data: b})
 			}
 		}
 		if attnTmpl != nil {
 			p := path.Join(dir, s.Attention.Name+".hip")
-			data := attentionData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, attentionTemplate),
+			data := attentionData{Header: ir.GeneratedHeader, Template: path.Join(TemplateDir, attentionTemplate),
 				Target: t, Family: s.Attention, GridCap: GridCap}
 			for _, v := range s.Attention.Variants() {
 				av := attentionVariant{DType: v.DType, HeadDim: v.HeadDim, Symbol: v.Symbol(), CType: "float"}
@@ -234,17 +234,17 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 			if b, err := execute(attnTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
-				files = append(files, model.File{Path: p, Data: b})
+				files = append(files, ir.File{Path: p, Data: b})
 			}
 		}
 		if glueTmpl != nil {
 			p := path.Join(dir, GlueName)
-			data := glueData{Header: model.GeneratedHeader, Template: path.Join(TemplateDir, glueTemplate),
-				Target: t, Kernels: model.GlueKernels, GridCap: GridCap}
+			data := glueData{Header: ir.GeneratedHeader, Template: path.Join(TemplateDir, glueTemplate),
+				Target: t, Kernels: ir.GlueKernels, GridCap: GridCap}
 			if b, err := execute(glueTmpl, p, data); err != nil {
 				fail(p, err)
 			} else {
-				files = append(files, model.File{Path: p, Data: b})
+				files = append(files, ir.File{Path: p, Data: b})
 			}
 		}
 		for _, f := range s.Formats {
@@ -263,7 +263,7 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 					fail(p, err)
 					continue
 				}
-				files = append(files, model.File{Path: p, Data: b})
+				files = append(files, ir.File{Path: p, Data: b})
 			}
 		}
 	}
@@ -279,7 +279,7 @@ func render(fsys fs.FS, s *model.Spec) ([]model.File, error) {
 	return files, nil
 }
 
-func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*familyData, error) {
+func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, error) {
 	if f.Device == nil {
 		return nil, fmt.Errorf("format %s has no device code (the translator has not run)", f.Name)
 	}
@@ -289,7 +289,7 @@ func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*family
 	}
 	d.Code = strings.TrimRight(d.Code, "\n")
 	data := &familyData{
-		Header:   model.GeneratedHeader,
+		Header:   ir.GeneratedHeader,
 		Template: path.Join(TemplateDir, fam.Name+".hip.tmpl"),
 		Format:   f,
 		Lower:    f.Lower(),
@@ -317,7 +317,7 @@ func newFamilyData(f *model.Format, t *model.Target, fam *model.Family) (*family
 // matVecClasses is the matvec launcher's dispatch for format f on target t:
 // per shape class (specs/tuned.MatVec.Classes) the tuned winner, when
 // t.Tuned has one, else the spec default.
-func matVecClasses(f *model.Format, t *model.Target) []launchClass {
+func matVecClasses(f *ir.Format, t *ir.Target) []launchClass {
 	var out []launchClass
 	for _, c := range tuned.MatVec.Classes {
 		lc := launchClass{Name: c.Name, Doc: c.Doc, MaxCols: c.MaxCols,

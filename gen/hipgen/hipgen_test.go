@@ -14,11 +14,11 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/templates/hip"
 )
 
-func mustFiles(t *testing.T, s *model.Spec) []model.File {
+func mustFiles(t *testing.T, s *ir.Spec) []ir.File {
 	t.Helper()
 	files, err := Files(s)
 	if err != nil {
@@ -27,7 +27,7 @@ func mustFiles(t *testing.T, s *model.Spec) []model.File {
 	return files
 }
 
-func byPath(files []model.File) map[string][]byte {
+func byPath(files []ir.File) map[string][]byte {
 	m := make(map[string][]byte, len(files))
 	for _, f := range files {
 		m[f.Path] = f.Data
@@ -36,7 +36,7 @@ func byPath(files []model.File) map[string][]byte {
 }
 
 // writeTree writes files under dir (paths relative to the module root).
-func writeTree(t *testing.T, dir string, files []model.File) {
+func writeTree(t *testing.T, dir string, files []ir.File) {
 	t.Helper()
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
@@ -88,8 +88,8 @@ func TestHeaders(t *testing.T) {
 	s := testSpec()
 	for _, f := range mustFiles(t, s) {
 		lines := strings.SplitN(string(f.Data), "\n", 5)
-		if lines[0] != model.GeneratedHeader {
-			t.Errorf("%s: first line %q, want %q", f.Path, lines[0], model.GeneratedHeader)
+		if lines[0] != ir.GeneratedHeader {
+			t.Errorf("%s: first line %q, want %q", f.Path, lines[0], ir.GeneratedHeader)
 		}
 		switch {
 		case strings.HasSuffix(f.Path, HeaderName):
@@ -336,7 +336,7 @@ func TestMissingKey(t *testing.T) {
 func TestErrorsCollected(t *testing.T) {
 	s := testSpec()
 	s.Formats[1].Device = nil // IQ4_NL: untranslated
-	s.Families = append(s.Families, &model.Family{Name: "softmax", Kernels: []model.Kernel{{Name: "softmax_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &ir.Family{Name: "softmax", Kernels: []ir.Kernel{{Name: "softmax_f32", Output: "f32"}}})
 	files, err := Files(s)
 	if err == nil || files != nil {
 		t.Fatalf("files %d, err %v", len(files), err)
@@ -355,7 +355,7 @@ func TestErrorsCollected(t *testing.T) {
 	}
 
 	s = testSpec()
-	s.Families[0].Kernels = append(s.Families[0].Kernels, model.Kernel{Name: "dequant_bf16", Output: "bf16"})
+	s.Families[0].Kernels = append(s.Families[0].Kernels, ir.Kernel{Name: "dequant_bf16", Output: "bf16"})
 	if _, err := Files(s); err == nil || !strings.Contains(err.Error(), `unknown output type "bf16"`) {
 		t.Errorf("bf16 output: %v", err)
 	}

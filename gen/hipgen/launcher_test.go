@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/gen/model"
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // TestLauncherHost runs the generated launchers on the host, without a GPU:
@@ -59,7 +59,7 @@ func TestLauncherHost(t *testing.T) {
 	}
 }
 
-func checkLauncherCases(t *testing.T, out string, tg *model.Target, tile, maxBlocks int64) {
+func checkLauncherCases(t *testing.T, out string, tg *ir.Target, tile, maxBlocks int64) {
 	t.Helper()
 	block := fmt.Sprintf("block=%d,1,1", tg.Dequant.ThreadsPerBlock)
 	launched := func(n int64) string {

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen"
-	"github.com/rocmforge/forge/gen/model"
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/internal/modtest"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -111,7 +111,7 @@ func TestMatMulKernelHost(t *testing.T) {
 // writeTargetFiles writes each target's rendered generated/hip/<target>/name
 // (a per-target family file: attention.hip, glue.hip) under dir/<target>/
 // and returns the paths by target.
-func writeTargetFiles(t *testing.T, files []model.File, dir, name string) map[string]string {
+func writeTargetFiles(t *testing.T, files []ir.File, dir, name string) map[string]string {
 	t.Helper()
 	src := map[string]string{}
 	for _, f := range files {

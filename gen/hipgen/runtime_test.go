@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 )
 
 // TestRuntimeHost runs the generated runtime ABI on the host, without a

@@ -7,15 +7,15 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/translate"
 )
 
 // formats collects `var X = register(Meta{...}, rows)` from specs/formats.
-func (l *loader) formats(p *packages.Package) []*model.Format {
+func (l *loader) formats(p *packages.Package) []*ir.Format {
 	sizes := types.SizesFor("gc", "amd64")
-	var out []*model.Format
-	names, ids := map[string]*model.Format{}, map[int]*model.Format{}
+	var out []*ir.Format
+	names, ids := map[string]*ir.Format{}, map[int]*ir.Format{}
 	for _, r := range l.registrations(p) {
 		if len(r.call.Args) != 2 {
 			l.errorf(r.call.Pos(), "format %s: register takes (Meta{...}, row loop)", r.name)
@@ -26,7 +26,7 @@ func (l *loader) formats(p *packages.Package) []*model.Format {
 		if !ok || !isStruct {
 			continue
 		}
-		f := &model.Format{
+		f := &ir.Format{
 			Name:       l.str(meta, "Name"),
 			GGMLType:   l.integer(meta, "GGMLType"),
 			BlockElems: l.integer(meta, "BlockElems"),
@@ -81,7 +81,7 @@ func (l *loader) formats(p *packages.Package) []*model.Format {
 	return out
 }
 
-func (l *loader) checkFormat(f *model.Format, meta *structLit) {
+func (l *loader) checkFormat(f *ir.Format, meta *structLit) {
 	if !validName(f.Name) {
 		l.errorf(meta.at("Name").Pos(), "format %s: Name %q must be upper-case letters, digits and underscores, starting with a letter", f.GoVar, f.Name)
 	}
@@ -115,10 +115,10 @@ func validName(s string) bool {
 }
 
 // targets collects `var X = register(Target{...})` from specs/targets.
-func (l *loader) targets(p *packages.Package) []*model.Target {
-	var out []*model.Target
-	names := map[string]*model.Target{}
-	var defaults []*model.Target
+func (l *loader) targets(p *packages.Package) []*ir.Target {
+	var out []*ir.Target
+	names := map[string]*ir.Target{}
+	var defaults []*ir.Target
 	for _, r := range l.registrations(p) {
 		v, ok := l.value(p.TypesInfo, r.call.Args[0], "target "+r.name)
 		s, isStruct := v.(*structLit)
@@ -130,7 +130,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 		mm := l.sub(s, "MatMul")
 		mvs := l.sub(s, "MatVecSpace")
 		at := l.sub(s, "Attention")
-		t := &model.Target{
+		t := &ir.Target{
 			Name:         l.str(s, "Name"),
 			Vendor:       l.str(s, "Vendor"),
 			WaveSize:     l.integer(s, "WaveSize"),
@@ -140,16 +140,16 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			GoVar:        r.name,
 			File:         r.file,
 			Pos:          l.pos(r.call.Pos()),
-			Dequant: model.DequantTuning{
+			Dequant: ir.DequantTuning{
 				ThreadsPerBlock:  l.integer(dq, "ThreadsPerBlock"),
 				VectorsPerThread: l.integer(dq, "VectorsPerThread"),
 			},
-			MatVec: model.MatVecTuning{
+			MatVec: ir.MatVecTuning{
 				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
 				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
 				Chunk:           l.integer(mv, "Chunk"),
 			},
-			MatMul: model.MatMulTuning{
+			MatMul: ir.MatMulTuning{
 				ThreadsPerBlock: l.integer(mm, "ThreadsPerBlock"),
 				TileRows:        l.integer(mm, "TileRows"),
 				TileCols:        l.integer(mm, "TileCols"),
@@ -157,7 +157,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				ThreadRows:      l.integer(mm, "ThreadRows"),
 				WarpRows:        l.integer(mm, "WarpRows"),
 			},
-			Attention: model.AttentionTuning{
+			Attention: ir.AttentionTuning{
 				ThreadsPerBlock: l.integer(at, "ThreadsPerBlock"),
 				QueryRows:       l.integer(at, "QueryRows"),
 				KeysPerTile:     l.integer(at, "KeysPerTile"),
@@ -166,7 +166,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 				MmaWarps:        l.integer(at, "MmaWarps"),
 				MmaKeysPerTile:  l.integer(at, "MmaKeysPerTile"),
 			},
-			MatVecSpace: model.MatVecSpace{
+			MatVecSpace: ir.MatVecSpace{
 				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),
 				RowsPerBlock:    l.ints(mvs, "RowsPerBlock"),
 				Chunk:           l.ints(mvs, "Chunk"),
@@ -211,7 +211,7 @@ func (l *loader) targets(p *packages.Package) []*model.Target {
 			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
 		}
 		if l.attnLits == nil {
-			l.attnLits = map[*model.Target]*structLit{}
+			l.attnLits = map[*ir.Target]*structLit{}
 		}
 		l.attnLits[t] = at // checked by attention, which knows the head dimensions
 		l.checkSpace(t.Name, mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
@@ -271,16 +271,16 @@ func (l *loader) checkSpace(target string, space *structLit, field string, value
 }
 
 // families collects `var X = register(Family{...})` from specs/families.
-func (l *loader) families(p *packages.Package) []*model.Family {
-	var out []*model.Family
-	names := map[string]*model.Family{}
+func (l *loader) families(p *packages.Package) []*ir.Family {
+	var out []*ir.Family
+	names := map[string]*ir.Family{}
 	for _, r := range l.registrations(p) {
 		v, ok := l.value(p.TypesInfo, r.call.Args[0], "family "+r.name)
 		s, isStruct := v.(*structLit)
 		if !ok || !isStruct {
 			continue
 		}
-		fam := &model.Family{Name: l.str(s, "Name"), Doc: l.str(s, "Doc"), GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
+		fam := &ir.Family{Name: l.str(s, "Name"), Doc: l.str(s, "Doc"), GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
 		if !validLower(fam.Name) {
 			l.errorf(s.at("Name").Pos(), "family %s: Name %q must be lower-case letters, digits and underscores", r.name, fam.Name)
 		}
@@ -295,7 +295,7 @@ func (l *loader) families(p *packages.Package) []*model.Family {
 			if !ok {
 				continue
 			}
-			kn := model.Kernel{Name: l.str(ks, "Name"), Output: l.str(ks, "Output")}
+			kn := ir.Kernel{Name: l.str(ks, "Name"), Output: l.str(ks, "Output")}
 			if !validLower(kn.Name) || kernels[kn.Name] {
 				l.errorf(ks.at("Name").Pos(), "family %s: kernel name %q must be unique, lower-case letters, digits and underscores", fam.Name, kn.Name)
 			}
@@ -339,15 +339,15 @@ func (l *loader) errAtPkg(p *packages.Package, msg string) *translate.Error {
 // specs/families (at most one) and checks every target's Attention tuning
 // against its head dimensions. None registered: nil, and no attention
 // kernels.
-func (l *loader) attention(p *packages.Package, targets []*model.Target) *model.AttentionFamily {
-	var out *model.AttentionFamily
+func (l *loader) attention(p *packages.Package, targets []*ir.Target) *ir.AttentionFamily {
+	var out *ir.AttentionFamily
 	for _, r := range l.registrationsOf(p, "registerAttention") {
 		v, ok := l.value(p.TypesInfo, r.call.Args[0], "attention family "+r.name)
 		s, isStruct := v.(*structLit)
 		if !ok || !isStruct {
 			continue
 		}
-		a := &model.AttentionFamily{
+		a := &ir.AttentionFamily{
 			Name: l.str(s, "Name"), Doc: l.str(s, "Doc"),
 			DTypes: l.strings(s, "DTypes"), HeadDims: l.ints(s, "HeadDims"),
 			GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos()),
@@ -390,7 +390,7 @@ func (l *loader) attention(p *packages.Package, targets []*model.Target) *model.
 			continue
 		}
 		if out == nil {
-			if t.Attention != (model.AttentionTuning{}) {
+			if t.Attention != (ir.AttentionTuning{}) {
 				l.errorf(at.node.Pos(), "target %s: Attention tuning, but specs/families registers no attention family", t.Name)
 			}
 			continue

@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/translate"
 )
 
@@ -35,7 +35,7 @@ const (
 // Result is the loaded spec plus the type-checked formats package, which
 // the translator needs.
 type Result struct {
-	Spec    *model.Spec
+	Spec    *ir.Spec
 	Formats *translate.Package
 }
 
@@ -81,7 +81,7 @@ func Load(root string) (*Result, error) {
 		}
 	}
 	fp := byDir[FormatsDir]
-	spec := &model.Spec{Root: root}
+	spec := &ir.Spec{Root: root}
 	if fp.Module != nil {
 		spec.Module = fp.Module.Path
 	}
@@ -110,7 +110,7 @@ type loader struct {
 	fset *token.FileSet
 	// attnLits are the targets' Attention literals, for the checks that
 	// need the attention family's head dimensions.
-	attnLits map[*model.Target]*structLit
+	attnLits map[*ir.Target]*structLit
 }
 
 func (l *loader) sorted() translate.ErrorList {

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
-	"github.com/rocmforge/forge/gen/model"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/internal/modtest"
 	"github.com/rocmforge/forge/specs/formats"
@@ -41,14 +41,14 @@ func TestLoadRealSpecs(t *testing.T) {
 	for _, tg := range s.Targets {
 		want, ok := targets.ByName(tg.Name)
 		if !ok || tg.WaveSize != want.WaveSize || tg.Default != want.Default || tg.Dequant.ThreadsPerBlock != want.Dequant.ThreadsPerBlock ||
-			tg.MatVec != (model.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock, Chunk: want.MatVec.Chunk}) ||
-			tg.MatMul != model.MatMulTuning(want.MatMul) || tg.Attention != model.AttentionTuning(want.Attention) {
+			tg.MatVec != (ir.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock, Chunk: want.MatVec.Chunk}) ||
+			tg.MatMul != ir.MatMulTuning(want.MatMul) || tg.Attention != ir.AttentionTuning(want.Attention) {
 			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg, want)
 		}
 	}
 	if len(s.Families) != 3 || s.Families[0].Name != "dequant" || len(s.Families[0].Kernels) != 2 ||
-		s.Families[1].Name != "matmul" || len(s.Families[1].Kernels) != 1 || s.Families[1].Kernels[0] != (model.Kernel{Name: "matmul_f32", Output: "f32"}) ||
-		s.Families[2].Name != "matvec" || len(s.Families[2].Kernels) != 1 || s.Families[2].Kernels[0] != (model.Kernel{Name: "matvec_f32", Output: "f32"}) {
+		s.Families[1].Name != "matmul" || len(s.Families[1].Kernels) != 1 || s.Families[1].Kernels[0] != (ir.Kernel{Name: "matmul_f32", Output: "f32"}) ||
+		s.Families[2].Name != "matvec" || len(s.Families[2].Kernels) != 1 || s.Families[2].Kernels[0] != (ir.Kernel{Name: "matvec_f32", Output: "f32"}) {
 		t.Errorf("families: %+v", s.Families)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/specs/tuned"
 )
@@ -18,7 +18,7 @@ import (
 // that names no target, a key that is not a known family, format, class or
 // knob, and a knob value the target could not compile are errors naming
 // the file.
-func (l *loader) tunedFiles(s *model.Spec) {
+func (l *loader) tunedFiles(s *ir.Spec) {
 	fail := func(file, msg string) {
 		for _, line := range strings.Split(msg, "\n") {
 			l.errs = append(l.errs, &translate.Error{Msg: file + ": " + line})
@@ -82,7 +82,7 @@ func (l *loader) tunedFiles(s *model.Spec) {
 // CheckKnobs says why knobs (a winners file's entry for family) cannot
 // compile for target t, or returns "": the same rules as the target spec's
 // defaults.
-func CheckKnobs(t *model.Target, family string, knobs map[string]int) string {
+func CheckKnobs(t *ir.Target, family string, knobs map[string]int) string {
 	switch family {
 	case "matvec":
 		var why []string

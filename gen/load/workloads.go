@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // workloads collects `var X = register(T{...})` from specs/workloads. The
@@ -15,26 +15,26 @@ import (
 // its tests'): a known spec type, Name "<family>/<lower_name>" unique,
 // a Doc, every integer and float positive, every list other than a Quick
 // one non-empty, and each Quick list a subset of the list it shortens.
-func (l *loader) workloads(p *packages.Package) []*model.Workload {
-	var out []*model.Workload
-	names := map[string]*model.Workload{}
+func (l *loader) workloads(p *packages.Package) []*ir.Workload {
+	var out []*ir.Workload
+	names := map[string]*ir.Workload{}
 	for _, r := range l.registrations(p) {
 		v, ok := l.value(p.TypesInfo, r.call.Args[0], "workload "+r.name)
 		s, isStruct := v.(*structLit)
 		if !ok || !isStruct {
 			continue
 		}
-		kind, known := model.WorkloadKinds[s.typ]
+		kind, known := ir.WorkloadKinds[s.typ]
 		if !known {
 			var kinds []string
-			for k := range model.WorkloadKinds {
+			for k := range ir.WorkloadKinds {
 				kinds = append(kinds, k)
 			}
 			slices.Sort(kinds)
-			l.errorf(s.node.Pos(), "workload %s: type %s has no scenario (gen/model.WorkloadKinds has %s)", r.name, s.typ, strings.Join(kinds, ", "))
+			l.errorf(s.node.Pos(), "workload %s: type %s has no scenario (gen/ir.WorkloadKinds has %s)", r.name, s.typ, strings.Join(kinds, ", "))
 			continue
 		}
-		w := &model.Workload{
+		w := &ir.Workload{
 			Name: l.str(s, "Name"), Family: kind.Family, Kind: s.typ, Doc: l.str(s, "Doc"),
 			GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos()), Fields: plain(s).(map[string]any),
 		}

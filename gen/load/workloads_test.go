@@ -94,7 +94,7 @@ var E = register(Scratch{Name: "memory/tiny", Doc: "d", Sizes: []int{1}, Fragmen
 		f + `workload B: Name "quantize/Models" must be "quantize/" followed by a lower_case name$`,
 		f + `workload quantize/Models: Model\.Cols is -3; it must be positive$`,
 		f + `workload quantize/Models: Quantize\.QuickModels has x, which Models does not$`,
-		f + `workload C: type Unknown has no scenario \(gen/model\.WorkloadKinds has .*\)$`,
+		f + `workload C: type Unknown has no scenario \(gen/ir\.WorkloadKinds has .*\)$`,
 		f + `workload name memory/tiny is also used by D \(specs/workloads/zz_test_specs\.go:\d+:\d+\)$`,
 	}
 	for _, w := range want {

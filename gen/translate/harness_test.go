@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // unit is one translated block type compiled into a test harness.
 type unit struct {
 	name  string // Go block type
-	dev   *model.Device
+	dev   *ir.Device
 	elems int // Dequant is called for j in [0, elems)
 }
 

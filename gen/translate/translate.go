@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocmforge/forge/gen/model"
+	"github.com/rocmforge/forge/gen/ir"
 )
 
 // FormatsPath is the import path of the spec package whose scalar types
@@ -58,7 +58,7 @@ func (l ErrorList) Error() string {
 // Block translates the struct typeName and its Dequant method, with every
 // helper function and table Dequant reaches, into self-contained HIP. The
 // error, if any, is an ErrorList.
-func Block(pkg *Package, typeName string) (*model.Device, error) {
+func Block(pkg *Package, typeName string) (*ir.Device, error) {
 	t := newTranslator(pkg)
 	dev := t.translateBlock(typeName)
 	if len(t.errs) > 0 {
@@ -205,7 +205,7 @@ func (t *translator) global(name string, p token.Pos, what string) {
 }
 
 // translateBlock translates the block type typeName.
-func (t *translator) translateBlock(typeName string) *model.Device {
+func (t *translator) translateBlock(typeName string) *ir.Device {
 	obj := t.pkg.Types.Scope().Lookup(typeName)
 	tn, ok := obj.(*types.TypeName)
 	if !ok {
@@ -274,7 +274,7 @@ func (t *translator) translateBlock(typeName string) *model.Device {
 	for _, s := range t.funcs {
 		code.WriteString(s)
 	}
-	return &model.Device{Block: t.blockC, Func: fn, Code: code.String()}
+	return &ir.Device{Block: t.blockC, Func: fn, Code: code.String()}
 }
 
 // structDecl emits the block struct and its layout asserts, checking that

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/rocmforge/forge/runtime/abi"
+	"github.com/rocmforge/forge/runtime/device/abi"
 )
 
 /*

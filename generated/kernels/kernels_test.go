@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/abi"
-	"github.com/rocmforge/forge/runtime/abi/abitest"
+	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/runtime/device/abi/abitest"
 	"github.com/rocmforge/forge/runtime/suite"
 	_ "github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"

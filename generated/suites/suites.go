@@ -8,12 +8,12 @@
 package suites
 
 import (
-	"github.com/rocmforge/forge/runtime/abi"
-	attnsuite "github.com/rocmforge/forge/runtime/attnsuite"
-	memsuite "github.com/rocmforge/forge/runtime/memsuite"
-	modelsuite "github.com/rocmforge/forge/runtime/modelsuite"
-	quantsuite "github.com/rocmforge/forge/runtime/quantsuite"
+	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/suite"
+	attnsuite "github.com/rocmforge/forge/runtime/suite/attnsuite"
+	memsuite "github.com/rocmforge/forge/runtime/suite/memsuite"
+	modelsuite "github.com/rocmforge/forge/runtime/suite/modelsuite"
+	quantsuite "github.com/rocmforge/forge/runtime/suite/quantsuite"
 	"github.com/rocmforge/forge/specs/formats"
 	workloads "github.com/rocmforge/forge/specs/workloads"
 )

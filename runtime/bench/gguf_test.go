@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/rocmforge/forge/generated/suites" // registers the suites GGUFTargets looks up
 	"github.com/rocmforge/forge/internal/sharedtest"
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/gguf"
 )
 

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/gpu/gputest"
-	"github.com/rocmforge/forge/runtime/gpubackend"
+	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
+	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/gpu"
+	"github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
-// gpuDevice is implemented by the GPU backends (runtime/gpubackend): the
+// gpuDevice is implemented by the GPU backends (runtime/backend/gpu): the
 // device behind a suite.DeviceBackend, for its description.
 type gpuDevice interface {
 	Device() *gpu.Device

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )

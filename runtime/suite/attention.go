@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -28,7 +28,7 @@ const DefaultBackend = "cpu"
 // library is found and opens on this machine, else cpu.
 const AutoBackend = "auto"
 
-// gpuBackends are the backends package runtime/gpubackend registers;
+// gpuBackends are the backends package runtime/backend/gpu registers;
 // asking for one in a program that does not link it says so instead of
 // calling it unknown.
 var gpuBackends = []string{"cuda", "hip"}
@@ -90,7 +90,7 @@ func RegisterBackend(name string, open func() (Backend, error)) {
 
 // RegisterLibraryBackend makes a backend that runs a kernel library
 // available by name; open is called at most once per library. The GPU
-// runtime (runtime/gpubackend) registers "cuda" and "hip".
+// runtime (runtime/backend/gpu) registers "cuda" and "hip".
 func RegisterLibraryBackend(name string, open LibraryOpener) {
 	backendMu.Lock()
 	defer backendMu.Unlock()
@@ -214,7 +214,7 @@ func openPlain(name string) (Backend, error) {
 	if !ok {
 		avail := strings.Join(append(availableLocked(), AutoBackend), ", ")
 		if slices.Contains(gpuBackends, name) {
-			return nil, fmt.Errorf("backend %q is not linked into this program: import github.com/rocmforge/forge/runtime/gpubackend (runtime/suite/suitetest does); available: %s", name, avail)
+			return nil, fmt.Errorf("backend %q is not linked into this program: import github.com/rocmforge/forge/runtime/backend/gpu (runtime/suite/suitetest does); available: %s", name, avail)
 		}
 		return nil, fmt.Errorf("unknown backend %q; available: %s", name, avail)
 	}
@@ -293,7 +293,7 @@ func selectAuto(lib string) (*Selection, error) {
 	}
 	if given {
 		if len(errs) == 0 {
-			return nil, fmt.Errorf("auto: kernel library %s given, but this program links no GPU backend (import runtime/gpubackend)", lib)
+			return nil, fmt.Errorf("auto: kernel library %s given, but this program links no GPU backend (import runtime/backend/gpu)", lib)
 		}
 		return nil, fmt.Errorf("auto: no backend opens %s: %w", lib, errors.Join(errs...))
 	}

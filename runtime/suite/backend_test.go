@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 )
 
 // fakeGPU is a library backend for the selection tests: it "opens" a

@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

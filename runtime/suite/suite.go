@@ -14,7 +14,7 @@ import (
 	"github.com/rocmforge/forge/specs/formats"
 )
 
-// Backend decodes whole quant blocks: the cpu backend (runtime/cpu) always,
+// Backend decodes whole quant blocks: the cpu backend (runtime/backend/cpu) always,
 // the GPU backends once they exist.
 type Backend interface {
 	Name() string

@@ -53,7 +53,7 @@ func TestBackendFromEnv(t *testing.T) {
 	}{
 		{"", "cpu", ""},
 		{"cpu", "cpu", ""},
-		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not linked into this program: import github.com/rocmforge/forge/runtime/gpubackend (runtime/suite/suitetest does); available: cpu, fakegpu, auto`},
+		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not linked into this program: import github.com/rocmforge/forge/runtime/backend/gpu (runtime/suite/suitetest does); available: cpu, fakegpu, auto`},
 		{"cuda", "", `backend "cuda" is not linked into this program`},
 		{"tpu", "", `$FORGE_BACKEND=tpu: unknown backend "tpu"; available: cpu, fakegpu, auto`},
 	} {

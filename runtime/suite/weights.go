@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rocmforge/forge/runtime/devmem"
+	"github.com/rocmforge/forge/runtime/device/devmem"
 )
 
 // WeightMode says how a benchmark holds a kernel's weights (matvec's W, and

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/cpu"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

@@ -3,7 +3,7 @@ package workloads
 // Attention sweeps the flash-attention forward kernels over sequence
 // lengths, heads and batch sizes, for each input type, head dimension
 // and masking; layout [batch, heads, seq, dim] throughout (the attention
-// family's launchers; runtime/attnsuite runs it).
+// family's launchers; runtime/suite/attnsuite runs it).
 //
 // The cases are the corners of the sweep rather than its full
 // cross product: the sequence sweep (every SeqLens at the smallest batch

@@ -1,7 +1,7 @@
 package workloads
 
 // Decoder is a llama-style decoder's end-to-end cost from forge's
-// generated kernels (runtime/modelsuite runs it): one forward pass built
+// generated kernels (runtime/suite/modelsuite runs it): one forward pass built
 // from the matvec (decode), matmul (prefill) and flash-attention launchers
 // plus the model glue (RMSNorm, RoPE, SiLU-gate, residual adds, f16
 // conversions and the KV-cache append), with random weights quantized to

@@ -5,7 +5,7 @@
 // source (constants and composite literals only, never run) and gen/gogen
 // writes one registration, test and benchmark per spec into
 // generated/suites, calling the scenario constructor of the spec's type
-// (gen/model.WorkloadKinds: KVCache → runtime/memsuite.KVCache, …).
+// (gen/ir.WorkloadKinds: KVCache → runtime/suite/memsuite.KVCache, …).
 //
 // A spec's Name is its suite name, "<family>/<name>"; its Doc says what
 // it measures. Sizes are in bytes, counts in elements or tokens. Quick

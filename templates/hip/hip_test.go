@@ -13,7 +13,7 @@ import (
 	"testing"
 	"text/template"
 
-	"github.com/rocmforge/forge/internal/hiptest"
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

@@ -7,7 +7,7 @@
 // runtime/suite/suiteflags, which this package imports: go test
 // ./generated/suites -args -backend=cuda -lib=build/libforge_sm_90.so),
 // else by $FORGE_BACKEND and $FORGE_LIB; a flag wins over its variable.
-// Importing this package links the GPU backends (runtime/gpubackend).
+// Importing this package links the GPU backends (runtime/backend/gpu).
 package suitetest
 
 import (
@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/rocmforge/forge/runtime/gpubackend" // registers the cuda and hip backends
+	_ "github.com/rocmforge/forge/runtime/backend/gpu" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"

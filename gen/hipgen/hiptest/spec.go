@@ -1,0 +1,150 @@
+package hiptest
+
+import (
+	"go/token"
+
+	"github.com/rocmforge/forge/gen/ir"
+)
+
+// Spec and its helpers build a synthetic model by hand, for the tests of
+// the packages that render and build HIP (gen/hipgen, gen/build): real
+// targets and families (values copied from specs/targets and
+// specs/families), and formats whose device code is written the way the
+// translator's contract says it is (struct with the Go field names, layout
+// static_asserts, #line directives into the spec, FORGE_DEVICE Func calling
+// the scalar intrinsics). So those tests do not depend on the translator or
+// on the specs loading.
+
+// q4_0Device is a hand translation of specs/formats/q4_0.go, with its
+// struct renamed to block so that formats of the same layout can share it.
+func q4_0Device(block string) *ir.Device {
+	fn := block + "_Dequant"
+	return &ir.Device{
+		Block: block,
+		Func:  fn,
+		Code: `#line 8 "specs/formats/q4_0.go"
+struct ` + block + ` {
+	forge_half D;
+	uint8_t Qs[16];
+};
+static_assert(sizeof(` + block + `) == 18, "` + block + `: 18 bytes, as the Go struct");
+static_assert(offsetof(` + block + `, D) == 0, "` + block + `.D at byte 0");
+static_assert(offsetof(` + block + `, Qs) == 2, "` + block + `.Qs at byte 2");
+
+#line 14 "specs/formats/q4_0.go"
+FORGE_DEVICE float ` + fn + `(const ` + block + `* __restrict__ b, int32_t j) {
+	uint8_t q = b->Qs[j & 15];
+	if (j >= 16) {
+		q = (uint8_t)(q >> 4);
+	}
+	return (float)((int32_t)(q & 15) - 8) * forge_half_to_f32(b->D);
+}
+`,
+	}
+}
+
+// super256Device is a made-up 256-element, 144-byte format (eight Q4_0
+// sub-blocks sharing one struct, with a table and a helper, as k-quants
+// have), so that the kernels are also compiled for BlockElems ≠ 32.
+func super256Device() *ir.Device {
+	return &ir.Device{
+		Block: "forge_BlockSuper256",
+		Func:  "forge_BlockSuper256_Dequant",
+		Code: `#line 1 "specs/formats/super256.go"
+struct forge_BlockSuper256 {
+	forge_half D[8];
+	uint8_t Qs[128];
+};
+static_assert(sizeof(forge_BlockSuper256) == 144, "forge_BlockSuper256: 144 bytes, as the Go struct");
+static_assert(offsetof(forge_BlockSuper256, D) == 0, "forge_BlockSuper256.D at byte 0");
+static_assert(offsetof(forge_BlockSuper256, Qs) == 16, "forge_BlockSuper256.Qs at byte 16");
+
+#line 10 "specs/formats/super256.go"
+static __device__ const int8_t forge_super256Offsets[2] = {-8, -7};
+
+#line 12 "specs/formats/super256.go"
+static FORGE_DEVICE int32_t forge_super256Nibble(uint8_t q, int32_t hi) {
+	return (int32_t)((q >> (4 * hi)) & 15);
+}
+
+#line 16 "specs/formats/super256.go"
+FORGE_DEVICE float forge_BlockSuper256_Dequant(const forge_BlockSuper256* __restrict__ b, int32_t j) {
+	int32_t sub = j >> 5;
+	int32_t k = j & 31;
+	int32_t q = forge_super256Nibble(b->Qs[16 * sub + (k & 15)], (int32_t)(k >= 16));
+	return (float)(q + (int32_t)forge_super256Offsets[sub & 1]) * forge_half_to_f32(b->D[sub]);
+}
+`,
+	}
+}
+
+func pos(file string, line int) token.Position {
+	return token.Position{Filename: file, Line: line, Column: 1}
+}
+
+// Spec is a synthetic spec: four formats (two real ones sharing Q4_0's
+// layout, one without a ggml id, one with 256-element blocks), the four real
+// targets with their tuning, and the dequant family (SpecMatVec adds matvec).
+func Spec() *ir.Spec {
+	formats := []*ir.Format{
+		{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)",
+			GoVar: "Q4_0", BlockType: "BlockQ4_0", File: "specs/formats/q4_0.go", Pos: pos("specs/formats/q4_0.go", 4),
+			Device: q4_0Device("forge_BlockQ4_0")},
+		{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, Doc: "non-linear 4-bit codes (Q4_0's layout)",
+			GoVar: "IQ4_NL", BlockType: "BlockIQ4_NL", File: "specs/formats/iq4_nl.go", Pos: pos("specs/formats/iq4_nl.go", 4),
+			Device: q4_0Device("forge_BlockIQ4_NL")},
+		{Name: "TEST4_0", GGMLType: -1, BlockElems: 32, BlockBytes: 18, Doc: "no ggml id",
+			GoVar: "TEST4_0", BlockType: "BlockTEST4_0", File: "specs/formats/test4_0.go", Pos: pos("specs/formats/test4_0.go", 4),
+			Device: q4_0Device("forge_BlockTEST4_0")},
+		{Name: "SUPER256", GGMLType: -1, BlockElems: 256, BlockBytes: 144, Doc: "256-element super-blocks",
+			GoVar: "SUPER256", BlockType: "BlockSuper256", File: "specs/formats/super256.go", Pos: pos("specs/formats/super256.go", 4),
+			Device: super256Device()},
+	}
+	amd := "specs/targets/amd.go"
+	targets := []*ir.Target{
+		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
+			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
+			MatMul: ir.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
+		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
+			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
+			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
+		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
+			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: ir.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
+			MatMul: ir.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
+		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
+			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
+			Pos: pos("specs/targets/nvidia.go", 5), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
+	}
+	families := []*ir.Family{
+		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",
+			Pos:     pos("specs/families/families.go", 33),
+			Kernels: []ir.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
+	}
+	return &ir.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: targets, Families: families}
+}
+
+// SpecMatMul is SpecMatVec with the matmul family as well, where gen/load
+// orders it (by name: dequant, matmul, matvec).
+func SpecMatMul() *ir.Spec {
+	s := SpecMatVec()
+	mm := &ir.Family{Name: "matmul", Doc: "fused dequant and matrix product for a batch of vectors, f32 out",
+		GoVar: "MatMul", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 60),
+		Kernels: []ir.Kernel{{Name: "matmul_f32", Output: "f32"}}}
+	s.Families = []*ir.Family{s.Families[0], mm, s.Families[1]}
+	return s
+}
+
+// SpecMatVec is Spec with the matvec family as well, after dequant (as
+// gen/load orders families, by name).
+func SpecMatVec() *ir.Spec {
+	s := Spec()
+	s.Families = append(s.Families, &ir.Family{Name: "matvec", Doc: "fused dequant and matrix-vector product, f32 out",
+		GoVar: "MatVec", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 47),
+		Kernels: []ir.Kernel{{Name: "matvec_f32", Output: "f32"}}})
+	return s
+}

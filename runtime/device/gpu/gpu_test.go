@@ -1,0 +1,469 @@
+package gpu_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/runtime/device/gpu"
+	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
+	"github.com/rocmforge/forge/runtime/device/timing"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// fakes caches one fake library per options key: building one takes a
+// compiler run.
+var (
+	fakesMu sync.Mutex
+	fakes   = map[string]string{}
+)
+
+func fake(t *testing.T, key string, o gputest.Options) string {
+	t.Helper()
+	fakesMu.Lock()
+	defer fakesMu.Unlock()
+	if p, ok := fakes[key]; ok {
+		return p
+	}
+	gputest.Compiler(t)
+	dir, err := os.MkdirTemp("", "forge-gputest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Target = cmpOr(o.Target, "sm_90")
+	p := filepath.Join(dir, "libforge_"+o.Target+".so")
+	gputest.BuildAt(t, p, o)
+	fakes[key] = p
+	return p
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, p := range fakes {
+		os.RemoveAll(filepath.Dir(p))
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T) *gpu.Device {
+	t.Helper()
+	d, err := gpu.Open(fake(t, "default", gputest.Options{MemLimit: 64 << 20, L2Bytes: 2 << 20}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return d
+}
+
+func TestOpenAndInfo(t *testing.T) {
+	d := open(t)
+	info := d.Info()
+	want := gpu.Info{
+		Library: d.Path(), Device: 0, Name: "forge fake GPU", Arch: "sm_90", Vendor: "nvidia", Target: "sm_90",
+		WaveSize: 32, ComputeUnits: 2, ClockKHz: 1500000, MemClockKHz: 1000000, MemBusWidthBits: 64,
+		RuntimeVersion: 12000, DriverVersion: 12010, TotalMem: 64 << 20, L2Bytes: 2 << 20,
+	}
+	if info != want {
+		t.Errorf("Info = %+v\nwant   %+v", info, want)
+	}
+	if bw := info.PeakBandwidth(); bw != 16e9 {
+		t.Errorf("PeakBandwidth = %v, want 16e9", bw)
+	}
+	for _, s := range []string{"forge fake GPU", "nvidia sm_90", "target sm_90", "wave32", "64.0 MiB memory", "16 GB/s peak", "L2 2.0 MiB"} {
+		if !strings.Contains(info.String(), s) {
+			t.Errorf("Info.String() = %q lacks %q", info, s)
+		}
+	}
+	free, total, err := d.MemInfo()
+	if err != nil || total != 64<<20 || free > total {
+		t.Errorf("MemInfo = %d, %d, %v", free, total, err)
+	}
+	if d.Kernels() == nil || d.Memory() == nil {
+		t.Error("no kernels or memory")
+	}
+	if got := d.ErrorString(2); got != "out of memory" {
+		t.Errorf("ErrorString(2) = %q", got)
+	}
+	if n := len(gpu.RuntimeSymbols()); n != 18 {
+		t.Errorf("%d runtime symbols, want 18", n)
+	}
+}
+
+func TestOpenMissingLibrary(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "libforge_sm_90.so"), "libforge_sm_90.so does not exist; build it: run: go run ./cmd/forgegen build --target sm_90"},
+		{filepath.Join(dir, "other.so"), "other.so does not exist; build it: run: go run ./cmd/forgegen build --target <target>"},
+		{dir, "is a directory"},
+		{"", "no kernel library named"},
+	} {
+		_, err := gpu.Open(tc.path, 0)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q): %v, want an error containing %q", tc.path, err, tc.want)
+		}
+	}
+	bad := filepath.Join(dir, "libforge_gfx1100.so")
+	if err := os.WriteFile(bad, []byte("not an ELF file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := gpu.Open(bad, 0)
+	if err == nil || !strings.Contains(err.Error(), "loading "+bad) || !strings.Contains(err.Error(), "LD_LIBRARY_PATH") {
+		t.Errorf("Open of a non-library: %v", err)
+	}
+	if _, err := gpu.Open(bad, -1); err == nil {
+		t.Error("Open with device -1 succeeded")
+	}
+}
+
+func TestOpenMissingSymbols(t *testing.T) {
+	p := fake(t, "missing", gputest.Options{Omit: []string{"forge_rt_malloc", "forge_copy", "forge_dequant_f32_q4_k", "forge_dequant_f16_mxfp4"}})
+	_, err := gpu.Open(p, 0)
+	var me *gpu.MissingSymbolsError
+	if !errors.As(err, &me) {
+		t.Fatalf("Open: %v, want a *MissingSymbolsError", err)
+	}
+	want := []string{"forge_rt_malloc", "forge_copy", "forge_dequant_f32_q4_k", "forge_dequant_f16_mxfp4"}
+	if strings.Join(me.Symbols, ",") != strings.Join(want, ",") {
+		t.Errorf("missing %v, want %v", me.Symbols, want)
+	}
+	for _, s := range append(want, "lacks 4 symbols", "go run ./cmd/forgegen build --target sm_90") {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q lacks %q", err, s)
+		}
+	}
+}
+
+func TestOpenABIMismatch(t *testing.T) {
+	// Another ABI version is the error even when symbols are missing too.
+	p := fake(t, "abi", gputest.Options{ABIVersion: abi.ABIVersion + 1, Omit: []string{"forge_rt_free"}})
+	_, err := gpu.Open(p, 0)
+	var ae *gpu.ABIVersionError
+	if !errors.As(err, &ae) || ae.Have != abi.ABIVersion+1 || ae.Want != abi.ABIVersion {
+		t.Fatalf("Open: %v, want an *ABIVersionError", err)
+	}
+	if !strings.Contains(err.Error(), "kernel ABI version 2, but this build of forge needs 1") {
+		t.Errorf("error: %v", err)
+	}
+}
+
+func TestOpenDeviceErrors(t *testing.T) {
+	_, err := gpu.Open(fake(t, "nodevice", gputest.Options{NoDevice: true}), 0)
+	var ge *gpu.Error
+	if !errors.As(err, &ge) || ge.Code != gputest.CodeNoDevice || ge.Op != "forge_rt_init" ||
+		!strings.Contains(err.Error(), "no CUDA-capable device is detected") {
+		t.Errorf("Open without a device: %v", err)
+	}
+	_, err = gpu.Open(fake(t, "default", gputest.Options{MemLimit: 64 << 20, L2Bytes: 2 << 20}), 3)
+	if !errors.As(err, &ge) || ge.Code != gputest.CodeInvalidDevice || !strings.Contains(err.Error(), "selecting device 3") {
+		t.Errorf("Open of device 3: %v", err)
+	}
+	if errors.Is(err, gpu.ErrOutOfMemory) {
+		t.Error("an invalid device is out of memory")
+	}
+}
+
+func TestOpenBackend(t *testing.T) {
+	nv := fake(t, "default", gputest.Options{MemLimit: 64 << 20, L2Bytes: 2 << 20})
+	amd := fake(t, "amd", gputest.Options{Vendor: "amd", Target: "gfx1100", Name: "fake RX 7900"})
+	for _, tc := range []struct{ backend, path, err string }{
+		{"cuda", nv, ""},
+		{"hip", amd, ""},
+		{"hip", nv, "backend hip drives amd GPUs, but " + nv + " is a nvidia library (target sm_90, forge fake GPU): use backend cuda"},
+		{"cuda", amd, "use backend hip"},
+		{"metal", nv, `unknown GPU backend "metal"`},
+	} {
+		d, err := gpu.OpenBackend(tc.backend, tc.path, 0)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("OpenBackend(%s, %s): %v", tc.backend, tc.path, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("OpenBackend(%s, %s): %v, want an error containing %q", tc.backend, tc.path, err, tc.err)
+		}
+		if d != nil {
+			d.Close()
+		}
+	}
+}
+
+func TestMemory(t *testing.T) {
+	d := open(t)
+	p, err := d.Malloc(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free, _, _ := d.MemInfo(); free != 64<<20-4096 {
+		t.Errorf("free after a 4 KiB Malloc: %d", free)
+	}
+	src := make([]float32, 1024)
+	for i := range src {
+		src[i] = float32(i) * 1.5
+	}
+	if err := gpu.Upload(d, p, src); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, 1024)
+	if err := gpu.Download(d, got, p); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i] != src[i] {
+			t.Fatalf("round trip: element %d is %v, want %v", i, got[i], src[i])
+		}
+	}
+	if err := d.Memset(p, 0xab, 16); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 20)
+	if err := d.D2H(b, p); err != nil {
+		t.Fatal(err)
+	}
+	if b[15] != 0xab || b[16] == 0xab {
+		t.Errorf("after Memset of 16 bytes: % x", b)
+	}
+	if err := d.H2D(p, nil); err != nil {
+		t.Error(err)
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Error(err)
+	}
+	if err := d.Free(p); err != nil {
+		t.Fatal(err)
+	}
+
+	// Out of memory: the raw allocation, then the caching allocator.
+	_, err = d.Malloc(65 << 20)
+	var ge *gpu.Error
+	if !errors.Is(err, gpu.ErrOutOfMemory) || !errors.As(err, &ge) || ge.Code != 2 || ge.Op != "forge_rt_malloc" {
+		t.Fatalf("Malloc past the memory: %v, want ErrOutOfMemory", err)
+	}
+	for _, s := range []string{"allocating 68157440 bytes on forge fake GPU", "error 2: out of memory"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q lacks %q", err, s)
+		}
+	}
+	mem := d.Memory()
+	q, err := mem.Alloc(40 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Free(q); err != nil {
+		t.Fatal(err)
+	}
+	// 40 MiB cached; 30 MiB more does not fit until the cache is released.
+	q, err = mem.Alloc(30 << 20)
+	if err != nil {
+		t.Fatalf("Alloc with a release: %v", err)
+	}
+	if st := mem.Stats(); st.OOMRetries != 1 || st.DeviceFrees != 1 || st.Reserved != 30<<20 {
+		t.Errorf("after the retry: %v", st)
+	}
+	if _, err := mem.Alloc(40 << 20); !errors.Is(err, gpu.ErrOutOfMemory) {
+		t.Errorf("Alloc past the memory: %v", err)
+	}
+	if err := mem.Free(q); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStreamsEventsTimer(t *testing.T) {
+	d := open(t)
+	s, err := d.NewStream()
+	if err != nil || s.Handle() == 0 {
+		t.Fatalf("NewStream: %v", err)
+	}
+	const n = 8 << 20
+	src, err := d.Memory().Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := d.Memory().Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Memset(src, 7, n); err != nil {
+		t.Fatal(err)
+	}
+	var tm timing.Timer
+	dt, err := d.NewTimer(s.Handle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm = dt
+	if _, err := tm.Stop(); !errors.Is(err, timing.ErrNotStarted) {
+		t.Errorf("Stop before Start: %v", err)
+	}
+	if err := tm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if err := d.Copy(dst, src, n, s.Handle()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	el, err := tm.Stop()
+	if err != nil || el <= 0 || el > time.Minute {
+		t.Errorf("timer: %v, %v", el, err)
+	}
+	b := make([]byte, 3)
+	if err := d.D2H(b, dst+n-3); err != nil || b[0] != 7 || b[2] != 7 {
+		t.Errorf("after forge_copy: % x, %v", b, err)
+	}
+	if err := d.Copy(0, src, n, 0); err == nil || !strings.Contains(err.Error(), "forge_copy: error 1: invalid argument") {
+		t.Errorf("forge_copy to null: %v", err)
+	}
+	e1, _ := d.NewEvent()
+	e2, _ := d.NewEvent()
+	if err := e1.Record(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Record(0); err != nil {
+		t.Fatal(err)
+	}
+	if el, err := gpu.Elapsed(e1, e2); err != nil || el < 0 {
+		t.Errorf("Elapsed: %v, %v", el, err)
+	}
+	for _, c := range []interface{ Close() error }{e1, e2, tm, s} {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	d.Memory().Free(src)
+	d.Memory().Free(dst)
+}
+
+// q4_0Blocks is nBlocks reference-quantized Q4_0 blocks.
+func q4_0Blocks(t *testing.T, nBlocks int) []byte {
+	src, err := suite.QuantizedBlocks(formats.Q4_0, nBlocks, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func TestLaunch(t *testing.T) {
+	d := open(t)
+	const nBlocks = 100
+	src := q4_0Blocks(t, nBlocks)
+	dsrc, _ := d.Memory().Alloc(uint64(len(src)))
+	ddst, _ := d.Memory().Alloc(nBlocks * 32 * 4)
+	defer d.Memory().Free(dsrc)
+	defer d.Memory().Free(ddst)
+	if err := d.H2D(dsrc, src); err != nil {
+		t.Fatal(err)
+	}
+	fn, ok := d.Kernels().Dequant("dequant_f32", "Q4_0")
+	if !ok {
+		t.Fatal("no dequant_f32/Q4_0")
+	}
+	if err := d.Launch(func() error { return fn(dsrc, ddst, nBlocks, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, nBlocks*32)
+	if err := gpu.Download(d, got, ddst); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, nBlocks*32)
+	if err := formats.Q4_0.Dequantize(want, src); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("element %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	// A launcher the fake does not implement: its code, with the runtime's message.
+	fn, _ = d.Kernels().Dequant("dequant_f32", "Q4_K")
+	err := d.Launch(func() error { return fn(dsrc, ddst, 1, 0) })
+	var le *abi.LaunchError
+	if !errors.As(err, &le) || le.Code != gputest.CodeNotImplemented || !strings.Contains(err.Error(), "fake: launcher not implemented") {
+		t.Errorf("unimplemented launcher: %v", err)
+	}
+}
+
+// TestThreads calls the library from many fresh OS threads: the fake, like
+// the GPU runtimes, fails every call on a thread that has not selected the
+// device, so this passes only if every call selects it first.
+func TestThreads(t *testing.T) {
+	d := open(t)
+	fn, _ := d.Kernels().Dequant("dequant_f16", "Q4_0")
+	src := q4_0Blocks(t, 4)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			// Never unlocked: the thread exits with the goroutine, so
+			// every goroutine starts on a thread of its own.
+			runtime.LockOSThread()
+			p, err := d.Malloc(uint64(len(src)) + 1024)
+			if err != nil {
+				t.Errorf("goroutine %d: %v", g, err)
+				return
+			}
+			defer d.Free(p)
+			if err := d.H2D(p, src); err != nil {
+				t.Errorf("goroutine %d: %v", g, err)
+			}
+			if err := d.Launch(func() error { return fn(p, p+abi.DevicePtr(len(src)), 4, 0) }); err != nil {
+				t.Errorf("goroutine %d: %v", g, err)
+			}
+		})
+	}
+	wg.Wait()
+	// A launcher called directly on a fresh thread, without Launch, fails
+	// on the fake: the reason Launch exists.
+	var direct error
+	wg.Go(func() {
+		runtime.LockOSThread()
+		direct = fn(1, 1, 0, 0) // no blocks: no call
+		if direct == nil {
+			direct = fn(1, 1, 1, 0)
+		}
+	})
+	wg.Wait()
+	var le *abi.LaunchError
+	if !errors.As(direct, &le) || le.Code != gputest.CodeNotInitialized {
+		t.Errorf("a launcher on a thread that never selected the device: %v", direct)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	d, err := gpu.Open(fake(t, "default", gputest.Options{MemLimit: 64 << 20, L2Bytes: 2 << 20}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Memory().Alloc(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "1 blocks (512 B) still allocated") {
+		t.Errorf("Close with a live block: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := d.Malloc(1); !errors.Is(err, gpu.ErrClosed) {
+		t.Errorf("Malloc after Close: %v", err)
+	}
+	if err := d.Launch(func() error { return nil }); !errors.Is(err, gpu.ErrClosed) {
+		t.Errorf("Launch after Close: %v", err)
+	}
+	_ = p
+}

@@ -1,0 +1,155 @@
+package attnsuite
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/workloads"
+)
+
+func TestCases(t *testing.T) {
+	full := Cases(workloads.AttentionFlash, false)
+	// 6 sequence lengths + 4 head counts + 3 batches, b1_h32_s2048 in all three: 11 sizes.
+	if want := 11 * 2 * 2 * 2; len(full) != want {
+		t.Errorf("%d cases, want %d", len(full), want)
+	}
+	seen := map[string]bool{}
+	for _, c := range full {
+		if seen[c.Name] {
+			t.Errorf("%s twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, name := range []string{"f16/d128/causal/b1_h32_s2048", "f32/d64/full/b4_h32_s2048", "f16/d64/full/b1_h4_s2048", "f32/d128/causal/b1_h32_s4096"} {
+		if !seen[name] {
+			t.Errorf("no case %s", name)
+		}
+	}
+	quick := Cases(workloads.AttentionFlash, true)
+	if len(quick) != 8 || quick[0].Name != "f16/d64/full/b1_h4_s128" {
+		t.Errorf("quick cases: %d, first %+v", len(quick), quick[0])
+	}
+}
+
+// fakeDevice is a device backend whose "kernels" are the cpu reference,
+// perturbed when broken.
+type fakeDevice struct {
+	*cpu.Backend
+	broken   bool
+	prepared int
+}
+
+func (*fakeDevice) Name() string     { return "fake" }
+func (*fakeDevice) Describe() string { return "fake device" }
+func (*fakeDevice) L2Bytes() int64   { return 1 << 20 }
+func (*fakeDevice) PrepareDequant(*formats.Format, string, []byte) (suite.Resident, error) {
+	return nil, errors.New("no dequant")
+}
+func (*fakeDevice) PrepareCopy(int64) (suite.Resident, error) { return nil, errors.New("no copy") }
+
+func (f *fakeDevice) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []float32) error {
+	if err := f.Backend.Attention(dtype, s, q, k, v, o); err != nil {
+		return err
+	}
+	if f.broken && len(o) > 5 {
+		o[5] += 0.5
+	}
+	return nil
+}
+
+type fakeResident struct{}
+
+func (fakeResident) Run(n int) (time.Duration, error) {
+	return time.Duration(n) * time.Millisecond, nil
+}
+func (fakeResident) Close() error { return nil }
+
+func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (suite.Resident, error) {
+	f.prepared++
+	if len(q) != s.QElems() || len(k) != s.KVElems() || len(v) != s.KVElems() {
+		return nil, errors.New("bad sizes")
+	}
+	return fakeResident{}, nil
+}
+
+func runEnv(t *testing.T, b suite.Backend, spec workloads.Attention) ([]suite.Measurement, error) {
+	var ms []suite.Measurement
+	env := &suite.Env{
+		Ctx: context.Background(), Backend: b, Quick: true,
+		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
+			var out []time.Duration
+			for range 3 {
+				d, err := once()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, d)
+			}
+			return out, nil
+		},
+		Report: func(m suite.Measurement) { ms = append(ms, m) },
+		Logf:   t.Logf,
+	}
+	err := Attention(spec).Run(env)
+	return ms, err
+}
+
+func TestScenarioCPU(t *testing.T) {
+	ms, err := runEnv(t, cpu.New(0), workloads.AttentionFlash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 8 {
+		t.Fatalf("%d measurements, want 8", len(ms))
+	}
+	m := ms[0]
+	if m.Case != "f16/d64/full/b1_h4_s128" || len(m.Samples) != 3 || m.FLOPs != 4*4*128*128*64 ||
+		m.BytesRead != 2*3*4*128*64 || m.BytesWritten != 2*4*128*64 {
+		t.Errorf("first measurement %+v", m)
+	}
+	if _, ok := m.Metric("tflops"); !ok {
+		t.Error("no tflops")
+	}
+	if _, ok := m.Metric("gpu_cpu_speedup"); ok {
+		t.Error("a speedup on the cpu backend")
+	}
+	if ms[1].FLOPs != 4*4*64*(128*129/2) {
+		t.Errorf("causal FLOPs %d", ms[1].FLOPs)
+	}
+}
+
+func TestScenarioDevice(t *testing.T) {
+	spec := workloads.AttentionFlash
+	spec.DTypes, spec.HeadDims = []string{"f16"}, []int{64}
+	dev := &fakeDevice{Backend: cpu.New(0)}
+	ms, err := runEnv(t, dev, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || dev.prepared != 2 {
+		t.Fatalf("%d measurements, %d prepared", len(ms), dev.prepared)
+	}
+	if x, ok := ms[0].Metric("gpu_cpu_speedup"); !ok || !(x.Value > 0) {
+		t.Errorf("speedup %+v %v", x, ok)
+	}
+	if x, _ := ms[0].Metric("tflops"); x.Value != float64(ms[0].FLOPs)/1e-3/1e12 {
+		t.Errorf("tflops %v for %d FLOPs in 1 ms", x.Value, ms[0].FLOPs)
+	}
+	dev.broken = true
+	if _, err := runEnv(t, dev, spec); err == nil || !strings.Contains(err.Error(), "differs from the cpu reference") {
+		t.Errorf("a wrong device result: %v", err)
+	}
+}
+
+func TestScenarioNoAttention(t *testing.T) {
+	type plain struct{ suite.Backend }
+	if _, err := runEnv(t, plain{cpu.New(0)}, workloads.AttentionFlash); err == nil {
+		t.Error("a backend without attention ran")
+	}
+}

@@ -1,0 +1,216 @@
+package modelsuite
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/device/gpu"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// cpuEngine runs the forward in Go.
+type cpuEngine struct {
+	w  *Weights
+	be *cpu.Backend
+	// held is the host bytes of the weights and of the live session.
+	weights, held, top uint64
+}
+
+func newCPUEngine(w *Weights) *cpuEngine {
+	n := uint64(w.Shape.WeightBytes(w.Format))
+	return &cpuEngine{w: w, be: cpu.New(0), weights: n, held: n, top: n}
+}
+
+func (e *cpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
+	o := newCPUOps(e.w, e.be, seq, capacity)
+	if capacity > seq {
+		o.fillKV(capacity-seq, kvSeed)
+	}
+	var n uint64
+	for _, b := range o.bufs {
+		n += 4 * uint64(len(b))
+	}
+	for l := range o.k {
+		n += 2 * uint64(len(o.k[l])+len(o.v[l])) // f16 values: as a device cache holds them
+	}
+	e.held = e.weights + n
+	e.top = max(e.top, e.held)
+	return &cpuSession{e: e, o: o, pos: capacity - seq}, nil
+}
+
+func (e *cpuEngine) inUse() uint64       { return e.held }
+func (e *cpuEngine) peak() uint64        { return e.top }
+func (e *cpuEngine) peakTFLOPS() float64 { return 0 }
+func (e *cpuEngine) close() error        { return nil }
+
+type cpuSession struct {
+	e   *cpuEngine
+	o   *cpuOps
+	pos int
+}
+
+func (s *cpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
+	t0 := time.Now()
+	for range n {
+		if err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, nil); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t0), nil
+}
+
+func (s *cpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
+	s.o.times = [NumComponents]time.Duration{}
+	err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, nil)
+	s.o.finish()
+	return s.o.times, err
+}
+
+func (s *cpuSession) close() error {
+	s.e.held = s.e.weights
+	return nil
+}
+
+// gpuEngine runs the forward on a device.
+type gpuEngine struct {
+	g *gpuModel
+}
+
+func newGPUEngine(d *gpu.Device, w *Weights) (*gpuEngine, error) {
+	g, err := newGPUModel(d, w)
+	if err != nil {
+		return nil, err
+	}
+	return &gpuEngine{g: g}, nil
+}
+
+func (e *gpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
+	o, err := newGPUOps(e.g, seq, capacity)
+	if err != nil {
+		return nil, err
+	}
+	if capacity > seq {
+		if err := o.fillKV(capacity-seq, kvSeed); err != nil {
+			o.close()
+			return nil, err
+		}
+	}
+	t, err := e.g.d.NewTimer(0)
+	if err != nil {
+		o.close()
+		return nil, err
+	}
+	return &gpuSession{o: o, t: t, pos: capacity - seq}, nil
+}
+
+func (e *gpuEngine) inUse() uint64       { return e.g.mem.Stats().InUse }
+func (e *gpuEngine) peak() uint64        { return e.g.mem.Stats().PeakInUse }
+func (e *gpuEngine) peakTFLOPS() float64 { return PeakTFLOPS(e.g.d.Info()) }
+func (e *gpuEngine) close() error        { return e.g.close() }
+
+type gpuSession struct {
+	o   *gpuOps
+	t   *gpu.Timer
+	pos int
+}
+
+func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
+	s.o.timed = false
+	var dt time.Duration
+	err := s.o.g.d.Launch(func() error {
+		s.o.inLaunch = true
+		defer func() { s.o.inLaunch = false }()
+		if err := s.t.Start(); err != nil {
+			return err
+		}
+		for range n {
+			if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
+				return err
+			}
+		}
+		var err error
+		dt, err = s.t.Stop()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return dt, s.o.g.d.Synchronize()
+}
+
+func (s *gpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
+	s.o.timed = true
+	defer func() { s.o.timed = false }()
+	if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
+		return [NumComponents]time.Duration{}, err
+	}
+	return s.o.breakdown()
+}
+
+func (s *gpuSession) close() error {
+	err := s.t.Close()
+	if cerr := s.o.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Check runs shape s in format f on the device and on the cpu, a prefill
+// of 20 tokens and a decode step at position 37 (over random context), and
+// fails when the logits or the residual stream after layer 1 differ by
+// more than CheckTolerance (NMSE).
+func Check(d *gpu.Device, s Shape, f *formats.Format) error {
+	w, err := NewWeights(s, f, false, 42)
+	if err != nil {
+		return err
+	}
+	g, err := newGPUModel(d, w)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	for _, c := range []struct{ seq, pos int }{{20, 0}, {1, 37}} {
+		what := fmt.Sprintf("check %s (hidden %d, %d layers, %d/%d heads of %d), %d tokens at %d", f.Name, s.Hidden, s.Layers, s.Heads, s.KVHeads, s.HeadDim, c.seq, c.pos)
+		x := Inputs(s, c.seq, uint64(7+c.pos))
+		wantLogits, wantL1, err := CPUForward(w, x, c.seq, c.pos, 99)
+		if err != nil {
+			return fmt.Errorf("%s: cpu: %w", what, err)
+		}
+		o, err := newGPUOps(g, c.seq, c.pos+c.seq)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if c.pos > 0 {
+			if err := o.fillKV(c.pos, 99); err != nil {
+				o.close()
+				return err
+			}
+		}
+		logits := make([]float32, s.Vocab)
+		l1 := make([]float32, c.seq*s.Hidden)
+		err = forward(o, s, x, c.seq, c.pos, logits, func(l int) error {
+			if l != 0 {
+				return nil
+			}
+			if err := d.Synchronize(); err != nil {
+				return err
+			}
+			return gpu.Download(d, l1, o.bufs[bH])
+		})
+		if err == nil {
+			err = d.Synchronize()
+		}
+		o.close()
+		if err != nil {
+			return fmt.Errorf("%s: gpu: %w", what, err)
+		}
+		if e := NMSE(l1, wantL1); !(e <= CheckTolerance) {
+			return fmt.Errorf("%s: the residual stream after layer 1 differs from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
+		}
+		if e := NMSE(logits, wantLogits); !(e <= CheckTolerance) {
+			return fmt.Errorf("%s: the logits differ from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
+		}
+	}
+	return nil
+}

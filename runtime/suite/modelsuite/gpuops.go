@@ -1,0 +1,364 @@
+package modelsuite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rocmforge/forge/generated/kernels"
+	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/runtime/device/devmem"
+	"github.com/rocmforge/forge/runtime/device/gpu"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// gpuModel is a decoder's weights in device memory, one distinct buffer
+// per layer and matrix (for shared Weights the same bytes uploaded into
+// each layer's own buffers), from the device's caching allocator.
+type gpuModel struct {
+	d      *gpu.Device
+	mem    *devmem.Allocator
+	lib    *kernels.Library
+	s      Shape
+	f      *formats.Format
+	layers []gpuLayer
+	norm   abi.DevicePtr
+	head   abi.DevicePtr
+	allocs []abi.DevicePtr
+
+	mv   kernels.MatVecFunc
+	mm   kernels.MatMulFunc
+	attn kernels.AttentionFunc
+	rms  kernels.GlueNormFunc
+	rope kernels.GlueRoPEFunc
+	silu kernels.GlueBinaryFunc
+	add  kernels.GlueBinaryFunc
+	hds  kernels.GlueLayoutFunc
+	tok  kernels.GlueLayoutFunc
+}
+
+type gpuLayer struct {
+	m                 [numMatrices]abi.DevicePtr
+	attnNorm, ffnNorm abi.DevicePtr
+}
+
+func (g *gpuModel) alloc(bytes uint64) (abi.DevicePtr, error) {
+	p, err := g.mem.Alloc(max(bytes, 1))
+	if err != nil {
+		return 0, err
+	}
+	g.allocs = append(g.allocs, p)
+	return p, nil
+}
+
+func (g *gpuModel) upload(b []byte) (abi.DevicePtr, error) {
+	p, err := g.alloc(uint64(len(b)))
+	if err != nil {
+		return 0, err
+	}
+	return p, g.d.H2D(p, b)
+}
+
+func (g *gpuModel) uploadF32(x []float32) (abi.DevicePtr, error) {
+	p, err := g.alloc(4 * uint64(len(x)))
+	if err != nil {
+		return 0, err
+	}
+	return p, gpu.Upload(g.d, p, x)
+}
+
+// newGPUModel finds the launchers and uploads w.
+func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
+	lib := d.Kernels()
+	// An allocator of its own, so that its peak is this model's (weights,
+	// KV cache, scratch), not the process's: the device's shared one keeps
+	// the peak of every format run before.
+	g = &gpuModel{d: d, mem: devmem.New(deviceRaw{d}), lib: lib, s: w.Shape, f: w.Format}
+	defer func() {
+		if err != nil {
+			g.close()
+			g = nil
+		}
+	}()
+	var ok [9]bool
+	g.mv, ok[0] = lib.MatVec("matvec_f32", w.Format.Name)
+	g.mm, ok[1] = lib.MatMul("matmul_f32", w.Format.Name)
+	g.attn, ok[2] = lib.Attention("f16", w.Shape.HeadDim)
+	g.rms, ok[3] = lib.GlueRMSNormF32()
+	g.rope, ok[4] = lib.GlueRoPEF32()
+	g.silu, ok[5] = lib.GlueSiLUMulF32()
+	g.add, ok[6] = lib.GlueAddF32()
+	g.hds, ok[7] = lib.GlueHeadsF16()
+	g.tok, ok[8] = lib.GlueTokensF32()
+	for i, o := range ok {
+		if !o {
+			return nil, fmt.Errorf("model: the kernel library has no %s launcher for %s (head dimension %d)",
+				[]string{"matvec_f32", "matmul_f32", "attention_f16", "glue", "glue", "glue", "glue", "glue", "glue"}[i], w.Format.Name, w.Shape.HeadDim)
+		}
+	}
+	for l, ly := range w.Layers {
+		var gl gpuLayer
+		for m := range numMatrices {
+			if gl.m[m], err = g.upload(ly.M[m]); err != nil {
+				return nil, fmt.Errorf("model: layer %d %s: %w", l, matrixNames[m], err)
+			}
+		}
+		if gl.attnNorm, err = g.uploadF32(ly.AttnNorm); err != nil {
+			return nil, err
+		}
+		if gl.ffnNorm, err = g.uploadF32(ly.FFNNorm); err != nil {
+			return nil, err
+		}
+		g.layers = append(g.layers, gl)
+	}
+	if g.norm, err = g.uploadF32(w.Norm); err != nil {
+		return nil, err
+	}
+	if g.head, err = g.upload(w.Head); err != nil {
+		return nil, fmt.Errorf("model: LM head: %w", err)
+	}
+	return g, nil
+}
+
+func (g *gpuModel) close() error {
+	var errs []error
+	for _, p := range g.allocs {
+		errs = append(errs, g.mem.Free(p))
+	}
+	g.allocs = nil
+	errs = append(errs, g.mem.Release()) // give the model's memory back to the device
+	return errors.Join(errs...)
+}
+
+// deviceRaw is a device's own allocator (forge_rt_malloc/forge_rt_free)
+// as devmem's raw allocator.
+type deviceRaw struct{ d *gpu.Device }
+
+func (r deviceRaw) Alloc(bytes uint64) (abi.DevicePtr, error) { return r.d.Malloc(bytes) }
+func (r deviceRaw) Free(p abi.DevicePtr) error                { return r.d.Free(p) }
+
+// gpuOps is the forward on a device: every step a generated launcher on
+// the default stream (matvec_f32 for one token, matmul_f32 for more,
+// attention_f16_d<hd>, the glue), the transfers the runtime's synchronous
+// copies. With timed set, mark records a device event at each component
+// boundary and breakdown reads the intervals.
+type gpuOps struct {
+	g        *gpuModel
+	seq      int
+	capacity int
+	bufs     [numBufs]abi.DevicePtr
+	k, v     []abi.DevicePtr
+	allocs   []abi.DevicePtr
+
+	// inLaunch: the forward runs inside one gpu.Device.Launch (the timed
+	// path: one OS-thread lock and device selection for all its launches,
+	// not one per launch).
+	inLaunch bool
+
+	timed  bool
+	events []*gpu.Event
+	labels []Component
+	used   int
+}
+
+func newGPUOps(g *gpuModel, seq, capacity int) (o *gpuOps, err error) {
+	o = &gpuOps{g: g, seq: seq, capacity: capacity}
+	defer func() {
+		if err != nil {
+			o.close()
+			o = nil
+		}
+	}()
+	alloc := func(bytes uint64) (abi.DevicePtr, error) {
+		p, err := g.mem.Alloc(max(bytes, 1))
+		if err == nil {
+			o.allocs = append(o.allocs, p)
+		}
+		return p, err
+	}
+	for b := range numBufs {
+		n, half := bufSize(g.s, b, seq)
+		size := uint64(4)
+		if half {
+			size = 2
+		}
+		if o.bufs[b], err = alloc(uint64(n) * size); err != nil {
+			return nil, fmt.Errorf("model: scratch: %w", err)
+		}
+	}
+	kv := 2 * uint64(g.s.KVHeads) * uint64(capacity) * uint64(g.s.HeadDim)
+	for range g.s.Layers {
+		k, err := alloc(kv)
+		if err != nil {
+			return nil, fmt.Errorf("model: KV cache: %w", err)
+		}
+		v, err := alloc(kv)
+		if err != nil {
+			return nil, fmt.Errorf("model: KV cache: %w", err)
+		}
+		o.k, o.v = append(o.k, k), append(o.v, v)
+	}
+	return o, nil
+}
+
+// fillKV writes random context into the first n rows of every layer's
+// caches (the same values CPUForward's fillKV draws).
+func (o *gpuOps) fillKV(n int, seed uint64) error {
+	s := o.g.s
+	for l := range o.k {
+		for i, p := range []abi.DevicePtr{o.k[l], o.v[l]} {
+			c := KVFill(s, n, o.capacity, seed+uint64(2*l+i))
+			h := make([]uint16, len(c))
+			for j, x := range c {
+				h[j] = uint16(formats.HalfFromFloat32(x))
+			}
+			if err := gpu.Upload(o.g.d, p, h); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (o *gpuOps) close() error {
+	var errs []error
+	for _, p := range o.allocs {
+		errs = append(errs, o.g.mem.Free(p))
+	}
+	o.allocs = nil
+	for _, e := range o.events {
+		errs = append(errs, e.Close())
+	}
+	o.events = nil
+	return errors.Join(errs...)
+}
+
+func (o *gpuOps) launch(fn func() error) error {
+	if o.inLaunch {
+		return fn()
+	}
+	return o.g.d.Launch(fn)
+}
+
+func (o *gpuOps) upload(x []float32) error { return gpu.Upload(o.g.d, o.bufs[bH], x) }
+
+func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
+	w := o.g.norm
+	if layer >= 0 {
+		w = o.g.layers[layer].attnNorm
+		if ffn {
+			w = o.g.layers[layer].ffnNorm
+		}
+	}
+	return o.launch(func() error {
+		return o.g.rms(o.bufs[src], w, o.bufs[dst], int64(rows), int64(o.g.s.Hidden), o.g.s.Eps, 0)
+	})
+}
+
+func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
+	s := o.g.s
+	w, rows, cols := o.g.head, s.Vocab, s.Hidden
+	if layer >= 0 {
+		w = o.g.layers[layer].m[m]
+		rows, cols = s.dims(m)
+	}
+	return o.launch(func() error {
+		if batch == 1 {
+			return o.g.mv(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), 0)
+		}
+		return o.g.mm(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), int64(batch), 0)
+	})
+}
+
+func (o *gpuOps) rope(b buf, heads, seq, pos int) error {
+	s := o.g.s
+	return o.launch(func() error {
+		return o.g.rope(o.bufs[b], int64(seq), int64(heads), int64(s.HeadDim), int64(pos), float32(s.Theta), 0, 0)
+	})
+}
+
+func (o *gpuOps) toHeads(dst, src buf, heads, seq int) error {
+	return o.launch(func() error {
+		return o.g.hds(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), 0)
+	})
+}
+
+func (o *gpuOps) appendKV(layer int, k, v buf, seq, pos, capacity int) error {
+	s := o.g.s
+	return o.launch(func() error {
+		if err := o.g.hds(o.bufs[k], o.k[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), 0); err != nil {
+			return err
+		}
+		return o.g.hds(o.bufs[v], o.v[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), 0)
+	})
+}
+
+func (o *gpuOps) attention(dst, q buf, layer int, seq, capacity int) error {
+	s := o.g.s
+	scale := float32(1 / math.Sqrt(float64(s.HeadDim)))
+	return o.launch(func() error {
+		return o.g.attn(o.bufs[q], o.k[layer], o.v[layer], o.bufs[dst], 1, int64(s.Heads), int64(s.KVHeads), int64(seq), int64(capacity), scale, 1, 0)
+	})
+}
+
+func (o *gpuOps) toTokens(dst, src buf, heads, seq int) error {
+	return o.launch(func() error {
+		return o.g.tok(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), 0)
+	})
+}
+
+func (o *gpuOps) siluMul(dst, gate, up buf, n int) error {
+	return o.launch(func() error { return o.g.silu(o.bufs[gate], o.bufs[up], o.bufs[dst], int64(n), 0) })
+}
+
+func (o *gpuOps) add(dst, a, b buf, n int) error {
+	return o.launch(func() error { return o.g.add(o.bufs[a], o.bufs[b], o.bufs[dst], int64(n), 0) })
+}
+
+func (o *gpuOps) copyLast(dst, src buf, row, width int) error {
+	return o.g.d.Copy(o.bufs[dst], o.bufs[src]+abi.DevicePtr(4*row*width), 4*uint64(width), 0)
+}
+
+func (o *gpuOps) download(logits []float32) error {
+	return gpu.Download(o.g.d, logits, o.bufs[bLogits])
+}
+
+func (o *gpuOps) mark(c Component) error {
+	if !o.timed {
+		return nil
+	}
+	if o.used == len(o.events) {
+		e, err := o.g.d.NewEvent()
+		if err != nil {
+			return err
+		}
+		o.events = append(o.events, e)
+	}
+	if err := o.events[o.used].Record(0); err != nil {
+		return err
+	}
+	o.labels = append(o.labels[:o.used], c)
+	o.used++
+	return nil
+}
+
+// breakdown ends an instrumented forward: a last event, then the device
+// time between consecutive events, summed by the component each began.
+func (o *gpuOps) breakdown() (times [NumComponents]time.Duration, err error) {
+	if err := o.mark(-1); err != nil {
+		return times, err
+	}
+	if err := o.g.d.Synchronize(); err != nil {
+		return times, err
+	}
+	for i := 0; i+1 < o.used; i++ {
+		dt, err := gpu.Elapsed(o.events[i], o.events[i+1])
+		if err != nil {
+			return times, err
+		}
+		times[o.labels[i]] += dt
+	}
+	o.used = 0
+	return times, nil
+}
