@@ -1,10 +1,12 @@
 package translate_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -14,30 +16,48 @@ import (
 )
 
 // load type-checks the package in dir (relative to the module root) from
-// source, as gen/load does.
+// source, as gen/load does: once per test binary (a load is seconds of go
+// list and type-checking; the tests only read the result).
 func load(t testing.TB, dir string) (*translate.Package, *packages.Package) {
 	t.Helper()
 	root := modtest.Root(t)
-	cfg := &packages.Config{
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
-			packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,
-		Dir: root,
+	v, _ := loads.LoadOrStore(dir, &loadResult{})
+	r := v.(*loadResult)
+	r.once.Do(func() {
+		cfg := &packages.Config{
+			Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+				packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,
+			Dir: root,
+		}
+		pkgs, err := packages.Load(cfg, "./"+dir)
+		switch {
+		case err != nil:
+			r.errs = []string{err.Error()}
+		case len(pkgs) != 1:
+			r.errs = []string{fmt.Sprintf("loading ./%s: %d packages", dir, len(pkgs))}
+		default:
+			r.p = pkgs[0]
+			for _, e := range r.p.Errors {
+				r.errs = append(r.errs, fmt.Sprintf("%s: %v", dir, e))
+			}
+		}
+	})
+	for _, e := range r.errs {
+		t.Error(e)
 	}
-	pkgs, err := packages.Load(cfg, "./"+dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pkgs) != 1 {
-		t.Fatalf("loading ./%s: %d packages", dir, len(pkgs))
-	}
-	p := pkgs[0]
-	for _, e := range p.Errors {
-		t.Errorf("%s: %v", dir, e)
-	}
-	if t.Failed() {
+	if len(r.errs) > 0 {
 		t.FailNow()
 	}
+	p := r.p
 	return &translate.Package{Fset: p.Fset, Files: p.Syntax, Types: p.Types, Info: p.TypesInfo, Root: root}, p
+}
+
+var loads sync.Map // dir → *loadResult
+
+type loadResult struct {
+	once sync.Once
+	p    *packages.Package
+	errs []string
 }
 
 // blockType is a struct type with a Dequant method, in source order.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/runtime/device/abi"
 )
 
@@ -184,9 +185,14 @@ func checkTag(t *testing.T, h *Host, p abi.DevicePtr, size uint64) {
 // TestModel runs random operations against the allocator over a limited
 // Host and the model side by side, comparing every counter after every
 // operation, the pointers of cache hits, and the Host's own bookkeeping.
+// One seed by default, four with the long tests (each is seconds of the
+// Host zeroing its blocks).
 func TestModel(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			if seed > 0 {
+				longtest.Skip(t, "the allocator against its model, more seeds")
+			}
 			const limit = 20 << 20
 			h := NewHost(limit)
 			a := New(h)
