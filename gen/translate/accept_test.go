@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/gen/translate/testdata/accept"
 )
@@ -115,9 +116,7 @@ func TestAcceptRegistry(t *testing.T) {
 
 // TestAcceptHIP compiles every accept block's translation for gfx1030.
 func TestAcceptHIP(t *testing.T) {
-	if hipcc() == "" {
-		t.Skip("hipcc not found; skipping the device compile test")
-	}
+	hiptest.HIPCC(t)
 	pkg, _ := load(t, acceptDir)
 	var units []unit
 	for _, bt := range blockTypes(pkg) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/internal/qvec"
 	"github.com/rocmforge/forge/internal/sharedtest"
@@ -117,9 +118,7 @@ var fmaOps = regexp.MustCompile(`\bv_(fma|fmac|mad|mac|fma_mix|pk_fma)_f32\b`)
 // contraction off no multiply-add may be fused. (The same source compiled
 // with contraction on does fuse, which shows the check can fail.)
 func TestFormatsHIP(t *testing.T) {
-	if hipcc() == "" {
-		t.Skip("hipcc not found; skipping the device compile test")
-	}
+	hiptest.HIPCC(t)
 	units, _ := formatUnits(t)
 	asm := compileDevice(t, units, "-ffp-contract=off")
 	if m := fmaOps.FindAllString(asm, -1); len(m) > 0 {

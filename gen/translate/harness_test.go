@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/gen/ir"
 )
 
@@ -159,23 +160,11 @@ func compareBits(t *testing.T, what string, got, want []float32, elems int) {
 	}
 }
 
-// hipcc is the HIP compiler, or "".
-func hipcc() string {
-	p, err := exec.LookPath("hipcc")
-	if err != nil {
-		return ""
-	}
-	return p
-}
-
 // compileDevice compiles units for gfx1030 (device code only) and returns
 // the assembly.
 func compileDevice(t *testing.T, units []unit, extra ...string) string {
 	t.Helper()
-	hc := hipcc()
-	if hc == "" {
-		t.Skip("hipcc not found; skipping the device compile test")
-	}
+	hc := hiptest.HIPCC(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "harness.hip")
 	if err := os.WriteFile(src, []byte(harnessSource(units, true)), 0o644); err != nil {
