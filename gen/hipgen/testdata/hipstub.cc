@@ -25,14 +25,7 @@ const void* stub_dst;
 int stub_last_error;   // what hipGetLastError returns next
 int stub_launch_error; // the error a launch leaves
 
-char __hip_fatbin[1];
-
-void** __hipRegisterFatBinary(const void*) {
-	static void* handle;
-	return &handle;
-}
-void __hipUnregisterFatBinary(void**) {}
-void __hipRegisterFunction(void**, const void*, char*, const char*, int, void*, void*, void*, void*, int*) {}
+#include "hipreg_stub.h"
 
 static dim3 pushed_grid, pushed_block;
 static size_t pushed_shared;

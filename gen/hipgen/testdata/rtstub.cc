@@ -19,14 +19,7 @@ extern "C" {
 StubState stub;
 thread_local int stub_current_device = 0; // the runtime's per-thread current device
 
-char __hip_fatbin[1];
-
-void** __hipRegisterFatBinary(const void*) {
-	static void* handle;
-	return &handle;
-}
-void __hipUnregisterFatBinary(void**) {}
-void __hipRegisterFunction(void**, const void*, char*, const char*, int, void*, void*, void*, void*, int*) {}
+#include "hipreg_stub.h"
 
 static dim3 pushed_grid, pushed_block;
 static size_t pushed_shared;
