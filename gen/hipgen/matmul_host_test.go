@@ -107,7 +107,7 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := fmt.Sprintf("%s_%d_%d_%d", filepath.Base(exe), rows, cols, batch)
+	base := fmt.Sprintf("%s_%s_%d_%d_%d", filepath.Base(exe), launcher, rows, cols, batch)
 	wp, xp, yp := e.write(t, base+".w", w), e.write(t, base+".x", f32Bytes(x)), filepath.Join(e.dir, base+".y")
 	if out, want := e.run(t, exe, launcher, wp, xp, yp, rows, cols, batch), launched(0, 1); out != want {
 		t.Errorf("%d×%d×%d: %q, want %q", rows, cols, batch, out, want)
