@@ -1,4 +1,4 @@
-// Package bench holds forgebench's measurement model: a Run of Results, one
+// Package bench holds forgebench's measurement schema: a Run of Results, one
 // per benchmark, with the metadata of the machine that produced it. It is
 // the schema of forgebench's JSON output, of baselines, and of the input of
 // its reports; the engine that fills it, the writers and the comparison
