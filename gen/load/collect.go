@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"go/types"
 	"sort"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/translate"
+	"github.com/rocmforge/forge/specs/check"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
 // formats collects `var X = register(Meta{...}, rows)` from specs/formats.
@@ -114,124 +117,23 @@ func validName(s string) bool {
 	return true
 }
 
-// targets collects `var X = register(Target{...})` from specs/targets.
+// targets collects `var X = register(Target{...})` from specs/targets:
+// one name each and exactly one Default. Each target's own problems are
+// checkTargets', once the attention family is known.
 func (l *loader) targets(p *packages.Package) []*ir.Target {
 	var out []*ir.Target
 	names := map[string]*ir.Target{}
 	var defaults []*ir.Target
 	for _, r := range l.registrations(p) {
-		v, ok := l.value(p.TypesInfo, r.call.Args[0], "target "+r.name)
-		s, isStruct := v.(*structLit)
-		if !ok || !isStruct {
+		t := &ir.Target{Target: new(targets.Target), GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
+		var ok bool
+		if t.Fields, ok = l.decode(p.TypesInfo, r.call.Args[0], t.Target, "target "+r.name); !ok {
 			continue
 		}
-		dq := l.sub(s, "Dequant")
-		mv := l.sub(s, "MatVec")
-		mm := l.sub(s, "MatMul")
-		mvs := l.sub(s, "MatVecSpace")
-		at := l.sub(s, "Attention")
-		t := &ir.Target{
-			Name:         l.str(s, "Name"),
-			Vendor:       l.str(s, "Vendor"),
-			WaveSize:     l.integer(s, "WaveSize"),
-			Default:      l.boolean(s, "Default"),
-			CompileFlags: l.strings(s, "CompileFlags"),
-			Doc:          l.str(s, "Doc"),
-			GoVar:        r.name,
-			File:         r.file,
-			Pos:          l.pos(r.call.Pos()),
-			Dequant: ir.DequantTuning{
-				ThreadsPerBlock:  l.integer(dq, "ThreadsPerBlock"),
-				VectorsPerThread: l.integer(dq, "VectorsPerThread"),
-			},
-			MatVec: ir.MatVecTuning{
-				ThreadsPerBlock: l.integer(mv, "ThreadsPerBlock"),
-				RowsPerBlock:    l.integer(mv, "RowsPerBlock"),
-				Chunk:           l.integer(mv, "Chunk"),
-			},
-			MatMul: ir.MatMulTuning{
-				ThreadsPerBlock: l.integer(mm, "ThreadsPerBlock"),
-				TileRows:        l.integer(mm, "TileRows"),
-				TileCols:        l.integer(mm, "TileCols"),
-				TileK:           l.integer(mm, "TileK"),
-				ThreadRows:      l.integer(mm, "ThreadRows"),
-				WarpRows:        l.integer(mm, "WarpRows"),
-			},
-			Attention: ir.AttentionTuning{
-				ThreadsPerBlock: l.integer(at, "ThreadsPerBlock"),
-				QueryRows:       l.integer(at, "QueryRows"),
-				KeysPerTile:     l.integer(at, "KeysPerTile"),
-				WmmaWarps:       l.integer(at, "WmmaWarps"),
-				WmmaKeysPerTile: l.integer(at, "WmmaKeysPerTile"),
-				MmaWarps:        l.integer(at, "MmaWarps"),
-				MmaKeysPerTile:  l.integer(at, "MmaKeysPerTile"),
-			},
-			MatVecSpace: ir.MatVecSpace{
-				ThreadsPerBlock: l.ints(mvs, "ThreadsPerBlock"),
-				RowsPerBlock:    l.ints(mvs, "RowsPerBlock"),
-				Chunk:           l.ints(mvs, "Chunk"),
-			},
-		}
-		switch t.Vendor {
-		case "amd":
-			t.Compiler = "hipcc"
-		case "nvidia":
-			t.Compiler = "nvcc"
-		default:
-			l.errorf(s.at("Vendor").Pos(), "target %s: Vendor %q must be \"amd\" or \"nvidia\"", t.Name, t.Vendor)
-		}
-		if t.Name == "" {
-			l.errorf(s.at("Name").Pos(), "target %s: Name is empty", r.name)
-		}
 		if prev := names[t.Name]; prev != nil {
-			l.errorf(s.at("Name").Pos(), "target name %s is also used by %s (%s)", t.Name, prev.GoVar, prev.Pos)
+			l.errorAt(t.Fields.Of("Name"), "target name %s is also used by %s (%s)", t.Name, prev.GoVar, prev.Pos)
 		}
 		names[t.Name] = t
-		if t.WaveSize != 32 && t.WaveSize != 64 {
-			l.errorf(s.at("WaveSize").Pos(), "target %s: WaveSize %d must be 32 or 64", t.Name, t.WaveSize)
-		}
-		if tpb := t.Dequant.ThreadsPerBlock; tpb <= 0 || tpb > 1024 || t.WaveSize > 0 && tpb%t.WaveSize != 0 {
-			l.errorf(dq.at("ThreadsPerBlock").Pos(), "target %s: Dequant.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
-				t.Name, tpb, t.WaveSize)
-		}
-		if bpt := t.Dequant.VectorsPerThread; bpt < 1 || bpt > 16 {
-			l.errorf(dq.at("VectorsPerThread").Pos(), "target %s: Dequant.VectorsPerThread %d must be in [1, 16]", t.Name, bpt)
-		}
-		if tpb := t.MatVec.ThreadsPerBlock; tpb <= 0 || tpb > 1024 || t.WaveSize > 0 && tpb%t.WaveSize != 0 {
-			l.errorf(mv.at("ThreadsPerBlock").Pos(), "target %s: MatVec.ThreadsPerBlock %d must be a multiple of the wave size %d, at most 1024",
-				t.Name, tpb, t.WaveSize)
-		}
-		if rpb := t.MatVec.RowsPerBlock; rpb < 1 || rpb > 16 {
-			l.errorf(mv.at("RowsPerBlock").Pos(), "target %s: MatVec.RowsPerBlock %d must be in [1, 16]", t.Name, rpb)
-		}
-		if c := t.MatVec.Chunk; c < 4 || c > 64 || c&(c-1) != 0 {
-			l.errorf(mv.at("Chunk").Pos(), "target %s: MatVec.Chunk %d must be a power of two in [4, 64]", t.Name, c)
-		}
-		for _, p := range t.MatMul.Problems(t.Vendor, t.WaveSize) {
-			l.errorf(mm.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
-		}
-		if l.attnLits == nil {
-			l.attnLits = map[*ir.Target]*structLit{}
-		}
-		l.attnLits[t] = at // checked by attention, which knows the head dimensions
-		l.checkSpace(t.Name, mvs, "ThreadsPerBlock", t.MatVecSpace.ThreadsPerBlock, func(v int) string {
-			if v <= 0 || v > 1024 || t.WaveSize > 0 && v%t.WaveSize != 0 {
-				return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", t.WaveSize)
-			}
-			return ""
-		})
-		l.checkSpace(t.Name, mvs, "RowsPerBlock", t.MatVecSpace.RowsPerBlock, func(v int) string {
-			if v < 1 || v > 16 {
-				return "must be in [1, 16]"
-			}
-			return ""
-		})
-		l.checkSpace(t.Name, mvs, "Chunk", t.MatVecSpace.Chunk, func(v int) string {
-			if v < 4 || v > 64 || v&(v-1) != 0 {
-				return "must be a power of two in [4, 64]"
-			}
-			return ""
-		})
 		if t.Default {
 			defaults = append(defaults, t)
 		}
@@ -251,22 +153,23 @@ func (l *loader) targets(p *packages.Package) []*ir.Target {
 	return out
 }
 
-// checkSpace checks one knob's candidate list of a tuning space: not
-// empty, no duplicates, every value valid (check returns why not, or "").
-func (l *loader) checkSpace(target string, space *structLit, field string, values []int, check func(int) string) {
-	at := space.at(field).Pos()
-	if len(values) == 0 {
-		l.errorf(at, "target %s: %s.%s: the tuning space needs at least one value", target, space.typ, field)
+// checkTargets reports each target's problems (targets.Target.Problems) at
+// their fields, the attention tuning against the attention family's head
+// dimensions (none: no attention family).
+func (l *loader) checkTargets(ts []*ir.Target, attn *ir.AttentionFamily) {
+	var dims []int
+	if attn != nil {
+		dims = attn.HeadDims
 	}
-	seen := map[int]bool{}
-	for _, v := range values {
-		if seen[v] {
-			l.errorf(at, "target %s: %s.%s: %d is listed twice", target, space.typ, field, v)
-		}
-		seen[v] = true
-		if why := check(v); why != "" {
-			l.errorf(at, "target %s: %s.%s: %d %s", target, space.typ, field, v, why)
-		}
+	for _, t := range ts {
+		l.problems(t.Fields, "target "+cmp.Or(t.Name, t.GoVar), t.Problems(dims))
+	}
+}
+
+// problems reports a spec value's problems, each at its field.
+func (l *loader) problems(at ir.Positions, what string, ps []check.Problem) {
+	for _, p := range ps {
+		l.errs = append(l.errs, &translate.Error{Pos: at.Of(p.Field), Msg: what + ": " + p.Msg})
 	}
 }
 
@@ -339,7 +242,7 @@ func (l *loader) errAtPkg(p *packages.Package, msg string) *translate.Error {
 // specs/families (at most one) and checks every target's Attention tuning
 // against its head dimensions. None registered: nil, and no attention
 // kernels.
-func (l *loader) attention(p *packages.Package, targets []*ir.Target) *ir.AttentionFamily {
+func (l *loader) attention(p *packages.Package) *ir.AttentionFamily {
 	var out *ir.AttentionFamily
 	for _, r := range l.registrationsOf(p, "registerAttention") {
 		v, ok := l.value(p.TypesInfo, r.call.Args[0], "attention family "+r.name)
@@ -383,21 +286,6 @@ func (l *loader) attention(p *packages.Package, targets []*ir.Target) *ir.Attent
 			l.errorf(s.at("HeadDims").Pos(), "attention family %s: HeadDims is empty", r.name)
 		}
 		out = a
-	}
-	for _, t := range targets {
-		at := l.attnLits[t]
-		if at == nil {
-			continue
-		}
-		if out == nil {
-			if t.Attention != (ir.AttentionTuning{}) {
-				l.errorf(at.node.Pos(), "target %s: Attention tuning, but specs/families registers no attention family", t.Name)
-			}
-			continue
-		}
-		for _, p := range t.Attention.Problems(t.Vendor, t.WaveSize, out.HeadDims) {
-			l.errorf(at.at(p.Field).Pos(), "target %s: %s", t.Name, p.Msg)
-		}
 	}
 	return out
 }

@@ -88,7 +88,8 @@ func Load(root string) (*Result, error) {
 	spec.Formats = l.formats(fp)
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
-	spec.Attention = l.attention(byDir[FamiliesDir], spec.Targets)
+	spec.Attention = l.attention(byDir[FamiliesDir])
+	l.checkTargets(spec.Targets, spec.Attention)
 	if wp := byDir[WorkloadsDir]; wp != nil {
 		spec.Workloads = l.workloads(wp)
 	}
@@ -108,9 +109,6 @@ type loader struct {
 	root string
 	errs translate.ErrorList
 	fset *token.FileSet
-	// attnLits are the targets' Attention literals, for the checks that
-	// need the attention family's head dimensions.
-	attnLits map[*ir.Target]*structLit
 }
 
 func (l *loader) sorted() translate.ErrorList {
@@ -136,7 +134,11 @@ func (l *loader) pos(p token.Pos) token.Position {
 }
 
 func (l *loader) errorf(p token.Pos, format string, args ...any) {
-	l.errs = append(l.errs, &translate.Error{Pos: l.pos(p), Msg: fmt.Sprintf(format, args...)})
+	l.errorAt(l.pos(p), format, args...)
+}
+
+func (l *loader) errorAt(pos token.Position, format string, args ...any) {
+	l.errs = append(l.errs, &translate.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
 func packageError(root string, e packages.Error) *translate.Error {

@@ -4,6 +4,7 @@ import (
 	"go/token"
 
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
 // Spec and its helpers build a synthetic model by hand, for the tests of
@@ -101,31 +102,35 @@ func Spec() *ir.Spec {
 			Device: super256Device()},
 	}
 	amd := "specs/targets/amd.go"
-	targets := []*ir.Target{
-		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
-			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
-		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
-			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
-		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
-			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
-		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
-			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
-			Pos: pos("specs/targets/nvidia.go", 5), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
+	ts := []*ir.Target{
+		{Target: &targets.Target{Name: "gfx1030", Vendor: "amd", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
+			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14)},
+		{Target: &targets.Target{Name: "gfx1100", Vendor: "amd", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
+			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4)},
+		{Target: &targets.Target{Name: "gfx90a", Vendor: "amd", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
+			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23)},
+		{Target: &targets.Target{Name: "sm_90", Vendor: "nvidia", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
+			Doc:     "NVIDIA Hopper (H100), warp 32, via the portability header",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
+			GoVar: "SM90", File: "specs/targets/nvidia.go", Pos: pos("specs/targets/nvidia.go", 5)},
 	}
 	families := []*ir.Family{
 		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",
 			Pos:     pos("specs/families/families.go", 33),
 			Kernels: []ir.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
 	}
-	return &ir.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: targets, Families: families}
+	return &ir.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: ts, Families: families}
 }
 
 // SpecMatMul is SpecMatVec with the matmul family as well, where gen/load
