@@ -24,7 +24,7 @@ func target(t *testing.T, name string) *targets.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tg.Target
+	return &tg.Target
 }
 
 // tree renders the synthetic spec (all files, or those whose base name is
@@ -399,7 +399,7 @@ func TestBuildHipcc(t *testing.T) {
 					continue
 				}
 				for _, k := range s.Families[0].Kernels {
-					want = append(want, k.Symbol(f))
+					want = append(want, k.Symbol(f.Name))
 				}
 			}
 			checkExports(t, lib, want)

@@ -99,9 +99,9 @@ func (d *decoding) structLit(cl *ast.CompositeLit, src types.Type, v reflect.Val
 	}
 	for _, el := range cl.Elts {
 		kv, ok := el.(*ast.KeyValueExpr)
-		if !ok {
+		if !ok { // go/types allows no mix: the literal is unkeyed
 			d.errorf(el, "%s: use keyed fields (Name: value) in spec literals", name)
-			continue
+			return
 		}
 		key := kv.Key.(*ast.Ident).Name // go/types accepted the literal: a field name
 		f, ok := v.Type().FieldByName(key)

@@ -1,10 +1,13 @@
 // Package load reads forge's specs from source: it loads specs/formats,
-// specs/targets and specs/families with golang.org/x/tools/go/packages (with
-// full type information), collects every registered format, target and
-// kernel family, and validates them. The specs are never executed: every
-// metadata field must be a constant that go/types can evaluate, which is
-// what lets the generator work on a spec tree it has not compiled (a new
-// format, a temporary copy in a test).
+// specs/targets, specs/families and specs/workloads with
+// golang.org/x/tools/go/packages (with full type information), decodes
+// every registered spec literal into the spec package's own Go type
+// (decode), and reports the problems the types' Problems methods find, and
+// those across specs, each at its field's file:line:col. The specs are
+// never executed: every value must be a constant that go/types can
+// evaluate, or a composite literal of them, which is what lets the
+// generator work on a spec tree it has not compiled (a new format, a
+// temporary copy in a test).
 package load
 
 import (

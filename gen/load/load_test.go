@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 )
@@ -41,13 +41,13 @@ func TestLoadRealSpecs(t *testing.T) {
 	}
 	for _, tg := range s.Targets {
 		// Decoded from source, every field equals the compiled spec's.
-		if want, ok := targets.ByName(tg.Name); !ok || !reflect.DeepEqual(*tg.Target, *want) {
-			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg.Target, want)
+		if want, ok := targets.ByName(tg.Name); !ok || !reflect.DeepEqual(tg.Target, *want) {
+			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, tg.Target, want)
 		}
 	}
 	if len(s.Families) != 3 || s.Families[0].Name != "dequant" || len(s.Families[0].Kernels) != 2 ||
-		s.Families[1].Name != "matmul" || len(s.Families[1].Kernels) != 1 || s.Families[1].Kernels[0] != (ir.Kernel{Name: "matmul_f32", Output: "f32"}) ||
-		s.Families[2].Name != "matvec" || len(s.Families[2].Kernels) != 1 || s.Families[2].Kernels[0] != (ir.Kernel{Name: "matvec_f32", Output: "f32"}) {
+		s.Families[1].Name != "matmul" || len(s.Families[1].Kernels) != 1 || s.Families[1].Kernels[0] != (families.Kernel{Name: "matmul_f32", Output: "f32"}) ||
+		s.Families[2].Name != "matvec" || len(s.Families[2].Kernels) != 1 || s.Families[2].Kernels[0] != (families.Kernel{Name: "matvec_f32", Output: "f32"}) {
 		t.Errorf("families: %+v", s.Families)
 	}
 }
