@@ -194,9 +194,3 @@ func (d *decoding) constant(e ast.Expr, c constant.Value, v reflect.Value, name 
 		bad()
 	}
 }
-
-// typeName is the name of a spec literal's type without its package:
-// "KVCache", "Target".
-func typeName(t types.Type) string {
-	return types.TypeString(t, func(*types.Package) string { return "" })
-}

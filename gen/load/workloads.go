@@ -1,6 +1,7 @@
 package load
 
 import (
+	"go/types"
 	"maps"
 	"reflect"
 	"slices"
@@ -50,4 +51,10 @@ func (l *loader) workloads(p *packages.Package) []*ir.Workload {
 		out = append(out, w)
 	}
 	return out
+}
+
+// typeName is the name of a spec literal's type without its package:
+// "KVCache", "Target".
+func typeName(t types.Type) string {
+	return types.TypeString(t, func(*types.Package) string { return "" })
 }
