@@ -30,6 +30,7 @@ import (
 
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/specs/families"
 )
 
 // Output directories, relative to the module root.
@@ -55,7 +56,7 @@ var outputs = map[string]struct {
 type launcher struct {
 	format *ir.Format
 	family *ir.Family
-	kernel ir.Kernel
+	kernel families.Kernel
 	symbol string // forge_dequant_f32_q4_0
 	method string // DequantF32Q4_0
 	index  string // fnDequantF32Q4_0
@@ -218,7 +219,7 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 				continue
 			}
 			for _, f := range s.Formats {
-				l := launcher{format: f, family: fam, kernel: k, symbol: k.Symbol(f), method: camel(k.Name) + f.Name}
+				l := launcher{format: f, family: fam, kernel: k, symbol: k.Symbol(f.Name), method: camel(k.Name) + f.Name}
 				l.index = "fn" + l.method
 				claim("method "+l.method, l.symbol)
 				ls = append(ls, l)

@@ -17,6 +17,7 @@ import (
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/families"
 )
 
 // realSpec is the module's own specs, as the generator loads them.
@@ -129,12 +130,12 @@ func TestFilesErrors(t *testing.T) {
 	f0.Name = "Q4-0"
 	dup := *s.Formats[3]
 	bad := *s.Families[0]
-	bad.Kernels = append(slices.Clone(bad.Kernels), ir.Kernel{Name: "dequant_f8", Output: "f8"})
+	bad.Kernels = append(slices.Clone(bad.Kernels), families.Kernel{Name: "dequant_f8", Output: "f8"})
 	s.Formats = append([]*ir.Format{&f0, &dup}, s.Formats[1:]...)
 	s.Families = []*ir.Family{&bad,
-		{Name: "attention", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "attention_f32", Output: "f32"}}},
-		{Name: "matmul", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matmul_f16", Output: "f16"}}},
-		{Name: "matvec", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matvec_f16", Output: "f16"}}}}
+		{Family: families.Family{Name: "attention", Kernels: []families.Kernel{{Name: "attention_f32", Output: "f32"}}}, File: "specs/families/families.go"},
+		{Family: families.Family{Name: "matmul", Kernels: []families.Kernel{{Name: "matmul_f16", Output: "f16"}}}, File: "specs/families/families.go"},
+		{Family: families.Family{Name: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: "specs/families/families.go"}}
 	files, err := Files(s)
 	if err == nil {
 		t.Fatal("Files accepted a broken spec")

@@ -304,7 +304,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		if !ok {
 			return nil, fmt.Errorf("family %s: kernel %s: unknown output type %q (want f32 or f16)", fam.Name, k.Name, k.Output)
 		}
-		sym := k.Symbol(f)
+		sym := k.Symbol(f.Name)
 		data.Kernels = append(data.Kernels, kernelData{
 			Name: k.Name, Symbol: sym, Kernel: sym + "_kernel",
 			Output: k.Output, CType: out.ctype, Convert: out.convert,

@@ -13,8 +13,8 @@ package families
 // The template documents the contract (layout [batch, heads, seq, dim],
 // grouped-query heads, bottom-right causal masking). The tuning is each
 // target's Attention field (specs/targets.AttentionTuning). gen/load
-// collects the registerAttention call with its own collector and checks
-// the lists: DTypes a non-empty subset of "f16" and "f32", HeadDims
+// collects the registerAttention call with its own collector and reports
+// Problems: DTypes a non-empty subset of "f16" and "f32", HeadDims
 // distinct multiples of 16 in [16, 256].
 type AttentionFamily struct {
 	Name     string // "attention": the template's and the generated file's name

@@ -25,6 +25,7 @@ import (
 
 	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/check"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
@@ -91,13 +92,11 @@ func Enumerate(fam *tuned.Family, space Space) []Candidate {
 // FamilySpace is target t's tuning space and default configuration for a
 // tunable family, from the target spec.
 func FamilySpace(t *targets.Target, fam *tuned.Family) (Space, Candidate, error) {
-	switch fam.Name {
-	case tuned.MatVec.Name:
-		s := t.MatVecSpace
-		return Space{"threads": s.ThreadsPerBlock, "rows": s.RowsPerBlock, "chunk": s.Chunk},
-			Candidate{"threads": t.MatVec.ThreadsPerBlock, "rows": t.MatVec.RowsPerBlock, "chunk": t.MatVec.Chunk}, nil
+	space, def, ok := t.TuningSpace(fam.Name)
+	if !ok {
+		return nil, nil, fmt.Errorf("family %s: no tuning space in specs/targets yet", fam.Name)
 	}
-	return nil, nil, fmt.Errorf("family %s: no tuning space in specs/targets yet", fam.Name)
+	return space, def, nil
 }
 
 // Builder builds the kernel library of one candidate.
@@ -283,6 +282,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cands := Enumerate(fam, cfg.Space)
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("tune: target %s: the %s tuning space is empty", cfg.Target.Name, fam.Name)
+	}
+	// go generate rejects a winner the target cannot compile, by the same
+	// rules: refuse such a candidate before spending time on it.
+	for _, c := range append([]Candidate{cfg.Default}, cands...) {
+		if err := check.Err("tune: target "+cfg.Target.Name+": candidate "+c.String(fam), cfg.Target.KnobProblems(fam.Name, c)); err != nil {
+			return nil, err
+		}
 	}
 	hasDefault := false
 	for _, c := range cands {

@@ -130,6 +130,21 @@ func testConfig(t *testing.T, b Builder, r Runner, cache string) Config {
 	}
 }
 
+// A space value the target cannot compile (go generate would reject it as
+// a winner) stops the run before anything is built.
+func TestRunRejectsInvalidCandidate(t *testing.T) {
+	b := &fakeBuilder{source: "v1"}
+	cfg := testConfig(t, b, &fakeRunner{}, "")
+	cfg.Space = Space{"threads": {128, 100}, "rows": {2}, "chunk": {16}}
+	_, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "tune: target sm_90: candidate threads=100 rows=2 chunk=16: threads 100 must be a multiple of the wave size 32, at most 1024") {
+		t.Fatalf("err = %v", err)
+	}
+	if b.builds != 0 {
+		t.Errorf("%d builds before the check", b.builds)
+	}
+}
+
 func TestFlow(t *testing.T) {
 	cache := t.TempDir()
 	b, r := &fakeBuilder{source: "v1"}, &fakeRunner{}
