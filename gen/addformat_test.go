@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
@@ -49,9 +50,7 @@ func (b *BlockQ2_T) Quantize(x []float32) {
 // regenerating gives the new format kernels for every target, wrappers and
 // suites, and the generated Go builds and its cpu suites pass.
 func TestAddFormat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests a copy of the module")
-	}
+	longtest.Skip(t, "builds and tests a copy of the module")
 	dir := modtest.Copy(t)
 	if err := os.WriteFile(filepath.Join(dir, "specs/formats/q2_t.go"), []byte(toySpec), 0o644); err != nil {
 		t.Fatal(err)
