@@ -111,6 +111,7 @@ const (
 	fnDequantF32MXFP4
 	fnDequantF32NVFP4
 	fnDequantF32Q1_0
+	fnDequantF32Q2_0
 	fnDequantF32MXFP6_E2M3
 	fnDequantF32MXFP6_E3M2
 	fnDequantF16F32
@@ -134,6 +135,7 @@ const (
 	fnDequantF16MXFP4
 	fnDequantF16NVFP4
 	fnDequantF16Q1_0
+	fnDequantF16Q2_0
 	fnDequantF16MXFP6_E2M3
 	fnDequantF16MXFP6_E3M2
 	fnMatMulF32F32
@@ -157,6 +159,7 @@ const (
 	fnMatMulF32MXFP4
 	fnMatMulF32NVFP4
 	fnMatMulF32Q1_0
+	fnMatMulF32Q2_0
 	fnMatMulF32MXFP6_E2M3
 	fnMatMulF32MXFP6_E3M2
 	fnMatVecF32F32
@@ -180,6 +183,7 @@ const (
 	fnMatVecF32MXFP4
 	fnMatVecF32NVFP4
 	fnMatVecF32Q1_0
+	fnMatVecF32Q2_0
 	fnMatVecF32MXFP6_E2M3
 	fnMatVecF32MXFP6_E3M2
 	fnAttentionF16D64
@@ -219,6 +223,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f32_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_dequant_f32_nvfp4", Format: "NVFP4", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
 	{Symbol: "forge_dequant_f32_q1_0", Format: "Q1_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_dequant_f32_q2_0", Format: "Q2_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_dequant_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_f32", Format: "F32", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 1, BlockBytes: 4},
@@ -242,6 +247,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f16_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_dequant_f16_nvfp4", Format: "NVFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 64, BlockBytes: 36},
 	{Symbol: "forge_dequant_f16_q1_0", Format: "Q1_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_dequant_f16_q2_0", Format: "Q2_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_dequant_f16_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
@@ -265,6 +271,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_matmul_f32_mxfp4", Format: "MXFP4", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_matmul_f32_nvfp4", Format: "NVFP4", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
 	{Symbol: "forge_matmul_f32_q1_0", Format: "Q1_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_matmul_f32_q2_0", Format: "Q2_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_matmul_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matmul_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_f32", Format: "F32", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
@@ -288,6 +295,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_matvec_f32_mxfp4", Format: "MXFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
 	{Symbol: "forge_matvec_f32_nvfp4", Format: "NVFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
 	{Symbol: "forge_matvec_f32_q1_0", Format: "Q1_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_matvec_f32_q2_0", Format: "Q2_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_matvec_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_attention_f16_d64", Family: "attention", Kernel: "attention_f16_d64", Output: "f16"},
@@ -332,6 +340,7 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF32MXFP4:      72057594037927935,
 	fnDequantF32NVFP4:      36028797018963967,
 	fnDequantF32Q1_0:       18014398509481983,
+	fnDequantF32Q2_0:       36028797018963967,
 	fnDequantF32MXFP6_E2M3: 72057594037927935,
 	fnDequantF32MXFP6_E3M2: 72057594037927935,
 	fnDequantF16F32:        2305843009213693951,
@@ -355,6 +364,7 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF16MXFP4:      144115188075855871,
 	fnDequantF16NVFP4:      72057594037927935,
 	fnDequantF16Q1_0:       36028797018963967,
+	fnDequantF16Q2_0:       72057594037927935,
 	fnDequantF16MXFP6_E2M3: 144115188075855871,
 	fnDequantF16MXFP6_E3M2: 144115188075855871,
 	fnMatMulF32F32:         2305843009213693951,
@@ -378,6 +388,7 @@ var maxBlocks = [numKernels]int64{
 	fnMatMulF32MXFP4:       72057594037927935,
 	fnMatMulF32NVFP4:       36028797018963967,
 	fnMatMulF32Q1_0:        18014398509481983,
+	fnMatMulF32Q2_0:        36028797018963967,
 	fnMatMulF32MXFP6_E2M3:  72057594037927935,
 	fnMatMulF32MXFP6_E3M2:  72057594037927935,
 	fnMatVecF32F32:         2305843009213693951,
@@ -401,6 +412,7 @@ var maxBlocks = [numKernels]int64{
 	fnMatVecF32MXFP4:       72057594037927935,
 	fnMatVecF32NVFP4:       36028797018963967,
 	fnMatVecF32Q1_0:        18014398509481983,
+	fnMatVecF32Q2_0:        36028797018963967,
 	fnMatVecF32MXFP6_E2M3:  72057594037927935,
 	fnMatVecF32MXFP6_E3M2:  72057594037927935,
 }
@@ -662,6 +674,14 @@ func (l *Library) DequantF32Q1_0(src, dst abi.DevicePtr, nBlocks int64, stream a
 	return l.dequantF32(fnDequantF32Q1_0, src, dst, nBlocks, stream)
 }
 
+// DequantF32Q2_0 calls forge_dequant_f32_q2_0, which decodes nBlocks Q2_0 blocks
+// (18 bytes, 64 elements each) at src into float32 at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF32Q2_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF32(fnDequantF32Q2_0, src, dst, nBlocks, stream)
+}
+
 // DequantF32MXFP6_E2M3 calls forge_dequant_f32_mxfp6_e2m3, which decodes nBlocks MXFP6_E2M3 blocks
 // (25 bytes, 32 elements each) at src into float32 at dst, on stream. Zero
 // blocks is a no-op; a negative or overflowing count, or a null pointer, is
@@ -846,6 +866,14 @@ func (l *Library) DequantF16Q1_0(src, dst abi.DevicePtr, nBlocks int64, stream a
 	return l.dequantF16(fnDequantF16Q1_0, src, dst, nBlocks, stream)
 }
 
+// DequantF16Q2_0 calls forge_dequant_f16_q2_0, which decodes nBlocks Q2_0 blocks
+// (18 bytes, 64 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF16Q2_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF16(fnDequantF16Q2_0, src, dst, nBlocks, stream)
+}
+
 // DequantF16MXFP6_E2M3 calls forge_dequant_f16_mxfp6_e2m3, which decodes nBlocks MXFP6_E2M3 blocks
 // (25 bytes, 32 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
 // blocks is a no-op; a negative or overflowing count, or a null pointer, is
@@ -908,6 +936,8 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 		return l.DequantF32NVFP4, true
 	case "dequant_f32/Q1_0":
 		return l.DequantF32Q1_0, true
+	case "dequant_f32/Q2_0":
+		return l.DequantF32Q2_0, true
 	case "dequant_f32/MXFP6_E2M3":
 		return l.DequantF32MXFP6_E2M3, true
 	case "dequant_f32/MXFP6_E3M2":
@@ -954,6 +984,8 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 		return l.DequantF16NVFP4, true
 	case "dequant_f16/Q1_0":
 		return l.DequantF16Q1_0, true
+	case "dequant_f16/Q2_0":
+		return l.DequantF16Q2_0, true
 	case "dequant_f16/MXFP6_E2M3":
 		return l.DequantF16MXFP6_E2M3, true
 	case "dequant_f16/MXFP6_E3M2":
@@ -1182,6 +1214,15 @@ func (l *Library) MatMulF32Q1_0(w, x, y abi.DevicePtr, rows, cols, batch int64, 
 	return l.matMulF32(fnMatMulF32Q1_0, w, x, y, rows, cols, batch, stream)
 }
 
+// MatMulF32Q2_0 calls forge_matmul_f32_q2_0: Y = W·X, W rows rows of cols Q2_0 elements
+// (cols/64 blocks of 18 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 64, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q2_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q2_0, w, x, y, rows, cols, batch, stream)
+}
+
 // MatMulF32MXFP6_E2M3 calls forge_matmul_f32_mxfp6_e2m3: Y = W·X, W rows rows of cols MXFP6_E2M3 elements
 // (cols/32 blocks of 25 bytes each), X batch vectors of cols float32 and Y
 // batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
@@ -1246,6 +1287,8 @@ func (l *Library) MatMul(kernel, format string) (MatMulFunc, bool) {
 		return l.MatMulF32NVFP4, true
 	case "matmul_f32/Q1_0":
 		return l.MatMulF32Q1_0, true
+	case "matmul_f32/Q2_0":
+		return l.MatMulF32Q2_0, true
 	case "matmul_f32/MXFP6_E2M3":
 		return l.MatMulF32MXFP6_E2M3, true
 	case "matmul_f32/MXFP6_E3M2":
@@ -1452,6 +1495,14 @@ func (l *Library) MatVecF32Q1_0(w, x, y abi.DevicePtr, rows, cols int64, stream 
 	return l.matVecF32(fnMatVecF32Q1_0, w, x, y, rows, cols, stream)
 }
 
+// MatVecF32Q2_0 calls forge_matvec_f32_q2_0: y = W·x, W rows rows of cols Q2_0 elements
+// (cols/64 blocks of 18 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 64,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q2_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q2_0, w, x, y, rows, cols, stream)
+}
+
 // MatVecF32MXFP6_E2M3 calls forge_matvec_f32_mxfp6_e2m3: y = W·x, W rows rows of cols MXFP6_E2M3 elements
 // (cols/32 blocks of 25 bytes each), x cols float32 and y rows float32, on
 // stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
@@ -1514,6 +1565,8 @@ func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
 		return l.MatVecF32NVFP4, true
 	case "matvec_f32/Q1_0":
 		return l.MatVecF32Q1_0, true
+	case "matvec_f32/Q2_0":
+		return l.MatVecF32Q2_0, true
 	case "matvec_f32/MXFP6_E2M3":
 		return l.MatVecF32MXFP6_E2M3, true
 	case "matvec_f32/MXFP6_E3M2":
