@@ -331,10 +331,10 @@ func TestList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// A suite per kernel and format, for every registered format, plus the
-	// scenario suites of specs/workloads.
+	// scenario suites of specs/workloads (and any suite of no format).
 	kernelFormat := map[string]map[string]bool{}
 	for _, s := range suite.All() {
-		if s.IsScenario() {
+		if s.IsScenario() || s.Format == nil {
 			continue
 		}
 		if kernelFormat[s.Kernel] == nil {
