@@ -109,6 +109,9 @@ const (
 	fnDequantF32TQ1_0
 	fnDequantF32TQ2_0
 	fnDequantF32MXFP4
+	fnDequantF32NVFP4
+	fnDequantF32Q1_0
+	fnDequantF32Q2_0
 	fnDequantF32MXFP6_E2M3
 	fnDequantF32MXFP6_E3M2
 	fnDequantF16F32
@@ -130,6 +133,9 @@ const (
 	fnDequantF16TQ1_0
 	fnDequantF16TQ2_0
 	fnDequantF16MXFP4
+	fnDequantF16NVFP4
+	fnDequantF16Q1_0
+	fnDequantF16Q2_0
 	fnDequantF16MXFP6_E2M3
 	fnDequantF16MXFP6_E3M2
 	fnMatMulF32F32
@@ -151,6 +157,9 @@ const (
 	fnMatMulF32TQ1_0
 	fnMatMulF32TQ2_0
 	fnMatMulF32MXFP4
+	fnMatMulF32NVFP4
+	fnMatMulF32Q1_0
+	fnMatMulF32Q2_0
 	fnMatMulF32MXFP6_E2M3
 	fnMatMulF32MXFP6_E3M2
 	fnMatVecF32F32
@@ -172,6 +181,9 @@ const (
 	fnMatVecF32TQ1_0
 	fnMatVecF32TQ2_0
 	fnMatVecF32MXFP4
+	fnMatVecF32NVFP4
+	fnMatVecF32Q1_0
+	fnMatVecF32Q2_0
 	fnMatVecF32MXFP6_E2M3
 	fnMatVecF32MXFP6_E3M2
 	fnAttentionF16D64
@@ -209,6 +221,9 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f32_tq1_0", Format: "TQ1_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 256, BlockBytes: 54},
 	{Symbol: "forge_dequant_f32_tq2_0", Format: "TQ2_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 256, BlockBytes: 66},
 	{Symbol: "forge_dequant_f32_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_dequant_f32_nvfp4", Format: "NVFP4", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
+	{Symbol: "forge_dequant_f32_q1_0", Format: "Q1_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_dequant_f32_q2_0", Format: "Q2_0", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_dequant_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_f32", Format: "F32", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 1, BlockBytes: 4},
@@ -230,6 +245,9 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_dequant_f16_tq1_0", Format: "TQ1_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 256, BlockBytes: 54},
 	{Symbol: "forge_dequant_f16_tq2_0", Format: "TQ2_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 256, BlockBytes: 66},
 	{Symbol: "forge_dequant_f16_mxfp4", Format: "MXFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_dequant_f16_nvfp4", Format: "NVFP4", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 64, BlockBytes: 36},
+	{Symbol: "forge_dequant_f16_q1_0", Format: "Q1_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_dequant_f16_q2_0", Format: "Q2_0", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_dequant_f16_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_dequant_f16_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "dequant", Kernel: "dequant_f16", Output: "f16", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
@@ -251,6 +269,9 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_matmul_f32_tq1_0", Format: "TQ1_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 54},
 	{Symbol: "forge_matmul_f32_tq2_0", Format: "TQ2_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 256, BlockBytes: 66},
 	{Symbol: "forge_matmul_f32_mxfp4", Format: "MXFP4", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_matmul_f32_nvfp4", Format: "NVFP4", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
+	{Symbol: "forge_matmul_f32_q1_0", Format: "Q1_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_matmul_f32_q2_0", Format: "Q2_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_matmul_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matmul_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matmul", Kernel: "matmul_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_f32", Format: "F32", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 1, BlockBytes: 4},
@@ -272,6 +293,9 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_matvec_f32_tq1_0", Format: "TQ1_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 54},
 	{Symbol: "forge_matvec_f32_tq2_0", Format: "TQ2_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 256, BlockBytes: 66},
 	{Symbol: "forge_matvec_f32_mxfp4", Format: "MXFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_matvec_f32_nvfp4", Format: "NVFP4", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 64, BlockBytes: 36},
+	{Symbol: "forge_matvec_f32_q1_0", Format: "Q1_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_matvec_f32_q2_0", Format: "Q2_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_matvec_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_attention_f16_d64", Family: "attention", Kernel: "attention_f16_d64", Output: "f16"},
@@ -314,6 +338,9 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF32TQ1_0:      9007199254740991,
 	fnDequantF32TQ2_0:      9007199254740991,
 	fnDequantF32MXFP4:      72057594037927935,
+	fnDequantF32NVFP4:      36028797018963967,
+	fnDequantF32Q1_0:       18014398509481983,
+	fnDequantF32Q2_0:       36028797018963967,
 	fnDequantF32MXFP6_E2M3: 72057594037927935,
 	fnDequantF32MXFP6_E3M2: 72057594037927935,
 	fnDequantF16F32:        2305843009213693951,
@@ -335,6 +362,9 @@ var maxBlocks = [numKernels]int64{
 	fnDequantF16TQ1_0:      18014398509481983,
 	fnDequantF16TQ2_0:      18014398509481983,
 	fnDequantF16MXFP4:      144115188075855871,
+	fnDequantF16NVFP4:      72057594037927935,
+	fnDequantF16Q1_0:       36028797018963967,
+	fnDequantF16Q2_0:       72057594037927935,
 	fnDequantF16MXFP6_E2M3: 144115188075855871,
 	fnDequantF16MXFP6_E3M2: 144115188075855871,
 	fnMatMulF32F32:         2305843009213693951,
@@ -356,6 +386,9 @@ var maxBlocks = [numKernels]int64{
 	fnMatMulF32TQ1_0:       9007199254740991,
 	fnMatMulF32TQ2_0:       9007199254740991,
 	fnMatMulF32MXFP4:       72057594037927935,
+	fnMatMulF32NVFP4:       36028797018963967,
+	fnMatMulF32Q1_0:        18014398509481983,
+	fnMatMulF32Q2_0:        36028797018963967,
 	fnMatMulF32MXFP6_E2M3:  72057594037927935,
 	fnMatMulF32MXFP6_E3M2:  72057594037927935,
 	fnMatVecF32F32:         2305843009213693951,
@@ -377,6 +410,9 @@ var maxBlocks = [numKernels]int64{
 	fnMatVecF32TQ1_0:       9007199254740991,
 	fnMatVecF32TQ2_0:       9007199254740991,
 	fnMatVecF32MXFP4:       72057594037927935,
+	fnMatVecF32NVFP4:       36028797018963967,
+	fnMatVecF32Q1_0:        18014398509481983,
+	fnMatVecF32Q2_0:        36028797018963967,
 	fnMatVecF32MXFP6_E2M3:  72057594037927935,
 	fnMatVecF32MXFP6_E3M2:  72057594037927935,
 }
@@ -622,6 +658,30 @@ func (l *Library) DequantF32MXFP4(src, dst abi.DevicePtr, nBlocks int64, stream 
 	return l.dequantF32(fnDequantF32MXFP4, src, dst, nBlocks, stream)
 }
 
+// DequantF32NVFP4 calls forge_dequant_f32_nvfp4, which decodes nBlocks NVFP4 blocks
+// (36 bytes, 64 elements each) at src into float32 at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF32NVFP4(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF32(fnDequantF32NVFP4, src, dst, nBlocks, stream)
+}
+
+// DequantF32Q1_0 calls forge_dequant_f32_q1_0, which decodes nBlocks Q1_0 blocks
+// (18 bytes, 128 elements each) at src into float32 at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF32Q1_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF32(fnDequantF32Q1_0, src, dst, nBlocks, stream)
+}
+
+// DequantF32Q2_0 calls forge_dequant_f32_q2_0, which decodes nBlocks Q2_0 blocks
+// (18 bytes, 64 elements each) at src into float32 at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF32Q2_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF32(fnDequantF32Q2_0, src, dst, nBlocks, stream)
+}
+
 // DequantF32MXFP6_E2M3 calls forge_dequant_f32_mxfp6_e2m3, which decodes nBlocks MXFP6_E2M3 blocks
 // (25 bytes, 32 elements each) at src into float32 at dst, on stream. Zero
 // blocks is a no-op; a negative or overflowing count, or a null pointer, is
@@ -790,6 +850,30 @@ func (l *Library) DequantF16MXFP4(src, dst abi.DevicePtr, nBlocks int64, stream 
 	return l.dequantF16(fnDequantF16MXFP4, src, dst, nBlocks, stream)
 }
 
+// DequantF16NVFP4 calls forge_dequant_f16_nvfp4, which decodes nBlocks NVFP4 blocks
+// (36 bytes, 64 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF16NVFP4(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF16(fnDequantF16NVFP4, src, dst, nBlocks, stream)
+}
+
+// DequantF16Q1_0 calls forge_dequant_f16_q1_0, which decodes nBlocks Q1_0 blocks
+// (18 bytes, 128 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF16Q1_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF16(fnDequantF16Q1_0, src, dst, nBlocks, stream)
+}
+
+// DequantF16Q2_0 calls forge_dequant_f16_q2_0, which decodes nBlocks Q2_0 blocks
+// (18 bytes, 64 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
+// blocks is a no-op; a negative or overflowing count, or a null pointer, is
+// an error before the call.
+func (l *Library) DequantF16Q2_0(src, dst abi.DevicePtr, nBlocks int64, stream abi.Stream) error {
+	return l.dequantF16(fnDequantF16Q2_0, src, dst, nBlocks, stream)
+}
+
 // DequantF16MXFP6_E2M3 calls forge_dequant_f16_mxfp6_e2m3, which decodes nBlocks MXFP6_E2M3 blocks
 // (25 bytes, 32 elements each) at src into IEEE binary16 (uint16 bits) at dst, on stream. Zero
 // blocks is a no-op; a negative or overflowing count, or a null pointer, is
@@ -848,6 +932,12 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 		return l.DequantF32TQ2_0, true
 	case "dequant_f32/MXFP4":
 		return l.DequantF32MXFP4, true
+	case "dequant_f32/NVFP4":
+		return l.DequantF32NVFP4, true
+	case "dequant_f32/Q1_0":
+		return l.DequantF32Q1_0, true
+	case "dequant_f32/Q2_0":
+		return l.DequantF32Q2_0, true
 	case "dequant_f32/MXFP6_E2M3":
 		return l.DequantF32MXFP6_E2M3, true
 	case "dequant_f32/MXFP6_E3M2":
@@ -890,6 +980,12 @@ func (l *Library) Dequant(kernel, format string) (DequantFunc, bool) {
 		return l.DequantF16TQ2_0, true
 	case "dequant_f16/MXFP4":
 		return l.DequantF16MXFP4, true
+	case "dequant_f16/NVFP4":
+		return l.DequantF16NVFP4, true
+	case "dequant_f16/Q1_0":
+		return l.DequantF16Q1_0, true
+	case "dequant_f16/Q2_0":
+		return l.DequantF16Q2_0, true
 	case "dequant_f16/MXFP6_E2M3":
 		return l.DequantF16MXFP6_E2M3, true
 	case "dequant_f16/MXFP6_E3M2":
@@ -1100,6 +1196,33 @@ func (l *Library) MatMulF32MXFP4(w, x, y abi.DevicePtr, rows, cols, batch int64,
 	return l.matMulF32(fnMatMulF32MXFP4, w, x, y, rows, cols, batch, stream)
 }
 
+// MatMulF32NVFP4 calls forge_matmul_f32_nvfp4: Y = W·X, W rows rows of cols NVFP4 elements
+// (cols/64 blocks of 36 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 64, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32NVFP4(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32NVFP4, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q1_0 calls forge_matmul_f32_q1_0: Y = W·X, W rows rows of cols Q1_0 elements
+// (cols/128 blocks of 18 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 128, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q1_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q1_0, w, x, y, rows, cols, batch, stream)
+}
+
+// MatMulF32Q2_0 calls forge_matmul_f32_q2_0: Y = W·X, W rows rows of cols Q2_0 elements
+// (cols/64 blocks of 18 bytes each), X batch vectors of cols float32 and Y
+// batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
+// negative counts, cols not a multiple of 64, overflowing sizes and null
+// pointers are errors before the call.
+func (l *Library) MatMulF32Q2_0(w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) error {
+	return l.matMulF32(fnMatMulF32Q2_0, w, x, y, rows, cols, batch, stream)
+}
+
 // MatMulF32MXFP6_E2M3 calls forge_matmul_f32_mxfp6_e2m3: Y = W·X, W rows rows of cols MXFP6_E2M3 elements
 // (cols/32 blocks of 25 bytes each), X batch vectors of cols float32 and Y
 // batch vectors of rows float32, on stream. Zero rows or batch is a no-op;
@@ -1160,6 +1283,12 @@ func (l *Library) MatMul(kernel, format string) (MatMulFunc, bool) {
 		return l.MatMulF32TQ2_0, true
 	case "matmul_f32/MXFP4":
 		return l.MatMulF32MXFP4, true
+	case "matmul_f32/NVFP4":
+		return l.MatMulF32NVFP4, true
+	case "matmul_f32/Q1_0":
+		return l.MatMulF32Q1_0, true
+	case "matmul_f32/Q2_0":
+		return l.MatMulF32Q2_0, true
 	case "matmul_f32/MXFP6_E2M3":
 		return l.MatMulF32MXFP6_E2M3, true
 	case "matmul_f32/MXFP6_E3M2":
@@ -1350,6 +1479,30 @@ func (l *Library) MatVecF32MXFP4(w, x, y abi.DevicePtr, rows, cols int64, stream
 	return l.matVecF32(fnMatVecF32MXFP4, w, x, y, rows, cols, stream)
 }
 
+// MatVecF32NVFP4 calls forge_matvec_f32_nvfp4: y = W·x, W rows rows of cols NVFP4 elements
+// (cols/64 blocks of 36 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 64,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32NVFP4(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32NVFP4, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q1_0 calls forge_matvec_f32_q1_0: y = W·x, W rows rows of cols Q1_0 elements
+// (cols/128 blocks of 18 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 128,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q1_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q1_0, w, x, y, rows, cols, stream)
+}
+
+// MatVecF32Q2_0 calls forge_matvec_f32_q2_0: y = W·x, W rows rows of cols Q2_0 elements
+// (cols/64 blocks of 18 bytes each), x cols float32 and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 64,
+// overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecF32Q2_0(w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecF32(fnMatVecF32Q2_0, w, x, y, rows, cols, stream)
+}
+
 // MatVecF32MXFP6_E2M3 calls forge_matvec_f32_mxfp6_e2m3: y = W·x, W rows rows of cols MXFP6_E2M3 elements
 // (cols/32 blocks of 25 bytes each), x cols float32 and y rows float32, on
 // stream. Zero rows is a no-op; negative counts, cols not a multiple of 32,
@@ -1408,6 +1561,12 @@ func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
 		return l.MatVecF32TQ2_0, true
 	case "matvec_f32/MXFP4":
 		return l.MatVecF32MXFP4, true
+	case "matvec_f32/NVFP4":
+		return l.MatVecF32NVFP4, true
+	case "matvec_f32/Q1_0":
+		return l.MatVecF32Q1_0, true
+	case "matvec_f32/Q2_0":
+		return l.MatVecF32Q2_0, true
 	case "matvec_f32/MXFP6_E2M3":
 		return l.MatVecF32MXFP6_E2M3, true
 	case "matvec_f32/MXFP6_E3M2":
