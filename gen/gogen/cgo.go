@@ -10,9 +10,9 @@ import (
 // both builds, holds everything but the calls into C: each wrapper calls a
 // Go function call<Name> per trampoline. kernels_cgo.go (build tag cgo)
 // holds the cgo preamble and those functions; kernels_nocgo.go (!cgo)
-// holds one-line stand-ins for them and makes Bind refuse every library
-// with abi.ErrNoCgo, so no Library can exist whose launchers they would
-// have to call.
+// holds stand-ins for them, and its cgoEnabled = false makes Bind refuse
+// every library with abi.ErrNoCgo, so no Library exists whose launchers
+// they would have to call.
 
 // cCall is one trampoline of the cgo preamble (cPreamble): C's
 // forge_call_<name>, Go's call<Name>.
@@ -56,10 +56,10 @@ func callerParams(sig *signature, abiPkg string) []jen.Code {
 	return append(ps, jen.Id("stream").Qual(abiPkg, "Stream"))
 }
 
-// cgoOnly marks a file as built only with cgo (by a line after the
-// header, before the package clause).
-func cgoOnly(f *jen.File) *jen.File {
-	f.HeaderComment("//go:build cgo")
+// buildIf gives f a build constraint ("cgo", "!cgo"): a //go:build line
+// after the header, before the package clause.
+func buildIf(constraint string, f *jen.File) *jen.File {
+	f.HeaderComment("//go:build " + constraint)
 	return f
 }
 
@@ -67,7 +67,7 @@ func cgoOnly(f *jen.File) *jen.File {
 // preamble and the Go side of each trampoline.
 func kernelsCgoFile(s *ir.Spec) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
-	f := cgoOnly(newFile(s, KernelsDir, "kernels", allSources(s)))
+	f := buildIf("cgo", newFile(s, KernelsDir, "kernels", allSources(s)))
 	f.CgoPreamble(cPreamble(s))
 	f.ImportName(abiPkg, "abi")
 	f.Comment("cgoEnabled is true: Bind can call a library's forge_abi_version and the")
@@ -97,8 +97,7 @@ func kernelsCgoFile(s *ir.Spec) *jen.File {
 // kernels.go calls, for a build without cgo.
 func kernelsNoCgoFile(s *ir.Spec) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
-	f := newFile(s, KernelsDir, "kernels", allSources(s))
-	f.HeaderComment("//go:build !cgo")
+	f := buildIf("!cgo", newFile(s, KernelsDir, "kernels", allSources(s)))
 	f.ImportName(abiPkg, "abi")
 	f.Comment("cgoEnabled is false: Bind refuses every library (abi.ErrNoCgo), so no")
 	f.Comment("Library exists whose launchers the functions below would call. Each")
@@ -117,8 +116,7 @@ func kernelsNoCgoFile(s *ir.Spec) *jen.File {
 // without cgo, Bind refuses before it resolves anything.
 func kernelsNoCgoTestFile(s *ir.Spec) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
-	f := newFile(s, KernelsDir, "kernels", allSources(s))
-	f.HeaderComment("//go:build !cgo")
+	f := buildIf("!cgo", newFile(s, KernelsDir, "kernels", allSources(s)))
 	f.ImportName(abiPkg, "abi")
 	t := jen.Id("t")
 	f.Func().Id("TestBindWithoutCgo").Params(t.Clone().Op("*").Qual("testing", "T")).Block(

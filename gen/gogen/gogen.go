@@ -115,7 +115,7 @@ func Files(s *ir.Spec) ([]ir.File, error) {
 	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als, gls))
 	add(KernelsDir+"/kernels_cgo.go", kernelsCgoFile(s))
 	add(KernelsDir+"/kernels_nocgo.go", kernelsNoCgoFile(s))
-	add(KernelsDir+"/kernels_test.go", cgoOnly(kernelsTestFile(s, ls, als, gls)))
+	add(KernelsDir+"/kernels_test.go", buildIf("cgo", kernelsTestFile(s, ls, als, gls)))
 	add(KernelsDir+"/kernels_nocgo_test.go", kernelsNoCgoTestFile(s))
 	add(SuitesDir+"/suites.go", suitesFile(s, ls))
 	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
