@@ -249,18 +249,13 @@ launchers count.`)
 		f.Line()
 		caller := lowerFirst(camel(sig.name))
 		f.Commentf("%s calls glue launcher i; a call that does nothing is not made.", caller)
-		cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-		for _, p := range sig.params {
-			cargs = append(cargs, p.cArg())
-		}
-		cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
 		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(caller).Params(
 			append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
 		).Error().Block(
 			jen.If(jen.Err().Op(":=").Id(checkName).Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
 				jen.Return(jen.Err()),
 			),
-			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+sig.name).Call(cargs...))),
+			jen.Return(jen.Id("result").Call(jen.Id("i"), callLauncher(sig.name, sig))),
 		)
 	}
 	for _, gl := range gls {

@@ -5,7 +5,8 @@
 //     (one typed Go method per format × kernel, calling the C function
 //     pointer the runtime resolved through a static C trampoline), Bind,
 //     the kernel table, and tests that run every wrapper against the fake
-//     library of runtime/device/abi/abitest;
+//     library of runtime/device/abi/abitest; the trampolines sit in a file
+//     of their own, beside stand-ins for a build without cgo (cgo.go);
 //   - generated/suites: the suite registry's init (one suite per format ×
 //     kernel) and, per format, the tests and benchmarks that call the
 //     harness in runtime/suite/suitetest.
@@ -113,7 +114,10 @@ func Files(s *ir.Spec) ([]ir.File, error) {
 		return nil, err
 	}
 	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als, gls))
-	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls, als, gls))
+	add(KernelsDir+"/kernels_cgo.go", kernelsCgoFile(s))
+	add(KernelsDir+"/kernels_nocgo.go", kernelsNoCgoFile(s))
+	add(KernelsDir+"/kernels_test.go", buildIf("cgo", kernelsTestFile(s, ls, als, gls)))
+	add(KernelsDir+"/kernels_nocgo_test.go", kernelsNoCgoTestFile(s))
 	add(SuitesDir+"/suites.go", suitesFile(s, ls))
 	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
 	for _, f := range s.Formats {

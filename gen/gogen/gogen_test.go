@@ -45,7 +45,8 @@ func TestFilesPaths(t *testing.T) {
 	for _, f := range render(t) {
 		got = append(got, f.Path)
 	}
-	want := []string{"generated/kernels/kernels.go", "generated/kernels/kernels_test.go", "generated/suites/suites.go", "generated/suites/suites_test.go"}
+	want := []string{"generated/kernels/kernels.go", "generated/kernels/kernels_cgo.go", "generated/kernels/kernels_nocgo.go",
+		"generated/kernels/kernels_test.go", "generated/kernels/kernels_nocgo_test.go", "generated/suites/suites.go", "generated/suites/suites_test.go"}
 	for _, f := range s.Formats {
 		want = append(want, "generated/suites/"+f.Lower()+"_test.go")
 	}
@@ -89,8 +90,10 @@ func TestFilesHeader(t *testing.T) {
 // through go/build on the committed files.
 func TestGoBuildSeesGenerated(t *testing.T) {
 	root := modtest.Root(t)
+	ctx := build.Default
+	ctx.CgoEnabled = true // as the go command sees them where cgo is on, whatever this test's build
 	for _, dir := range []string{KernelsDir, SuitesDir} {
-		pkg, err := build.ImportDir(filepath.Join(root, dir), build.ImportComment)
+		pkg, err := ctx.ImportDir(filepath.Join(root, dir), build.ImportComment)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
@@ -108,9 +111,27 @@ func TestGoBuildSeesGenerated(t *testing.T) {
 				t.Errorf("%s/%s: not recognised as generated (%v)", dir, name, err)
 			}
 		}
-		if dir == KernelsDir && !slices.Contains(pkg.CgoFiles, "kernels.go") {
-			t.Errorf("%s: kernels.go is not a cgo file: %v", dir, pkg.CgoFiles)
+		if dir == KernelsDir && !slices.Equal(pkg.CgoFiles, []string{"kernels_cgo.go"}) {
+			t.Errorf("%s: cgo files %v, want kernels_cgo.go alone", dir, pkg.CgoFiles)
 		}
+	}
+}
+
+// TestKernelsBuildWithoutCgo checks that go/build, with cgo off, sees
+// generated/kernels as kernels.go and the stand-ins, with the test that
+// Bind refuses.
+func TestKernelsBuildWithoutCgo(t *testing.T) {
+	ctx := build.Default
+	ctx.CgoEnabled = false
+	pkg, err := ctx.ImportDir(filepath.Join(modtest.Root(t), KernelsDir), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"kernels.go", "kernels_nocgo.go"}; !slices.Equal(pkg.GoFiles, want) || len(pkg.CgoFiles) > 0 {
+		t.Errorf("without cgo: Go files %v and cgo files %v, want %v alone", pkg.GoFiles, pkg.CgoFiles, want)
+	}
+	if want := []string{"kernels_nocgo_test.go"}; !slices.Equal(pkg.TestGoFiles, want) {
+		t.Errorf("without cgo: test files %v, want %v", pkg.TestGoFiles, want)
 	}
 }
 

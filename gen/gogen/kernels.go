@@ -90,8 +90,11 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 // launcher through the runtime's resolver (dlsym on the loaded library) and
 // checks the library's ABI version; each method validates its arguments,
 // calls its launcher through a C trampoline and turns a non-zero return
-// code into an *abi.LaunchError.`)
-	f.CgoPreamble(cPreamble(s))
+// code into an *abi.LaunchError.
+//
+// The trampolines are kernels_cgo.go's. Without cgo (CGO_ENABLED=0) the
+// package still builds, kernel table and argument checks included, but
+// Bind refuses every library with abi.ErrNoCgo.`)
 	f.ImportName(abiPkg, "abi")
 
 	f.Add(enforceVersion(s))
@@ -176,6 +179,7 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 library's forge_abi_version is abi.ABIVersion. A library that lacks symbols
 is refused with one error naming all of them.`)
 	f.Func().Id("Bind").Params(jen.Id("resolve").Qual(abiPkg, "Resolver")).Params(jen.Op("*").Id("Library"), jen.Error()).Block(
+		bindRefusesWithoutCgo(abiPkg),
 		jen.If(jen.Id("resolve").Op("==").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("kernels: Bind: nil resolver"))),
 		),
@@ -193,7 +197,7 @@ is refused with one error naming all of them.`)
 		jen.Id("l").Op(":=").Op("&").Id("Library").Values(),
 		jen.If(jen.Id("version").Op(":=").Id("lookup").Call(jen.Qual(abiPkg, "ABIVersionSymbol")), jen.Id("version").Op("!=").Nil()).Block(
 			jen.Comment("A library of another ABI version may lack symbols too; its version is the error."),
-			jen.If(jen.Id("v").Op(":=").Int().Call(jen.Qual("C", "forge_call_abi_version").Call(jen.Id("version"))), jen.Id("v").Op("!=").Qual(abiPkg, "ABIVersion")).Block(
+			jen.If(jen.Id("v").Op(":=").Id("callABIVersion").Call(jen.Id("version")), jen.Id("v").Op("!=").Qual(abiPkg, "ABIVersion")).Block(
 				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("kernels: the kernel library has ABI version %d, but this build of forge needs %d: rebuild it with forgegen build"), jen.Id("v"), jen.Qual(abiPkg, "ABIVersion"))),
 			),
 		),
@@ -216,11 +220,11 @@ is refused with one error naming all of them.`)
 	f.Line()
 
 	f.Comment("result turns launcher i's return code into an error.")
-	f.Func().Id("result").Params(jen.Id("i").Int(), jen.Id("code").Qual("C", "int")).Error().Block(
+	f.Func().Id("result").Params(jen.Id("i").Int(), jen.Id("code").Int()).Error().Block(
 		jen.If(jen.Id("code").Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		jen.Return(jen.Op("&").Qual(abiPkg, "LaunchError").Values(fields(
 			"Symbol", jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol"),
-			"Code", jen.Int().Call(jen.Id("code")),
+			"Code", jen.Id("code"),
 		)...)),
 	)
 
@@ -270,18 +274,13 @@ receive, before it crosses into C: what the launchers refuse.`)
 	})
 	f.Line()
 	f.Comment("attention calls attention launcher i; a call that does nothing is not made.")
-	cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-	for _, p := range sig.params {
-		cargs = append(cargs, p.cArg())
-	}
-	cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
 	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id("attention").Params(
 		append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
 	).Error().Block(
 		jen.If(jen.Err().Op(":=").Id("checkAttentionArgs").Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
 			jen.Return(jen.Err()),
 		),
-		jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_attention").Call(cargs...))),
+		jen.Return(jen.Id("result").Call(jen.Id("i"), callLauncher("attention", sig))),
 	)
 	for _, l := range als {
 		f.Line()
@@ -365,22 +364,13 @@ before it crosses into C.`, checkName, fam.Name))
 	for _, k := range fam.Kernels {
 		f.Line()
 		f.Commentf("%s calls %s launcher i of kernel %s; a call that does nothing is not made.", lowerFirst(camel(k.Name)), fam.Name, k.Name)
-		cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-		for _, p := range sig.params {
-			if p.ptr {
-				cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id(p.name)))
-			} else {
-				cargs = append(cargs, jen.Qual("C", "int64_t").Call(jen.Id(p.name)))
-			}
-		}
-		cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
 		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lowerFirst(camel(k.Name))).Params(
 			append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
 		).Error().Block(
 			jen.If(jen.Err().Op(":=").Id(checkName).Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
 				jen.Return(jen.Err()),
 			),
-			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+k.Name).Call(cargs...))),
+			jen.Return(jen.Id("result").Call(jen.Id("i"), callLauncher(k.Name, sig))),
 		)
 	}
 	for _, l := range ls {

@@ -7,6 +7,10 @@
 // checks the library's ABI version; each method validates its arguments,
 // calls its launcher through a C trampoline and turns a non-zero return
 // code into an *abi.LaunchError.
+//
+// The trampolines are kernels_cgo.go's. Without cgo (CGO_ENABLED=0) the
+// package still builds, kernel table and argument checks included, but
+// Bind refuses every library with abi.ErrNoCgo.
 package kernels
 
 import (
@@ -18,69 +22,6 @@ import (
 
 	"github.com/rocmforge/forge/runtime/device/abi"
 )
-
-/*
-#include <stdint.h>
-
-// int forge_abi_version(void)
-typedef int (*forge_abi_version_fn)(void);
-static int forge_call_abi_version(void* fn) { return ((forge_abi_version_fn)fn)(); }
-
-// int forge_dequant_f32_<format>(const void* src, float* dst, int64_t nBlocks, forge_stream_t stream)
-typedef int (*forge_dequant_f32_fn)(const void*, float*, int64_t, void*);
-static int forge_call_dequant_f32(void* fn, uintptr_t src, uintptr_t dst, int64_t nBlocks, uintptr_t stream) {
-	return ((forge_dequant_f32_fn)fn)((const void*)src, (float*)dst, nBlocks, (void*)stream);
-}
-
-// int forge_dequant_f16_<format>(const void* src, uint16_t* dst, int64_t nBlocks, forge_stream_t stream)
-typedef int (*forge_dequant_f16_fn)(const void*, uint16_t*, int64_t, void*);
-static int forge_call_dequant_f16(void* fn, uintptr_t src, uintptr_t dst, int64_t nBlocks, uintptr_t stream) {
-	return ((forge_dequant_f16_fn)fn)((const void*)src, (uint16_t*)dst, nBlocks, (void*)stream);
-}
-
-// int forge_matmul_f32_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream)
-typedef int (*forge_matmul_f32_fn)(const void*, const float*, float*, int64_t, int64_t, int64_t, void*);
-static int forge_call_matmul_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t batch, uintptr_t stream) {
-	return ((forge_matmul_f32_fn)fn)((const void*)w, (const float*)x, (float*)y, rows, cols, batch, (void*)stream);
-}
-
-// int forge_matvec_f32_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, forge_stream_t stream)
-typedef int (*forge_matvec_f32_fn)(const void*, const float*, float*, int64_t, int64_t, void*);
-static int forge_call_matvec_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, uintptr_t stream) {
-	return ((forge_matvec_f32_fn)fn)((const void*)w, (const float*)x, (float*)y, rows, cols, (void*)stream);
-}
-
-// int forge_attention_<dtype>_d<dim>(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads, int64_t headsKV, int64_t seqQ, int64_t seqKV, float scale, int32_t causal, forge_stream_t stream)
-typedef int (*forge_attention_fn)(const void*, const void*, const void*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, float, int32_t, void*);
-static int forge_call_attention(void* fn, uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t o, int64_t batch, int64_t heads, int64_t headsKV, int64_t seqQ, int64_t seqKV, float scale, int32_t causal, uintptr_t stream) {
-	return ((forge_attention_fn)fn)((const void*)q, (const void*)k, (const void*)v, (void*)o, batch, heads, headsKV, seqQ, seqKV, scale, causal, (void*)stream);
-}
-
-// int forge_glue_norm_*(const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, forge_stream_t stream)
-typedef int (*forge_glue_norm_fn)(const float*, const float*, float*, int64_t, int64_t, float, void*);
-static int forge_call_glue_norm(void* fn, uintptr_t x, uintptr_t w, uintptr_t y, int64_t rows, int64_t dim, float eps, uintptr_t stream) {
-	return ((forge_glue_norm_fn)fn)((const float*)x, (const float*)w, (float*)y, rows, dim, eps, (void*)stream);
-}
-
-// int forge_glue_rope_*(float* x, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, float theta, int32_t neox, forge_stream_t stream)
-typedef int (*forge_glue_rope_fn)(float*, int64_t, int64_t, int64_t, int64_t, float, int32_t, void*);
-static int forge_call_glue_rope(void* fn, uintptr_t x, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, float theta, int32_t neox, uintptr_t stream) {
-	return ((forge_glue_rope_fn)fn)((float*)x, seq, heads, headDim, pos, theta, neox, (void*)stream);
-}
-
-// int forge_glue_binary_*(const float* a, const float* b, float* out, int64_t n, forge_stream_t stream)
-typedef int (*forge_glue_binary_fn)(const float*, const float*, float*, int64_t, void*);
-static int forge_call_glue_binary(void* fn, uintptr_t a, uintptr_t b, uintptr_t out, int64_t n, uintptr_t stream) {
-	return ((forge_glue_binary_fn)fn)((const float*)a, (const float*)b, (float*)out, n, (void*)stream);
-}
-
-// int forge_glue_layout_*(const void* src, void* dst, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, int64_t cap, forge_stream_t stream)
-typedef int (*forge_glue_layout_fn)(const void*, void*, int64_t, int64_t, int64_t, int64_t, int64_t, void*);
-static int forge_call_glue_layout(void* fn, uintptr_t src, uintptr_t dst, int64_t seq, int64_t heads, int64_t headDim, int64_t pos, int64_t cap, uintptr_t stream) {
-	return ((forge_glue_layout_fn)fn)((const void*)src, (void*)dst, seq, heads, headDim, pos, cap, (void*)stream);
-}
-*/
-import "C"
 
 // Fail to compile against a runtime of another generation version; see abi.GenVersion.
 const (
@@ -426,6 +367,9 @@ type Library struct {
 // library's forge_abi_version is abi.ABIVersion. A library that lacks symbols
 // is refused with one error naming all of them.
 func Bind(resolve abi.Resolver) (*Library, error) {
+	if !cgoEnabled {
+		return nil, fmt.Errorf("kernels: Bind: %w", abi.ErrNoCgo)
+	}
 	if resolve == nil {
 		return nil, errors.New("kernels: Bind: nil resolver")
 	}
@@ -447,7 +391,7 @@ func Bind(resolve abi.Resolver) (*Library, error) {
 	l := &Library{}
 	if version := lookup(abi.ABIVersionSymbol); version != nil {
 		// A library of another ABI version may lack symbols too; its version is the error.
-		if v := int(C.forge_call_abi_version(version)); v != abi.ABIVersion {
+		if v := callABIVersion(version); v != abi.ABIVersion {
 			return nil, fmt.Errorf("kernels: the kernel library has ABI version %d, but this build of forge needs %d: rebuild it with forgegen build", v, abi.ABIVersion)
 		}
 	}
@@ -465,11 +409,11 @@ func Bind(resolve abi.Resolver) (*Library, error) {
 }
 
 // result turns launcher i's return code into an error.
-func result(i int, code C.int) error {
+func result(i int, code int) error {
 	if code == 0 {
 		return nil
 	}
-	return &abi.LaunchError{Symbol: kernelTable[i].Symbol, Code: int(code)}
+	return &abi.LaunchError{Symbol: kernelTable[i].Symbol, Code: code}
 }
 
 // DequantFunc is the signature of the dequant family's launchers: decode nBlocks
@@ -495,7 +439,7 @@ func (l *Library) dequantF32(i int, src, dst abi.DevicePtr, nBlocks int64, strea
 	if err := checkDequantArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
 		return err
 	}
-	return result(i, C.forge_call_dequant_f32(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(nBlocks), C.uintptr_t(stream)))
+	return result(i, callDequantF32(l.fn[i], src, dst, nBlocks, stream))
 }
 
 // dequantF16 calls dequant launcher i of kernel dequant_f16; a call that does nothing is not made.
@@ -503,7 +447,7 @@ func (l *Library) dequantF16(i int, src, dst abi.DevicePtr, nBlocks int64, strea
 	if err := checkDequantArgs(i, src, dst, nBlocks); err != nil || nBlocks == 0 {
 		return err
 	}
-	return result(i, C.forge_call_dequant_f16(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(nBlocks), C.uintptr_t(stream)))
+	return result(i, callDequantF16(l.fn[i], src, dst, nBlocks, stream))
 }
 
 // DequantF32F32 calls forge_dequant_f32_f32, which decodes nBlocks F32 blocks
@@ -1022,7 +966,7 @@ func (l *Library) matMulF32(i int, w, x, y abi.DevicePtr, rows, cols, batch int6
 	if err := checkMatMulArgs(i, w, x, y, rows, cols, batch); err != nil || rows == 0 || batch == 0 {
 		return err
 	}
-	return result(i, C.forge_call_matmul_f32(l.fn[i], C.uintptr_t(w), C.uintptr_t(x), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.int64_t(batch), C.uintptr_t(stream)))
+	return result(i, callMatMulF32(l.fn[i], w, x, y, rows, cols, batch, stream))
 }
 
 // MatMulF32F32 calls forge_matmul_f32_f32: Y = W·X, W rows rows of cols F32 elements
@@ -1324,7 +1268,7 @@ func (l *Library) matVecF32(i int, w, x, y abi.DevicePtr, rows, cols int64, stre
 	if err := checkMatVecArgs(i, w, x, y, rows, cols); err != nil || rows == 0 {
 		return err
 	}
-	return result(i, C.forge_call_matvec_f32(l.fn[i], C.uintptr_t(w), C.uintptr_t(x), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.uintptr_t(stream)))
+	return result(i, callMatVecF32(l.fn[i], w, x, y, rows, cols, stream))
 }
 
 // MatVecF32F32 calls forge_matvec_f32_f32: y = W·x, W rows rows of cols F32 elements
@@ -1614,7 +1558,7 @@ func (l *Library) attention(i int, q, k, v, o abi.DevicePtr, batch, heads, heads
 	if err := checkAttentionArgs(i, q, k, v, o, batch, heads, headsKV, seqQ, seqKV, scale, causal); err != nil || batch == 0 || heads == 0 || seqQ == 0 {
 		return err
 	}
-	return result(i, C.forge_call_attention(l.fn[i], C.uintptr_t(q), C.uintptr_t(k), C.uintptr_t(v), C.uintptr_t(o), C.int64_t(batch), C.int64_t(heads), C.int64_t(headsKV), C.int64_t(seqQ), C.int64_t(seqKV), C.float(scale), C.int32_t(causal), C.uintptr_t(stream)))
+	return result(i, callAttention(l.fn[i], q, k, v, o, batch, heads, headsKV, seqQ, seqKV, scale, causal, stream))
 }
 
 // AttentionF16D64 calls forge_attention_f16_d64: flash attention over f16 q, k, v and o of
@@ -1702,7 +1646,7 @@ func (l *Library) glueNorm(i int, x, w, y abi.DevicePtr, rows, dim int64, eps fl
 	if err := checkGlueNormArgs(i, x, w, y, rows, dim, eps); err != nil || rows == 0 || dim == 0 {
 		return err
 	}
-	return result(i, C.forge_call_glue_norm(l.fn[i], C.uintptr_t(x), C.uintptr_t(w), C.uintptr_t(y), C.int64_t(rows), C.int64_t(dim), C.float(eps), C.uintptr_t(stream)))
+	return result(i, callGlueNorm(l.fn[i], x, w, y, rows, dim, eps, stream))
 }
 
 // GlueRoPEFunc is the signature of the glue launchers of rope shape: rotary position embedding
@@ -1733,7 +1677,7 @@ func (l *Library) glueRoPE(i int, x abi.DevicePtr, seq, heads, headDim, pos int6
 	if err := checkGlueRoPEArgs(i, x, seq, heads, headDim, pos, theta, neox); err != nil || seq == 0 || heads == 0 || headDim == 0 {
 		return err
 	}
-	return result(i, C.forge_call_glue_rope(l.fn[i], C.uintptr_t(x), C.int64_t(seq), C.int64_t(heads), C.int64_t(headDim), C.int64_t(pos), C.float(theta), C.int32_t(neox), C.uintptr_t(stream)))
+	return result(i, callGlueRoPE(l.fn[i], x, seq, heads, headDim, pos, theta, neox, stream))
 }
 
 // GlueBinaryFunc is the signature of the glue launchers of binary shape: an element-wise
@@ -1757,7 +1701,7 @@ func (l *Library) glueBinary(i int, a, b, out abi.DevicePtr, n int64, stream abi
 	if err := checkGlueBinaryArgs(i, a, b, out, n); err != nil || n == 0 {
 		return err
 	}
-	return result(i, C.forge_call_glue_binary(l.fn[i], C.uintptr_t(a), C.uintptr_t(b), C.uintptr_t(out), C.int64_t(n), C.uintptr_t(stream)))
+	return result(i, callGlueBinary(l.fn[i], a, b, out, n, stream))
 }
 
 // GlueLayoutFunc is the signature of the glue launchers of layout shape: a layout change
@@ -1782,7 +1726,7 @@ func (l *Library) glueLayout(i int, src, dst abi.DevicePtr, seq, heads, headDim,
 	if err := checkGlueLayoutArgs(i, src, dst, seq, heads, headDim, pos, cap); err != nil || seq == 0 || heads == 0 || headDim == 0 {
 		return err
 	}
-	return result(i, C.forge_call_glue_layout(l.fn[i], C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(seq), C.int64_t(heads), C.int64_t(headDim), C.int64_t(pos), C.int64_t(cap), C.uintptr_t(stream)))
+	return result(i, callGlueLayout(l.fn[i], src, dst, seq, heads, headDim, pos, cap, stream))
 }
 
 // GlueRMSNormF32 returns the launcher forge_glue_rmsnorm_f32 (RMSNorm of rows × dim float32 with a weight vector) as a GlueNormFunc,

@@ -12,14 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
-// gpuDevice is implemented by the GPU backends (runtime/backend/gpu): the
-// device behind a suite.DeviceBackend, for its description.
-type gpuDevice interface {
-	Device() *gpu.Device
+// deviceDescriber is a backend that describes its device in plain values:
+// the GPU backends (runtime/backend/gpu).
+type deviceDescriber interface {
+	DeviceInfo() suite.DeviceInfo
 }
 
 // CollectMeta describes the machine and software a run on backend b
@@ -40,15 +39,15 @@ func CollectMeta(b suite.Backend) Meta {
 	}
 	m.Hostname, _ = os.Hostname()
 	m.ForgeVersion, m.ForgeCommit, m.ForgeModified = ForgeVersion()
-	if g, ok := b.(gpuDevice); ok {
-		info := g.Device().Info()
+	if d, ok := b.(deviceDescriber); ok {
+		info := d.DeviceInfo()
 		m.Library = info.Library
 		m.Device = info.Name
 		m.Arch = info.Arch
 		m.Target = info.Target
 		m.WaveSize = info.WaveSize
 		m.ComputeUnits = info.ComputeUnits
-		m.MemoryBytes = info.TotalMem
+		m.MemoryBytes = info.MemoryBytes
 		m.Driver = versionString(info.Vendor, info.DriverVersion)
 		m.Toolkit = versionString(info.Vendor, info.RuntimeVersion)
 	} else if db, ok := b.(suite.DeviceBackend); ok {

@@ -50,6 +50,22 @@ type DeviceBackend interface {
 	PrepareCopy(bytes int64) (Resident, error)
 }
 
+// DeviceInfo describes a device backend's device in plain values, for
+// the benchmark records (runtime/bench's Meta) to copy without importing
+// the device runtime. The GPU backends provide it (DeviceInfo() DeviceInfo).
+type DeviceInfo struct {
+	Library        string // the kernel library's path
+	Name           string // "NVIDIA H100 80GB HBM3"
+	Vendor         string // "nvidia" or "amd"
+	Arch           string // "sm_90", "gfx1100"
+	Target         string // the forge target the library was built for
+	WaveSize       int
+	ComputeUnits   int // SMs on NVIDIA
+	MemoryBytes    uint64
+	DriverVersion  int // as the vendor's runtime numbers it (CUDA: 1000·major + 10·minor)
+	RuntimeVersion int
+}
+
 // Resident is a kernel whose inputs and outputs are in device memory.
 type Resident interface {
 	// Run launches the kernel n times back to back and returns their

@@ -5,6 +5,8 @@
 // library (-lib, $FORGE_LIB, or a libforge_*.so beside the executable or in
 // build/). runtime/suite/suitetest imports it, so the generated suites run
 // on a GPU with `go test ./generated/suites -args -backend=cuda -lib=...`.
+// In a binary built without cgo both names are registered as backends
+// whose opening fails with runtime/device/gpu.ErrNoCgo.
 //
 // Dequantize and DequantizeF16 take host slices, like the cpu backend: they
 // copy the blocks to device memory from the device's caching allocator,
@@ -35,6 +37,13 @@ const EnvDevice = "FORGE_DEVICE"
 
 func init() {
 	for _, name := range dev.BackendNames() {
+		if err := dev.Available(); err != nil {
+			// A binary built without cgo loads no library: asking for the
+			// backend says so, and how to build one that can, before any
+			// library is looked for.
+			suite.RegisterBackend(name, func() (suite.Backend, error) { return nil, err })
+			continue
+		}
 		suite.RegisterLibraryBackend(name, func(lib string) (suite.Backend, error) {
 			device := 0
 			if s := os.Getenv(EnvDevice); s != "" {
@@ -74,6 +83,16 @@ func (b *Backend) Name() string { return b.name }
 
 // Device is the device the backend runs on.
 func (b *Backend) Device() *dev.Device { return b.dev }
+
+// DeviceInfo describes the device for the benchmark records.
+func (b *Backend) DeviceInfo() suite.DeviceInfo {
+	i := b.dev.Info()
+	return suite.DeviceInfo{
+		Library: i.Library, Name: i.Name, Vendor: i.Vendor, Arch: i.Arch, Target: i.Target,
+		WaveSize: i.WaveSize, ComputeUnits: i.ComputeUnits, MemoryBytes: i.TotalMem,
+		DriverVersion: i.DriverVersion, RuntimeVersion: i.RuntimeVersion,
+	}
+}
 
 // Describe names the device and library.
 func (b *Backend) Describe() string { return b.dev.Info().String() }

@@ -128,11 +128,11 @@ func TestResident(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
+	nv := gputest.Build(t, gputest.Options{})
+	amd := gputest.Build(t, gputest.Options{Vendor: "amd", Target: "gfx1100"})
 	if got := suite.LibraryBackends(); !slices.Contains(got, "cuda") || !slices.Contains(got, "hip") {
 		t.Fatalf("LibraryBackends() = %v, want cuda and hip", got)
 	}
-	nv := gputest.Build(t, gputest.Options{})
-	amd := gputest.Build(t, gputest.Options{Vendor: "amd", Target: "gfx1100"})
 	for _, tc := range []struct{ name, lib, want, err string }{
 		{"cuda", nv, "cuda", ""},
 		{"auto", nv, "cuda", ""},

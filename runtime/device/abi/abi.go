@@ -10,6 +10,7 @@
 package abi
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -78,6 +79,14 @@ type KernelInfo struct {
 	BlockElems int    // elements per block of Format
 	BlockBytes int    // bytes per block of Format
 }
+
+// ErrNoCgo is the error of everything that would load or call a kernel
+// library in a binary built without cgo: the GPU runtime's Open and Bind
+// of the generated wrappers. The cpu backend needs no cgo; the GPU
+// backends do, to dlopen a library and call its launchers.
+var ErrNoCgo = errors.New("this binary was built without cgo (CGO_ENABLED=0, or no C compiler found when it was built), " +
+	"and the GPU backends load kernel libraries through cgo: rebuild it with a C compiler (gcc or clang) on the PATH and CGO_ENABLED=1, " +
+	"e.g. CGO_ENABLED=1 go install ./cmd/forgebench, or CGO_ENABLED=1 go test ...")
 
 // LaunchError is a launcher's non-zero return code.
 type LaunchError struct {

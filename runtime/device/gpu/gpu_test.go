@@ -1,3 +1,8 @@
+//go:build cgo
+
+// The whole file opens libraries: without cgo, Open returns ErrNoCgo first
+// (nocgo_test.go).
+
 package gpu_test
 
 import (
