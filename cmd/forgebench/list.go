@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/targets"
@@ -130,7 +131,7 @@ func listAction(c *cli.Context) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": suite.Backends()})
+		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()})
 	}
 	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {
@@ -155,6 +156,6 @@ func listAction(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nbackends: %s (run --backend; auto picks a GPU kernel library when one is found and opens, else cpu)\n", strings.Join(suite.Backends(), ", "))
+	fmt.Fprintf(w, "\nbackends: %s (run --backend; auto picks a GPU kernel library when one is found and opens, else cpu)\n", strings.Join(backend.Backends(), ", "))
 	return nil
 }

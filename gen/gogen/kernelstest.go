@@ -15,10 +15,12 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 	abiPkg := s.Module + "/runtime/device/abi"
 	fakePkg := s.Module + "/runtime/device/abi/abitest"
 	suitePkg := s.Module + "/runtime/suite"
+	backendPkg := s.Module + "/runtime/backend"
 	formatsPkg := s.Module + "/specs/formats"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.ImportName(abiPkg, "abi")
 	f.ImportName(fakePkg, "abitest")
+	f.ImportName(backendPkg, "backend")
 	f.ImportName(suitePkg, "suite")
 	f.ImportName(formatsPkg, "formats")
 	// The suites' -backend and -lib flags, so that
@@ -64,7 +66,7 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 				g.Comment("The attention family is not format-specific: forge_<kernel>.")
 				g.If(k.Clone().Dot("Family").Op("==").Lit(s.Attention.Name)).Block(
 					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
-						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+						Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
 						errf(jen.Lit("attention kernel %+v"), k.Clone()),
 					),
 					jen.Continue(),
@@ -74,7 +76,7 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 				g.Comment("The model glue is not format-specific either.")
 				g.If(k.Clone().Dot("Family").Op("==").Lit(ir.GlueFamily)).Block(
 					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
-						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+						Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
 						errf(jen.Lit("glue kernel %+v"), k.Clone()),
 					),
 					jen.Continue(),
@@ -87,7 +89,7 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 			g.If(jen.Op("!").Id("ok").Op("||").Id("f").Dot("BlockElems").Op("!=").Add(k.Clone().Dot("BlockElems")).Op("||").Id("f").Dot("BlockBytes").Op("!=").Add(k.Clone().Dot("BlockBytes"))).Block(
 				errf(jen.Lit("%s: format %s is not the registered spec's (%d elements in %d bytes)"), k.Clone().Dot("Symbol"), k.Clone().Dot("Format"), k.Clone().Dot("BlockElems"), k.Clone().Dot("BlockBytes")),
 			)
-			g.If(jen.Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+			g.If(jen.Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
 				errf(jen.Lit("%s: unknown output %q"), k.Clone().Dot("Symbol"), k.Clone().Dot("Output")),
 			)
 		}),
@@ -163,14 +165,14 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 					jen.Id("elems").Op(":=").Add(nBlocks.Clone()).Op("*").Id("f").Dot("BlockElems"),
 					jen.List(jen.Id("in"), jen.Id("out")).Op(":=").List(
 						jen.Qual(fakePkg, "Alloc").Call(jen.Len(jen.Id("src"))),
-						jen.Qual(fakePkg, "Alloc").Call(jen.Id("elems").Op("*").Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output"))),
+						jen.Qual(fakePkg, "Alloc").Call(jen.Id("elems").Op("*").Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output"))),
 					),
 					jen.Qual(fakePkg, "Upload").Call(jen.Id("in"), jen.Id("src")),
 					jen.Var().Id("count").Int(),
 					jen.Var().Id("first").Index().Qual(suitePkg, "Mismatch"),
 					jen.If(jen.Err().Op(":=").Id("fn").Call(jen.Id("in"), jen.Id("out"), jen.Int64().Call(nBlocks.Clone()), jen.Lit(0)), jen.Err().Op("!=").Nil()).Block(
 						errf(jen.Lit("%s: %v"), jen.Id("sym"), jen.Err()),
-					).Else().If(k.Clone().Dot("Output").Op("==").Qual(suitePkg, "OutputF32")).Block(
+					).Else().If(k.Clone().Dot("Output").Op("==").Qual(backendPkg, "OutputF32")).Block(
 						jen.Id("got").Op(":=").Make(jen.Index().Float32(), jen.Id("elems")),
 						jen.Qual(fakePkg, "Download").Call(jen.Id("got"), jen.Id("out")),
 						jen.List(jen.Id("count"), jen.Id("first")).Op("=").Qual(suitePkg, "CompareF32").Call(jen.Id("f"), jen.Id("got"), jen.Qual(suitePkg, "WantF32").Call(jen.Id("f"), jen.Id("src")), jen.Lit(5)),

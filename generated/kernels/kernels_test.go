@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/device/abi/abitest"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -52,14 +53,14 @@ func TestKernelTable(t *testing.T) {
 		seen[k.Symbol] = true
 		// The attention family is not format-specific: forge_<kernel>.
 		if k.Family == "attention" {
-			if k.Symbol != "forge_"+k.Kernel || k.Format != "" || suite.OutputSize(k.Output) == 0 {
+			if k.Symbol != "forge_"+k.Kernel || k.Format != "" || backend.OutputSize(k.Output) == 0 {
 				t.Errorf("attention kernel %+v", k)
 			}
 			continue
 		}
 		// The model glue is not format-specific either.
 		if k.Family == "glue" {
-			if k.Symbol != "forge_"+k.Kernel || k.Format != "" || suite.OutputSize(k.Output) == 0 {
+			if k.Symbol != "forge_"+k.Kernel || k.Format != "" || backend.OutputSize(k.Output) == 0 {
 				t.Errorf("glue kernel %+v", k)
 			}
 			continue
@@ -71,7 +72,7 @@ func TestKernelTable(t *testing.T) {
 		if !ok || f.BlockElems != k.BlockElems || f.BlockBytes != k.BlockBytes {
 			t.Errorf("%s: format %s is not the registered spec's (%d elements in %d bytes)", k.Symbol, k.Format, k.BlockElems, k.BlockBytes)
 		}
-		if suite.OutputSize(k.Output) == 0 {
+		if backend.OutputSize(k.Output) == 0 {
 			t.Errorf("%s: unknown output %q", k.Symbol, k.Output)
 		}
 	}
@@ -608,13 +609,13 @@ func TestDequantHostKernels(t *testing.T) {
 		}
 		for _, src := range [][]byte{quantized, suite.RandomBlocks(f, nBlocks, 1)} {
 			elems := nBlocks * f.BlockElems
-			in, out := abitest.Alloc(len(src)), abitest.Alloc(elems*suite.OutputSize(k.Output))
+			in, out := abitest.Alloc(len(src)), abitest.Alloc(elems*backend.OutputSize(k.Output))
 			abitest.Upload(in, src)
 			var count int
 			var first []suite.Mismatch
 			if err := fn(in, out, int64(nBlocks), 0); err != nil {
 				t.Errorf("%s: %v", sym, err)
-			} else if k.Output == suite.OutputF32 {
+			} else if k.Output == backend.OutputF32 {
 				got := make([]float32, elems)
 				abitest.Download(got, out)
 				count, first = suite.CompareF32(f, got, suite.WantF32(f, src), 5)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -29,7 +30,7 @@ var ErrInterrupted = errors.New("interrupted")
 // Options control how Measure samples each benchmark.
 //
 // One sample is one iteration: one kernel launch timed with device events
-// on a suite.DeviceBackend (Resident.Run(1)), one Dequantize or
+// on a backend.Device (Resident.Run(1)), one Dequantize or
 // DequantizeF16 call timed with the wall clock on any other backend. Each
 // benchmark first runs Warmup iterations, then samples until:
 //   - by default, Count samples;
@@ -55,11 +56,11 @@ type Options struct {
 	// (16 Mi on the cpu, 64 Mi on a GPU).
 	Elems int
 	// Weights is how a device holds a weight matrix (matvec's W):
-	// suite.WeightsRotate (byte-identical copies totalling at least twice
-	// the L2, one per launch in turn) or suite.WeightsReuse (one copy);
+	// backend.WeightsRotate (byte-identical copies totalling at least twice
+	// the L2, one per launch in turn) or backend.WeightsReuse (one copy);
 	// "": rotate on a device backend. The cpu always reuses its one host
 	// buffer. Each Result records what was done (Result.Weights).
-	Weights suite.WeightMode
+	Weights backend.WeightMode
 	// CopyBytes sizes the copy roofline's buffers; 0: suite.HostCopyBytes
 	// on the cpu, suite.CopyBytes on a GPU; negative: no roofline (and no
 	// %copy).
@@ -153,15 +154,15 @@ type plan struct {
 
 // MatMulFamily is the family name of the matmul suites, which Measure runs
 // as Y = W·X at a [rows, cols, batch] shape (default suite.MatMulShape) on
-// data of suite.MatMulData, on a backend that is a suite.MatMulBackend.
+// data of suite.MatMulData, on a backend with the backend.Matrix operation.
 const MatMulFamily = "matmul"
 
 // MatVecFamily is the family name of the matvec suites, which Measure runs
 // as y = W·x at a [rows, cols] shape (default: each of suite.MatVecShapes)
-// on data of suite.MatVecData, on a backend that is a suite.MatVecBackend.
+// on data of suite.MatVecData, on a backend with the backend.Matrix operation.
 const MatVecFamily = "matvec"
 
-func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
+func (t *Target) plan(b backend.Backend, elems int) (plan, error) {
 	f := t.Suite.Format
 	if t.Suite.IsScenario() {
 		if t.Shape != nil || t.Input != nil {
@@ -172,7 +173,7 @@ func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 	switch {
 	case f == nil:
 		return plan{}, fmt.Errorf("%s: suite has no format", t.name())
-	case suite.OutputSize(t.Suite.Output) == 0:
+	case backend.OutputSize(t.Suite.Output) == 0:
 		return plan{}, fmt.Errorf("%s: unknown output %q", t.name(), t.Suite.Output)
 	}
 	p := plan{t: t}
@@ -214,7 +215,7 @@ func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 // When ctx ends, Measure stops at the next sample and returns the results
 // that finished, Run.Interrupted set, and an error wrapping ErrInterrupted.
 // On a failure it returns the results so far and the error.
-func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Options) (*Run, error) {
+func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Options) (*Run, error) {
 	opts = opts.withDefaults()
 	elems := opts.Elems
 	if elems <= 0 {
@@ -304,15 +305,15 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 
 // defaultShapes is the default shape set of suite s's family on backend b;
 // nil for a family whose targets run at one default size (dequant).
-func defaultShapes(b suite.Backend, s suite.Suite) ([]suite.BenchShape, error) {
+func defaultShapes(b backend.Backend, s suite.Suite) ([]suite.BenchShape, error) {
 	switch s.Family {
 	case MatVecFamily:
-		if _, ok := b.(suite.MatVecBackend); !ok {
+		if _, ok := backend.MatrixOp.Of(b); !ok {
 			return nil, nil // planMatVec says why it cannot run
 		}
 		return suite.MatVecShapes(b, s.Format)
 	case MatMulFamily:
-		if _, ok := b.(suite.MatMulBackend); !ok {
+		if _, ok := backend.MatrixOp.Of(b); !ok {
 			return nil, nil // planMatMul says why it cannot run
 		}
 		return suite.MatMulShapes(b, s.Format)
@@ -325,7 +326,7 @@ func defaultShapes(b suite.Backend, s suite.Suite) ([]suite.BenchShape, error) {
 // shapes on a device) by one target per shape, named
 // "<target>/<shape name>": "matvec_f32/Q4_0/4096x14336",
 // "matvec_f32/Q4_0/output". Other targets are kept as they are.
-func ExpandShapes(b suite.Backend, targets []Target) ([]Target, error) {
+func ExpandShapes(b backend.Backend, targets []Target) ([]Target, error) {
 	var out []Target
 	for _, t := range targets {
 		if t.Shape != nil || t.Suite.Format == nil {
@@ -413,8 +414,8 @@ func (c *inputCache) get(p plan) ([]byte, error) {
 }
 
 // measureRoofline measures the copy bandwidth on b.
-func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error) {
-	if db, ok := b.(suite.DeviceBackend); ok {
+func measureRoofline(b backend.Backend, bytes int64, elems int) (*Roofline, error) {
+	if db, ok := backend.DeviceOf(b); ok {
 		if bytes == 0 {
 			bytes = suite.CopyBytes(db, elems)
 		}
@@ -436,7 +437,7 @@ func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error)
 
 // measureOne samples one benchmark; it returns nil, nil when ctx ended
 // before it finished.
-func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts Options) (*Result, error) {
+func measureOne(ctx context.Context, b backend.Backend, p plan, src []byte, opts Options) (*Result, error) {
 	if p.matvec {
 		return measureMatVec(ctx, b, p, opts)
 	}
@@ -444,7 +445,7 @@ func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts O
 		return measureMatMul(ctx, b, p, opts)
 	}
 	s, f := p.t.Suite, p.t.Suite.Format
-	size := suite.OutputSize(s.Output)
+	size := backend.OutputSize(s.Output)
 	res := &Result{
 		Name:         p.t.name(),
 		Suite:        s.Name,
@@ -461,31 +462,16 @@ func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts O
 	}
 	what := fmt.Sprintf("%s on %s", res.Name, b.Name())
 
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceBackend); ok {
-		r, err := db.PrepareDequant(f, s.Output, src)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		var call func() error
-		switch s.Output {
-		case suite.OutputF32:
-			dst := make([]float32, p.elems)
-			call = func() error { return b.Dequantize(f, dst, src) }
-		case suite.OutputF16:
-			dst := make([]uint16, p.elems)
-			call = func() error { return b.DequantizeF16(f, dst, src) }
-		}
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := call()
-			return time.Since(start), err
-		}
+	bl, ok := backend.BlocksOp.Of(b)
+	if !ok {
+		return nil, fmt.Errorf("%s: backend %s does not run the blocks kernels", what, b.Name())
 	}
-
+	r, err := bl.PrepareBlocks(suite.KernelOf(s), suite.DequantRef, src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer r.Close()
+	once := func() (time.Duration, error) { return r.Run(1) }
 	return sample(ctx, res, what, once, opts)
 }
 
@@ -543,9 +529,9 @@ func sample(ctx context.Context, res *Result, what string, once func() (time.Dur
 // planMatVec checks a matvec target: its shape is [rows, cols] (cols a
 // whole number of blocks; ExpandShapes gives a target without one each of
 // suite.MatVecShapes); the backend must run matvec.
-func (t *Target) planMatVec(b suite.Backend) (plan, error) {
+func (t *Target) planMatVec(b backend.Backend) (plan, error) {
 	f := t.Suite.Format
-	if _, ok := b.(suite.MatVecBackend); !ok {
+	if _, ok := backend.MatrixOp.Of(b); !ok {
 		return plan{}, fmt.Errorf("%s: backend %s does not run matvec (leave the family out: --family dequant)", t.name(), b.Name())
 	}
 	if t.Input != nil {
@@ -575,7 +561,7 @@ func (t *Target) planMatVec(b suite.Backend) (plan, error) {
 // bytes read are W's (one copy: what one launch reads, whatever the weight
 // mode) and x's, bytes written y's; FLOPs 2·rows·cols. On a device W is
 // held as opts.Weights says; Result.Weights records it.
-func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
+func measureMatVec(ctx context.Context, b backend.Backend, p plan, opts Options) (*Result, error) {
 	s, f := p.t.Suite, p.t.Suite.Format
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
 	w, x, err := suite.MatVecData(f, p.rows, p.cols, suite.Seed(f.Name))
@@ -597,35 +583,23 @@ func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (
 		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
 		Warmup:       opts.Warmup,
 	}
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceMatVecBackend); ok {
-		r, weights, err := db.PrepareMatVec(f, w, x, p.rows, p.cols, suite.ResolveWeightMode(b, opts.Weights))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		res.Weights = &weights
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
-		res.Weights = &weights
-		mv := b.(suite.MatVecBackend) // checked by planMatVec
-		y := make([]float32, p.rows)
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := mv.MatVec(f, y, w, x, p.rows, p.cols)
-			return time.Since(start), err
-		}
+	m, _ := backend.MatrixOp.Of(b) // checked by planMatVec
+	r, weights, err := m.PrepareMatrix(suite.MatVecKernel(f), w, x, backend.MatrixShape{Rows: p.rows, Cols: p.cols, Batch: 1}, backend.ResolveWeightMode(b, opts.Weights))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	defer r.Close()
+	res.Weights = &weights
+	once := func() (time.Duration, error) { return r.Run(1) }
 	return sample(ctx, res, what, once, opts)
 }
 
 // planMatMul checks a matmul target: its shape is [rows, cols, batch] (cols
 // a whole number of blocks), or suite.MatMulShape's; the backend must run
 // matmul.
-func (t *Target) planMatMul(b suite.Backend) (plan, error) {
+func (t *Target) planMatMul(b backend.Backend) (plan, error) {
 	f := t.Suite.Format
-	if _, ok := b.(suite.MatMulBackend); !ok {
+	if _, ok := backend.MatrixOp.Of(b); !ok {
 		return plan{}, fmt.Errorf("%s: backend %s does not run matmul (leave the family out: --family dequant)", t.name(), b.Name())
 	}
 	if t.Input != nil {
@@ -658,7 +632,7 @@ func (t *Target) planMatMul(b suite.Backend) (plan, error) {
 
 // measureMatMul samples one matmul benchmark on data of suite.MatMulData:
 // bytes read are W's and X's, bytes written Y's; FLOPs 2·rows·cols·batch.
-func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
+func measureMatMul(ctx context.Context, b backend.Backend, p plan, opts Options) (*Result, error) {
 	s, f := p.t.Suite, p.t.Suite.Format
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
 	w, x, err := suite.MatMulData(f, p.rows, p.cols, p.batch, suite.Seed(f.Name))
@@ -680,26 +654,14 @@ func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (
 		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
 		Warmup:       opts.Warmup,
 	}
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceMatMulBackend); ok {
-		r, weights, err := db.PrepareMatMul(f, w, x, p.rows, p.cols, p.batch, suite.ResolveWeightMode(b, opts.Weights))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		res.Weights = &weights
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
-		res.Weights = &weights
-		mm := b.(suite.MatMulBackend) // checked by planMatMul
-		y := make([]float32, p.rows*p.batch)
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := mm.MatMul(f, y, w, x, p.rows, p.cols, p.batch)
-			return time.Since(start), err
-		}
+	m, _ := backend.MatrixOp.Of(b) // checked by planMatMul
+	r, weights, err := m.PrepareMatrix(suite.MatMulKernel(f), w, x, backend.MatrixShape{Rows: p.rows, Cols: p.cols, Batch: p.batch}, backend.ResolveWeightMode(b, opts.Weights))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	defer r.Close()
+	res.Weights = &weights
+	once := func() (time.Duration, error) { return r.Run(1) }
 	return sample(ctx, res, what, once, opts)
 }
 
@@ -707,7 +669,7 @@ func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (
 // turns each Measurement into a Result named "<suite>/<case>", handed to
 // add. A context that ends stops it without an error (Measure reports the
 // interruption).
-func runScenario(ctx context.Context, b suite.Backend, p plan, opts Options, add func(*Result)) error {
+func runScenario(ctx context.Context, b backend.Backend, p plan, opts Options, add func(*Result)) error {
 	s := p.t.Suite
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
 	env := &suite.Env{

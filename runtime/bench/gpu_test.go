@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -74,7 +75,7 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 
 	t.Setenv(suite.EnvBenchMatVec, "64x256")
 	wBytes := int64(64 * 8 * 18)
-	for _, mode := range []suite.WeightMode{"", suite.WeightsRotate, suite.WeightsReuse} {
+	for _, mode := range []backend.WeightMode{"", backend.WeightsRotate, backend.WeightsReuse} {
 		run, err := Measure(context.Background(), b, []Target{{Suite: mv}}, Options{Count: 3, Weights: mode, CopyBytes: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -90,12 +91,12 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		switch {
 		case w == nil:
 			t.Errorf("%q: no weights recorded", mode)
-		case mode == suite.WeightsReuse:
-			if w.Mode != suite.WeightsReuse || w.Copies != 1 || w.TotalBytes != wBytes {
+		case mode == backend.WeightsReuse:
+			if w.Mode != backend.WeightsReuse || w.Copies != 1 || w.TotalBytes != wBytes {
 				t.Errorf("reuse: %+v", w)
 			}
 		default:
-			if w.Mode != suite.WeightsRotate || w.Copies < 2 || w.TotalBytes < 2*(1<<20) || w.CopyBytes != wBytes || w.L2Bytes != 1<<20 {
+			if w.Mode != backend.WeightsRotate || w.Copies < 2 || w.TotalBytes < 2*(1<<20) || w.CopyBytes != wBytes || w.L2Bytes != 1<<20 {
 				t.Errorf("%q: %+v, want rotate over ≥ 2 MiB", mode, w)
 			}
 		}

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/gpu"
-	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // gpuDevice is implemented by the GPU backends (runtime/backend/gpu): the
-// device behind a suite.DeviceBackend, for its description.
+// device behind a backend.Device, for its description.
 type gpuDevice interface {
 	Device() *gpu.Device
 }
@@ -29,7 +29,7 @@ type gpuDevice interface {
 // GOMAXPROCS, the Go version, GOOS/GOARCH, the host name and forge's
 // version (the build's module version and VCS stamp; "devel" when the
 // binary carries none, as under `go run` with -buildvcs=false).
-func CollectMeta(b suite.Backend) Meta {
+func CollectMeta(b backend.Backend) Meta {
 	m := Meta{
 		Backend:   b.Name(),
 		Device:    CPUModel(),
@@ -51,7 +51,7 @@ func CollectMeta(b suite.Backend) Meta {
 		m.MemoryBytes = info.TotalMem
 		m.Driver = versionString(info.Vendor, info.DriverVersion)
 		m.Toolkit = versionString(info.Vendor, info.RuntimeVersion)
-	} else if db, ok := b.(suite.DeviceBackend); ok {
+	} else if db, ok := b.(backend.Device); ok {
 		m.Device = db.Describe()
 	}
 	return m

@@ -11,6 +11,7 @@ package abi
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -90,4 +91,17 @@ func (e *LaunchError) Error() string {
 		return fmt.Sprintf("%s: returned %d (invalid argument)", e.Symbol, e.Code)
 	}
 	return fmt.Sprintf("%s: returned %d (device runtime error)", e.Symbol, e.Code)
+}
+
+// Symbol is the extern "C" name of a launcher: forge_<kernel>_<format in
+// lower case> for a kernel of a format-specific family ("dequant_f32",
+// "Q4_0" → forge_dequant_f32_q4_0), forge_<kernel> for one of a family
+// that is not ("attention_f16_d128", "" → forge_attention_f16_d128). The
+// generator names the launchers by it and the backends look them up by
+// it.
+func Symbol(kernel, format string) string {
+	if format == "" {
+		return "forge_" + kernel
+	}
+	return "forge_" + kernel + "_" + strings.ToLower(format)
 }

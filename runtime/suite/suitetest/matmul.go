@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -34,13 +35,13 @@ var matMulShapes = []struct{ rows, blocks, batch int }{
 // within suite.MatMulEntryTolerance of its magnitude Σ|W·x| (which catches
 // one wrong row or vector among many). The inputs are deterministic per
 // format and shape (suite.MatMulData). A failure lists the worst entries. A
-// backend without matmul (not a suite.MatMulBackend) skips.
+// backend without matmul (no backend.Matrix operation) skips.
 func CheckMatMul(tb testing.TB, f *formats.Format) {
 	tb.Helper()
 	be := Backend(tb)
-	mm, ok := be.(suite.MatMulBackend)
+	mm, ok := backend.MatrixOp.Of(be)
 	if !ok {
-		tb.Skipf("backend %s does not run matmul", be.Name())
+		tb.Skipf("backend %s does not run the matrix kernels", be.Name())
 	}
 	for _, sh := range matMulShapes {
 		rows, cols, batch := sh.rows, sh.blocks*f.BlockElems, sh.batch
@@ -55,7 +56,7 @@ func CheckMatMul(tb testing.TB, f *formats.Format) {
 		for i := range y {
 			y[i] = math.Float32frombits(sentinelF32)
 		}
-		if err := mm.MatMul(f, y, w, x, rows, cols, batch); err != nil {
+		if err := mm.RunMatrix(suite.MatMulKernel(f), y, w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: batch}); err != nil {
 			tb.Errorf("%s matmul %d×%d×%d on %s: %v", f.Name, rows, cols, batch, be.Name(), err)
 			continue
 		}
@@ -73,7 +74,7 @@ func CheckMatMul(tb testing.TB, f *formats.Format) {
 	// A partial block is refused.
 	if f.BlockElems > 1 {
 		c := f.BlockElems + 1
-		if err := mm.MatMul(f, make([]float32, 2), make([]byte, f.BlockBytes), make([]float32, 2*c), 1, c, 2); err == nil {
+		if err := mm.RunMatrix(suite.MatMulKernel(f), make([]float32, 2), make([]byte, f.BlockBytes), make([]float32, 2*c), backend.MatrixShape{Rows: 1, Cols: c, Batch: 2}); err == nil {
 			tb.Errorf("%s matmul on %s: accepted %d columns, not a whole number of blocks", f.Name, be.Name(), c)
 		}
 	}
@@ -89,37 +90,37 @@ func CheckMatMul(tb testing.TB, f *formats.Format) {
 // BenchDequant).
 func BenchMatMul(b *testing.B, f *formats.Format) {
 	be := Backend(b)
-	mm, ok := be.(suite.MatMulBackend)
+	mm, ok := backend.MatrixOp.Of(be)
 	if !ok {
-		b.Skipf("backend %s does not run matmul", be.Name())
+		b.Skipf("backend %s does not run the matrix kernels", be.Name())
 	}
 	shapes, err := suite.MatMulShapes(be, f)
 	if err != nil {
 		b.Fatal(err)
 	}
-	mode, err := suite.WeightModeFromEnv()
+	mode, err := backend.WeightModeFromEnv()
 	if err != nil {
 		b.Fatal(err)
 	}
-	mode = suite.ResolveWeightMode(be, mode)
+	mode = backend.ResolveWeightMode(be, mode)
 	for _, sh := range shapes {
 		b.Run(sh.Name, func(b *testing.B) { benchMatMulShape(b, be, mm, f, sh.Dims[0], sh.Dims[1], sh.Dims[2], mode) })
 	}
 }
 
-func benchMatMulShape(b *testing.B, be suite.Backend, mm suite.MatMulBackend, f *formats.Format, rows, cols, batch int, mode suite.WeightMode) {
+func benchMatMulShape(b *testing.B, be backend.Backend, mm backend.Matrix, f *formats.Format, rows, cols, batch int, mode backend.WeightMode) {
 	w, x, err := suite.MatMulData(f, rows, cols, batch, suite.Seed(f.Name))
 	if err != nil {
 		b.Fatalf("%s matmul %d×%d×%d: inputs: %v", f.Name, rows, cols, batch, err)
 	}
 	bytes := int64(len(w) + 4*len(x) + 4*batch*rows)
 	flops := 2 * float64(rows) * float64(cols) * float64(batch)
-	if db, ok := be.(suite.DeviceMatMulBackend); ok {
-		r, weights, err := db.PrepareMatMul(f, w, x, rows, cols, batch, mode)
-		if err != nil {
-			b.Fatalf("%s matmul on %s: %v", f.Name, be.Name(), err)
-		}
-		defer r.Close()
+	r, weights, err := mm.PrepareMatrix(suite.MatMulKernel(f), w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: batch}, mode)
+	if err != nil {
+		b.Fatalf("%s matmul on %s: %v", f.Name, be.Name(), err)
+	}
+	defer r.Close()
+	if db, ok := backend.DeviceOf(be); ok {
 		b.Logf("%s matmul %d×%d×%d weights %s", f.Name, rows, cols, batch, weights)
 		s := benchDevice(b, db, r, bytes, batch*rows, rows*cols)
 		b.ReportMetric(flops*float64(b.N)/s/1e9, "GFLOPS")
@@ -129,7 +130,7 @@ func benchMatMulShape(b *testing.B, be suite.Backend, mm suite.MatMulBackend, f 
 	b.SetBytes(bytes)
 	y := make([]float32, batch*rows)
 	for b.Loop() {
-		if err := mm.MatMul(f, y, w, x, rows, cols, batch); err != nil {
+		if err := mm.RunMatrix(suite.MatMulKernel(f), y, w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: batch}); err != nil {
 			b.Fatalf("%s matmul on %s: %v", f.Name, be.Name(), err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -30,13 +31,13 @@ var matVecShapes = []struct{ rows, blocks int }{
 // wrong row among many that the NMSE averages away). The inputs are
 // deterministic per format and shape: W reference-quantized, x random
 // (suite.MatVecData). A failure lists the worst rows. A backend without
-// matvec (not a suite.MatVecBackend) skips.
+// matvec (no backend.Matrix operation) skips.
 func CheckMatVec(tb testing.TB, f *formats.Format) {
 	tb.Helper()
 	be := Backend(tb)
-	mv, ok := be.(suite.MatVecBackend)
+	mv, ok := backend.MatrixOp.Of(be)
 	if !ok {
-		tb.Skipf("backend %s does not run matvec", be.Name())
+		tb.Skipf("backend %s does not run the matrix kernels", be.Name())
 	}
 	for _, sh := range matVecShapes {
 		rows, cols := sh.rows, sh.blocks*f.BlockElems
@@ -48,7 +49,7 @@ func CheckMatVec(tb testing.TB, f *formats.Format) {
 		for i := range y {
 			y[i] = math.Float32frombits(sentinelF32)
 		}
-		if err := mv.MatVec(f, y, w, x, rows, cols); err != nil {
+		if err := mv.RunMatrix(suite.MatVecKernel(f), y, w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
 			tb.Errorf("%s matvec %d×%d on %s: %v", f.Name, rows, cols, be.Name(), err)
 			continue
 		}
@@ -65,7 +66,7 @@ func CheckMatVec(tb testing.TB, f *formats.Format) {
 	}
 	// A partial block is refused.
 	if f.BlockElems > 1 {
-		if err := mv.MatVec(f, make([]float32, 1), make([]byte, f.BlockBytes), make([]float32, f.BlockElems+1), 1, f.BlockElems+1); err == nil {
+		if err := mv.RunMatrix(suite.MatVecKernel(f), make([]float32, 1), make([]byte, f.BlockBytes), make([]float32, f.BlockElems+1), backend.MatrixShape{Rows: 1, Cols: f.BlockElems + 1, Batch: 1}); err == nil {
 			tb.Errorf("%s matvec on %s: accepted %d columns, not a whole number of blocks", f.Name, be.Name(), f.BlockElems+1)
 		}
 	}
@@ -87,36 +88,36 @@ func CheckMatVec(tb testing.TB, f *formats.Format) {
 // with the copies' count and size.
 func BenchMatVec(b *testing.B, f *formats.Format) {
 	be := Backend(b)
-	mv, ok := be.(suite.MatVecBackend)
+	mv, ok := backend.MatrixOp.Of(be)
 	if !ok {
-		b.Skipf("backend %s does not run matvec", be.Name())
+		b.Skipf("backend %s does not run the matrix kernels", be.Name())
 	}
 	shapes, err := suite.MatVecShapes(be, f)
 	if err != nil {
 		b.Fatal(err)
 	}
-	mode, err := suite.WeightModeFromEnv()
+	mode, err := backend.WeightModeFromEnv()
 	if err != nil {
 		b.Fatal(err)
 	}
-	mode = suite.ResolveWeightMode(be, mode)
+	mode = backend.ResolveWeightMode(be, mode)
 	for _, sh := range shapes {
 		b.Run(sh.Name, func(b *testing.B) { benchMatVecShape(b, be, mv, f, sh.Dims[0], sh.Dims[1], mode) })
 	}
 }
 
-func benchMatVecShape(b *testing.B, be suite.Backend, mv suite.MatVecBackend, f *formats.Format, rows, cols int, mode suite.WeightMode) {
+func benchMatVecShape(b *testing.B, be backend.Backend, mv backend.Matrix, f *formats.Format, rows, cols int, mode backend.WeightMode) {
 	w, x, err := suite.MatVecData(f, rows, cols, suite.Seed(f.Name))
 	if err != nil {
 		b.Fatalf("%s matvec %d×%d: inputs: %v", f.Name, rows, cols, err)
 	}
 	bytes := int64(len(w) + 4*len(x) + 4*rows)
-	if db, ok := be.(suite.DeviceMatVecBackend); ok {
-		r, weights, err := db.PrepareMatVec(f, w, x, rows, cols, mode)
-		if err != nil {
-			b.Fatalf("%s matvec %d×%d on %s: %v", f.Name, rows, cols, be.Name(), err)
-		}
-		defer r.Close()
+	r, weights, err := mv.PrepareMatrix(suite.MatVecKernel(f), w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, mode)
+	if err != nil {
+		b.Fatalf("%s matvec %d×%d on %s: %v", f.Name, rows, cols, be.Name(), err)
+	}
+	defer r.Close()
+	if db, ok := backend.DeviceOf(be); ok {
 		b.Logf("%s matvec %d×%d weights %s", f.Name, rows, cols, weights)
 		s := benchDevice(b, db, r, bytes, rows*cols, rows*cols)
 		b.ReportMetric(float64(len(w))*float64(b.N)/s/1e9, "weight-GB/s")
@@ -126,7 +127,7 @@ func benchMatVecShape(b *testing.B, be suite.Backend, mv suite.MatVecBackend, f 
 	b.SetBytes(bytes)
 	y := make([]float32, rows)
 	for b.Loop() {
-		if err := mv.MatVec(f, y, w, x, rows, cols); err != nil {
+		if err := mv.RunMatrix(suite.MatVecKernel(f), y, w, x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
 			b.Fatalf("%s matvec on %s: %v", f.Name, be.Name(), err)
 		}
 	}

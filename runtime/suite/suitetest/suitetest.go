@@ -7,7 +7,8 @@
 // runtime/suite/suiteflags, which this package imports: go test
 // ./generated/suites -args -backend=cuda -lib=build/libforge_sm_90.so),
 // else by $FORGE_BACKEND and $FORGE_LIB; a flag wins over its variable.
-// Importing this package links the GPU backends (runtime/backend/gpu).
+// Importing this package links the cpu backend (runtime/backend/cpu) and
+// the GPU backends (runtime/backend/gpu).
 package suitetest
 
 import (
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
+	_ "github.com/rocmforge/forge/runtime/backend/cpu" // registers the cpu backend
 	_ "github.com/rocmforge/forge/runtime/backend/gpu" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
@@ -56,13 +59,13 @@ type Choice struct {
 func Chosen() Choice {
 	c := Choice{Backend: suiteflags.Backend(), BackendBy: "-backend", Lib: suiteflags.Lib(), LibBy: "-lib"}
 	if c.Backend == "" {
-		c.Backend, c.BackendBy = os.Getenv(suite.EnvBackend), "$"+suite.EnvBackend
+		c.Backend, c.BackendBy = os.Getenv(backend.EnvBackend), "$"+backend.EnvBackend
 		if c.Backend == "" {
-			c.Backend, c.BackendBy = suite.DefaultBackend, "default"
+			c.Backend, c.BackendBy = backend.DefaultBackend, "default"
 		}
 	}
 	if c.Lib == "" {
-		c.Lib, c.LibBy = os.Getenv(suite.EnvLib), "$"+suite.EnvLib
+		c.Lib, c.LibBy = os.Getenv(backend.EnvLib), "$"+backend.EnvLib
 	}
 	return c
 }
@@ -75,9 +78,9 @@ var (
 )
 
 // Select opens the chosen backend (see Chosen).
-func Select() (*suite.Selection, error) {
+func Select() (*backend.Selection, error) {
 	c := Chosen()
-	s, err := suite.Select(c.Backend, c.Lib)
+	s, err := backend.Select(c.Backend, c.Lib)
 	if err != nil {
 		by := c.BackendBy + "=" + c.Backend
 		if c.Lib != "" {
@@ -92,21 +95,21 @@ func Select() (*suite.Selection, error) {
 // the reason, when it is unknown or unavailable. A GPU backend, or any
 // choice "auto" makes, is announced on stderr once per process: which
 // backend, library and device the run uses.
-func Backend(tb testing.TB) suite.Backend {
+func Backend(tb testing.TB) backend.Backend {
 	tb.Helper()
 	s, err := Select()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	msg := "forge: " + s.Why
-	if db, ok := s.Backend.(suite.DeviceBackend); ok {
+	if db, ok := backend.DeviceOf(s.Backend); ok {
 		msg += ": " + db.Describe()
 	}
 	announceMu.Lock()
 	first := !announced[msg]
 	announced[msg] = true
 	announceMu.Unlock()
-	if first && (s.Name != suite.DefaultBackend || Chosen().Backend == suite.AutoBackend) {
+	if first && (s.Name != backend.DefaultBackend || Chosen().Backend == backend.AutoBackend) {
 		fmt.Fprintln(os.Stderr, msg)
 	}
 	tb.Log(msg)
@@ -131,10 +134,15 @@ func Blocks(f *formats.Format) int { return max(1003, (1<<17)/f.BlockElems+3) }
 // random bytes.
 func CheckDequant(tb testing.TB, f *formats.Format, output string) {
 	tb.Helper()
-	if suite.OutputSize(output) == 0 {
+	if backend.OutputSize(output) == 0 {
 		tb.Fatalf("%s: unknown dequant output %q", f.Name, output)
 	}
 	be := Backend(tb)
+	bl, ok := backend.BlocksOp.Of(be)
+	if !ok {
+		tb.Skipf("backend %s does not run the blocks kernels", be.Name())
+	}
+	k := suite.DequantKernel(f, output)
 	seed := suite.Seed(f.Name)
 	n := Blocks(f)
 	big, err := suite.QuantizedBlocks(f, n, seed)
@@ -152,22 +160,22 @@ func CheckDequant(tb testing.TB, f *formats.Format, output string) {
 		var first []suite.Mismatch
 		elems := len(c.src) / f.BlockBytes * f.BlockElems
 		switch output {
-		case suite.OutputF32:
+		case backend.OutputF32:
 			got := make([]float32, elems)
 			for i := range got {
 				got[i] = math.Float32frombits(sentinelF32)
 			}
-			if err := be.Dequantize(f, got, c.src); err != nil {
+			if err := bl.RunBlocks(k, suite.DequantRef, got, c.src); err != nil {
 				tb.Errorf("%s %s on %s, %s: %v", f.Name, output, be.Name(), c.name, err)
 				continue
 			}
 			count, first = suite.CompareF32(f, got, suite.WantF32(f, c.src), maxReport)
-		case suite.OutputF16:
+		case backend.OutputF16:
 			got := make([]uint16, elems)
 			for i := range got {
 				got[i] = sentinelF16
 			}
-			if err := be.DequantizeF16(f, got, c.src); err != nil {
+			if err := bl.RunBlocksF16(k, suite.DequantRef, got, c.src); err != nil {
 				tb.Errorf("%s %s on %s, %s: %v", f.Name, output, be.Name(), c.name, err)
 				continue
 			}
@@ -186,7 +194,7 @@ func CheckDequant(tb testing.TB, f *formats.Format, output string) {
 // BenchElems is the benchmark size on backend be: $FORGE_BENCH_ELEMS,
 // default DefaultDeviceBenchElems on a device backend and DefaultBenchElems
 // on the cpu.
-func BenchElems(be suite.Backend) (int, error) {
+func BenchElems(be backend.Backend) (int, error) {
 	s := os.Getenv(EnvBenchElems)
 	if s == "" {
 		return suite.DefaultElems(be), nil
@@ -229,14 +237,14 @@ func quantized(f *formats.Format, nBlocks int) ([]byte, error) {
 //
 // On the cpu backend it times whole calls and reports bytes read plus
 // written per operation (MB/s) and elements/s. On a device backend
-// (suite.DeviceBackend) the input and output stay in device memory and
+// (backend.Device) the input and output stay in device memory and
 // only the kernels are timed, with device events around b.N back-to-back
 // launches; it reports GB/s (bytes read + written per second of device
 // time), elems/s, dev-ns/op, and %copy: GB/s as a percentage of the
 // library's forge_copy bandwidth (CopyBandwidth), the roofline. ns/op
 // there is host time, including one synchronisation per run.
 func BenchDequant(b *testing.B, f *formats.Format, output string) {
-	size := suite.OutputSize(output)
+	size := backend.OutputSize(output)
 	if size == 0 {
 		b.Fatalf("%s: unknown dequant output %q", f.Name, output)
 	}
@@ -252,27 +260,22 @@ func BenchDequant(b *testing.B, f *formats.Format, output string) {
 		b.Fatalf("%s: reference quantizer: %v", f.Name, err)
 	}
 	bytes := int64(len(src) + elems*size)
-	if db, ok := be.(suite.DeviceBackend); ok {
-		r, err := db.PrepareDequant(f, output, src)
-		if err != nil {
-			b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
-		}
-		defer r.Close()
+	bl, ok := backend.BlocksOp.Of(be)
+	if !ok {
+		b.Skipf("backend %s does not run the blocks kernels", be.Name())
+	}
+	r, err := bl.PrepareBlocks(suite.DequantKernel(f, output), suite.DequantRef, src)
+	if err != nil {
+		b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
+	}
+	defer r.Close()
+	if db, ok := backend.DeviceOf(be); ok {
 		benchDevice(b, db, r, bytes, elems, elems)
 		return
 	}
 	b.SetBytes(bytes)
-	var run func() error
-	switch output {
-	case suite.OutputF32:
-		dst := make([]float32, elems)
-		run = func() error { return be.Dequantize(f, dst, src) }
-	case suite.OutputF16:
-		dst := make([]uint16, elems)
-		run = func() error { return be.DequantizeF16(f, dst, src) }
-	}
 	for b.Loop() {
-		if err := run(); err != nil {
+		if _, err := r.Run(1); err != nil {
 			b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
 		}
 	}
@@ -285,7 +288,7 @@ func BenchDequant(b *testing.B, f *formats.Format, output string) {
 // and produces elems elements per run, after one warm-up run (which loads
 // the kernel: CUDA loads modules lazily). copyElems sizes the copy
 // roofline. It returns the device time of the b.N runs, in seconds.
-func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes int64, elems, copyElems int) float64 {
+func benchDevice(b *testing.B, db backend.Device, r backend.Resident, bytes int64, elems, copyElems int) float64 {
 	if _, err := r.Run(1); err != nil {
 		b.Fatalf("warm-up on %s: %v", db.Name(), err)
 	}
@@ -315,7 +318,7 @@ func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes i
 type Roofline = suite.Roofline
 
 // CopyBytes is the size of the copy roofline's buffers (suite.CopyBytes).
-func CopyBytes(db suite.DeviceBackend, elems int) int64 { return suite.CopyBytes(db, elems) }
+func CopyBytes(db backend.Device, elems int) int64 { return suite.CopyBytes(db, elems) }
 
 var (
 	rooflineMu sync.Mutex
@@ -327,7 +330,7 @@ var (
 // (suite.MeasureCopy: the best of 3 trials of back-to-back copies lasting
 // about 50 ms each, timed with device events). It is what %copy compares
 // kernels with.
-func CopyBandwidth(db suite.DeviceBackend, elems int) (Roofline, error) {
+func CopyBandwidth(db backend.Device, elems int) (Roofline, error) {
 	rooflineMu.Lock()
 	defer rooflineMu.Unlock()
 	key := db.Describe()
@@ -354,7 +357,7 @@ func BenchCopy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if db, ok := be.(suite.DeviceBackend); ok {
+	if db, ok := backend.DeviceOf(be); ok {
 		bytes := CopyBytes(db, elems)
 		r, err := db.PrepareCopy(bytes)
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
-	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -45,12 +45,12 @@ type broken struct {
 	flip, skip bool
 }
 
-func (b *broken) Dequantize(f *formats.Format, dst []float32, src []byte) error {
+func (b *broken) RunBlocks(k backend.Kernel, ref backend.BlockRef, dst []float32, src []byte) error {
 	keep := float32(0)
 	if b.at < len(dst) {
 		keep = dst[b.at]
 	}
-	if err := b.Backend.Dequantize(f, dst, src); err != nil {
+	if err := b.Backend.RunBlocks(k, ref, dst, src); err != nil {
 		return err
 	}
 	if b.at < len(dst) {
@@ -64,8 +64,8 @@ func (b *broken) Dequantize(f *formats.Format, dst []float32, src []byte) error 
 	return nil
 }
 
-func (b *broken) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
-	if err := b.Backend.DequantizeF16(f, dst, src); err != nil {
+func (b *broken) RunBlocksF16(k backend.Kernel, ref backend.BlockRef, dst []uint16, src []byte) error {
+	if err := b.Backend.RunBlocksF16(k, ref, dst, src); err != nil {
 		return err
 	}
 	if b.at < len(dst) && b.flip {
@@ -77,7 +77,7 @@ func (b *broken) DequantizeF16(f *formats.Format, dst []uint16, src []byte) erro
 var current *broken
 
 func init() {
-	suite.RegisterBackend("broken-for-test", func() (suite.Backend, error) {
+	backend.Register("broken-for-test", func() (backend.Backend, error) {
 		return backendShim{}, nil
 	})
 }
@@ -87,16 +87,19 @@ func init() {
 type backendShim struct{}
 
 func (backendShim) Name() string { return "broken-for-test" }
-func (backendShim) Dequantize(f *formats.Format, dst []float32, src []byte) error {
-	return current.Dequantize(f, dst, src)
+func (backendShim) RunBlocks(k backend.Kernel, ref backend.BlockRef, dst []float32, src []byte) error {
+	return current.RunBlocks(k, ref, dst, src)
 }
-func (backendShim) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
-	return current.DequantizeF16(f, dst, src)
+func (backendShim) RunBlocksF16(k backend.Kernel, ref backend.BlockRef, dst []uint16, src []byte) error {
+	return current.RunBlocksF16(k, ref, dst, src)
+}
+func (backendShim) PrepareBlocks(k backend.Kernel, ref backend.BlockRef, src []byte) (backend.Resident, error) {
+	return current.PrepareBlocks(k, ref, src)
 }
 
 func TestCheckDequantPassesOnCPU(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "cpu")
+	t.Setenv(backend.EnvBackend, "cpu")
 	for _, out := range []string{"f32", "f16"} {
 		if errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_K, out) }); len(errs) > 0 {
 			t.Errorf("%s: %v", out, errs)
@@ -106,7 +109,7 @@ func TestCheckDequantPassesOnCPU(t *testing.T) {
 
 func TestCheckDequantFindsFaults(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "broken-for-test")
+	t.Setenv(backend.EnvBackend, "broken-for-test")
 	f := formats.Q5_0
 	at := Blocks(f)*32 - 1 - 32*2 // the last element of the third-last block of the large cases
 	for _, tc := range []struct {
@@ -139,12 +142,12 @@ func TestCheckDequantFindsFaults(t *testing.T) {
 
 func TestCheckDequantBadBackendAndOutput(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "hip")
+	t.Setenv(backend.EnvBackend, "hip")
 	errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, "f32") })
 	if len(errs) != 1 || !strings.Contains(errs[0], `$FORGE_BACKEND=hip: backend hip needs a kernel library and none was given or found`) {
 		t.Errorf("FORGE_BACKEND=hip: %q", errs)
 	}
-	t.Setenv(suite.EnvBackend, "")
+	t.Setenv(backend.EnvBackend, "")
 	errs = run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, "f8") })
 	if len(errs) != 1 || errs[0] != `Q4_0: unknown dequant output "f8"` {
 		t.Errorf("output f8: %q", errs)
@@ -170,7 +173,7 @@ func TestBenchDequantRuns(t *testing.T) {
 	isolate(t)
 	t.Setenv(EnvBenchElems, "1000") // 31 Q4_0 blocks
 	quickBench(t)
-	t.Setenv(suite.EnvBackend, "cpu")
+	t.Setenv(backend.EnvBackend, "cpu")
 	r := testing.Benchmark(func(b *testing.B) { BenchDequant(b, formats.Q4_0, "f16") })
 	if r.N == 0 {
 		t.Fatal("benchmark did not run")
