@@ -12,6 +12,7 @@ import (
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/targets"
 )
 
@@ -107,13 +108,10 @@ func listAction(c *cli.Context) error {
 			continue
 		}
 		shapeCPU, shapeGPU := defaultShape(f.BlockElems, suite.DefaultBenchElems), defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems)
-		if s.Family == bench.MatVecFamily { // rows × cols, one benchmark each ($FORGE_BENCH_MATVEC: one instead)
-			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatVecShapes))
-			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatVecShapes))
-		}
-		if s.Family == bench.MatMulFamily { // rows × cols × batch ($FORGE_BENCH_MATMUL overrides all three)
-			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatMulShapes))
-			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatMulShapes))
+		// A family with shapes of its own (matvec: rows × cols) runs one
+		// benchmark per shape ($FORGE_BENCH_<FAMILY> names one instead).
+		if fam, ok := family.ByName(s.Family); ok && fam.Dims != nil {
+			shapeCPU, shapeGPU = listShapes(fam.DefaultShapes(false, f)), listShapes(fam.DefaultShapes(true, f))
 		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,

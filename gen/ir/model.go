@@ -9,19 +9,24 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/tuned"
 )
 
 // Spec is everything under specs/, loaded and validated.
 type Spec struct {
-	Module   string    // module path, "github.com/rocmforge/forge"
-	Root     string    // absolute path of the module root
-	Formats  []*Format // ordered by ggml id (formats without one last, by name)
-	Targets  []*Target // ordered by name
-	Families []*Family // ordered by name
-	// Attention is the flash-attention family (specs/families'
-	// registerAttention), not format-specific: one file per target. Nil
-	// when specs/families registers none.
+	Module  string    // module path, "github.com/rocmforge/forge"
+	Root    string    // absolute path of the module root
+	Formats []*Format // ordered by ggml id (formats without one last, by name)
+	Targets []*Target // ordered by name
+	// Families are every kernel family, ordered by name: the registered
+	// ones and the attention family's Family (AttentionFamily.AsFamily).
+	Families []*Family
+	// Attention is the flash-attention family spec (specs/families'
+	// registerAttention), whose lists and the targets' tuning gen/load
+	// checks; it renders as its entry in Families. Nil when
+	// specs/families registers none.
 	Attention *AttentionFamily
 	// Workloads are the scenario suites' specs (specs/workloads), in
 	// source order (file by file); none when the module has no such
@@ -107,25 +112,44 @@ type DequantTuning struct {
 	VectorsPerThread int // 16-byte output vectors each thread writes per grid-stride step, in [1, 16]
 }
 
-// Family is one kernel family (specs/families).
+// Family is one kernel family (specs/families.Family).
 type Family struct {
-	Name    string // "dequant"
-	Doc     string
-	Kernels []Kernel // the kernels each format gets in this family
-	GoVar   string
-	File    string
-	Pos     token.Position
+	Name      string // "dequant"
+	Doc       string
+	Signature string   // its launchers' C signature, as gen/gogen names it: "blocks"
+	Shared    bool     // not format-specific: one file per target, launchers forge_<kernel>
+	Kernels   []Kernel // the kernels each format (Shared: each target) gets in this family
+	GoVar     string
+	File      string
+	Pos       token.Position
 }
 
 // Kernel is one kernel of a family, e.g. dequant to f32.
 type Kernel struct {
-	Name   string // "dequant_f32"
-	Output string // element type written: "f32" or "f16"
+	Name      string // "dequant_f32"
+	Output    string // element type written: "f32" or "f16"
+	Signature string // its own C signature, when not the family's (the glue's)
+	Doc       string
+	HeadDim   int // an attention kernel's head dimension
 }
 
-// Symbol is the extern "C" launcher name of kernel k for format f; every
-// target's library exports the same names.
-func (k Kernel) Symbol(f *Format) string { return "forge_" + k.Name + "_" + f.Lower() }
+// SignatureOf is kernel k's C signature in family f.
+func (f *Family) SignatureOf(k Kernel) string {
+	if k.Signature != "" {
+		return k.Signature
+	}
+	return f.Signature
+}
+
+// Symbol is the extern "C" launcher name of kernel k for format f (nil for
+// a Shared family's kernel); every target's library exports the same
+// names.
+func (k Kernel) Symbol(f *Format) string {
+	if f == nil {
+		return abi.Symbol(k.Name, "")
+	}
+	return abi.Symbol(k.Name, f.Name)
+}
 
 // File is one generated file, rendered in memory.
 type File struct {
@@ -264,10 +288,10 @@ type AttentionVariant struct {
 }
 
 // Name is the variant's kernel name: "attention_f16_d128".
-func (v AttentionVariant) Name() string { return fmt.Sprintf("attention_%s_d%d", v.DType, v.HeadDim) }
+func (v AttentionVariant) Name() string { return families.AttentionKernel(v.DType, v.HeadDim) }
 
 // Symbol is the variant's extern "C" launcher: "forge_attention_f16_d128".
-func (v AttentionVariant) Symbol() string { return "forge_" + v.Name() }
+func (v AttentionVariant) Symbol() string { return abi.Symbol(v.Name(), "") }
 
 // Variants lists the family's launchers, by input type then head dimension.
 func (a *AttentionFamily) Variants() []AttentionVariant {
@@ -278,6 +302,17 @@ func (a *AttentionFamily) Variants() []AttentionVariant {
 		}
 	}
 	return out
+}
+
+// AsFamily is the attention family as a Shared family of the "attention"
+// signature (specs/families.AttentionFamily.Family): one kernel per
+// variant, writing its input type.
+func (a *AttentionFamily) AsFamily() *Family {
+	f := &Family{Name: a.Name, Doc: a.Doc, Signature: "attention", Shared: true, GoVar: a.GoVar, File: a.File, Pos: a.Pos}
+	for _, v := range a.Variants() {
+		f.Kernels = append(f.Kernels, Kernel{Name: v.Name(), Output: v.DType, HeadDim: v.HeadDim})
+	}
+	return f
 }
 
 // AttentionTuning is the attention family's tuning for a target (see

@@ -280,7 +280,8 @@ func (l *loader) families(p *packages.Package) []*ir.Family {
 		if !ok || !isStruct {
 			continue
 		}
-		fam := &ir.Family{Name: l.str(s, "Name"), Doc: l.str(s, "Doc"), GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
+		fam := &ir.Family{Name: l.str(s, "Name"), Doc: l.str(s, "Doc"), Signature: l.str(s, "Signature"), Shared: l.boolean(s, "Shared"),
+			GoVar: r.name, File: r.file, Pos: l.pos(r.call.Pos())}
 		if !validLower(fam.Name) {
 			l.errorf(s.at("Name").Pos(), "family %s: Name %q must be lower-case letters, digits and underscores", r.name, fam.Name)
 		}
@@ -295,13 +296,16 @@ func (l *loader) families(p *packages.Package) []*ir.Family {
 			if !ok {
 				continue
 			}
-			kn := ir.Kernel{Name: l.str(ks, "Name"), Output: l.str(ks, "Output")}
+			kn := ir.Kernel{Name: l.str(ks, "Name"), Output: l.str(ks, "Output"), Signature: l.str(ks, "Signature"), Doc: l.str(ks, "Doc")}
 			if !validLower(kn.Name) || kernels[kn.Name] {
 				l.errorf(ks.at("Name").Pos(), "family %s: kernel name %q must be unique, lower-case letters, digits and underscores", fam.Name, kn.Name)
 			}
 			kernels[kn.Name] = true
 			if kn.Output != "f32" && kn.Output != "f16" {
 				l.errorf(ks.at("Output").Pos(), "family %s: kernel %s: Output %q must be \"f32\" or \"f16\"", fam.Name, kn.Name, kn.Output)
+			}
+			if fam.SignatureOf(kn) == "" {
+				l.errorf(ks.node.Pos(), "family %s: kernel %s has no Signature, and neither has its family", fam.Name, kn.Name)
 			}
 			fam.Kernels = append(fam.Kernels, kn)
 		}

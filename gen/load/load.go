@@ -89,6 +89,15 @@ func Load(root string) (*Result, error) {
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
 	spec.Attention = l.attention(byDir[FamiliesDir], spec.Targets)
+	if a := spec.Attention; a != nil {
+		for _, f := range spec.Families {
+			if f.Name == a.Name {
+				l.errs = append(l.errs, &translate.Error{Pos: f.Pos, Msg: fmt.Sprintf("family name %s is also the attention family's (%s)", a.Name, a.Pos)})
+			}
+		}
+		spec.Families = append(spec.Families, a.AsFamily())
+		sort.SliceStable(spec.Families, func(i, j int) bool { return spec.Families[i].Name < spec.Families[j].Name })
+	}
 	if wp := byDir[WorkloadsDir]; wp != nil {
 		spec.Workloads = l.workloads(wp)
 	}

@@ -323,7 +323,7 @@ func suitesOf(f *formats.Format) []suite.Suite {
 type dequantOnly struct{ backend.Backend }
 
 func TestMeasureMatVec(t *testing.T) {
-	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: MatVecFamily, Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
+	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
 	targets := []Target{{Suite: mv, Shape: []int{37, 96}}, {Suite: dequantSuite(formats.Q4_0, "f32")}}
 	run, err := Measure(context.Background(), cpu.New(1), targets, quick())
 	if err != nil {
@@ -353,7 +353,7 @@ func TestMeasureMatVec(t *testing.T) {
 }
 
 func TestMeasureMatMul(t *testing.T) {
-	mm := suite.Suite{Name: "matmul_f32/Q4_0", Family: MatMulFamily, Kernel: "matmul_f32", Output: "f32", Format: formats.Q4_0}
+	mm := suite.Suite{Name: "matmul_f32/Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Format: formats.Q4_0}
 	run, err := Measure(context.Background(), cpu.New(1), []Target{{Suite: mm, Shape: []int{37, 96, 5}}}, quick())
 	if err != nil {
 		t.Fatal(err)

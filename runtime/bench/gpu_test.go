@@ -10,6 +10,7 @@ import (
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -56,9 +57,9 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: MatVecFamily, Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
+	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
 
-	t.Setenv(suite.EnvBenchMatVec, "")
+	t.Setenv(family.MatVec.EnvShape(), "")
 	ts, err := ExpandShapes(b, []Target{{Suite: mv}, {Suite: dequantSuite(formats.Q4_0, "f32")}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		t.Errorf("device targets %q, want %q", names, want)
 	}
 
-	t.Setenv(suite.EnvBenchMatVec, "64x256")
+	t.Setenv(family.MatVec.EnvShape(), "64x256")
 	wBytes := int64(64 * 8 * 18)
 	for _, mode := range []backend.WeightMode{"", backend.WeightsRotate, backend.WeightsReuse} {
 		run, err := Measure(context.Background(), b, []Target{{Suite: mv}}, Options{Count: 3, Weights: mode, CopyBytes: -1})

@@ -3,9 +3,6 @@ package suite
 import (
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
@@ -24,73 +21,6 @@ const MatMulTolerance = 5e-4
 // the NMSE averages away. It allows the f16 rounding of the tensor-core path
 // (2^-11 per factor, so about 1e-3 of the magnitude at worst) with a margin.
 const MatMulEntryTolerance = 4e-3
-
-// EnvBenchMatMul sets the matmul benchmarks' shape: "ROWSxCOLSxBATCH", cols
-// rounded down to whole blocks (at least one).
-const EnvBenchMatMul = "FORGE_BENCH_MATMUL"
-
-// Default matmul benchmark shapes (rows × cols × batch): 4096×4096×64 on a
-// device backend, 256×1024×16 on the cpu.
-const (
-	DefaultMatMulRows        = 256
-	DefaultMatMulCols        = 1024
-	DefaultMatMulBatch       = 16
-	DefaultDeviceMatMulRows  = 4096
-	DefaultDeviceMatMulCols  = 4096
-	DefaultDeviceMatMulBatch = 64
-)
-
-// The matmul benchmark shapes ([rows, cols, batch]): on a device backend
-// issue 6's six, prefill batches of 16, 64 and 512 tokens through a 7B
-// model's square projection and its FFN up-projection; on the cpu one small
-// shape.
-var (
-	DeviceMatMulShapes = []BenchShape{
-		{"4096x4096x16", []int{4096, 4096, 16}},
-		{"4096x4096x64", []int{4096, 4096, 64}},
-		{"4096x4096x512", []int{4096, 4096, 512}},
-		{"4096x14336x16", []int{4096, 14336, 16}},
-		{"4096x14336x64", []int{4096, 14336, 64}},
-		{"4096x14336x512", []int{4096, 14336, 512}},
-	}
-	CPUMatMulShapes = []BenchShape{
-		{"256x1024x16", []int{DefaultMatMulRows, DefaultMatMulCols, DefaultMatMulBatch}},
-	}
-)
-
-// MatMulShapes are the matmul benchmark shapes on backend b: the one
-// $FORGE_BENCH_MATMUL names, else DeviceMatMulShapes on a device backend and
-// CPUMatMulShapes elsewhere, each cols rounded down to a whole number of
-// f's blocks (at least one).
-func MatMulShapes(b backend.Backend, f *formats.Format) ([]BenchShape, error) {
-	shapes := CPUMatMulShapes
-	if _, ok := backend.DeviceOf(b); ok {
-		shapes = DeviceMatMulShapes
-	}
-	if s := os.Getenv(EnvBenchMatMul); s != "" {
-		rows, cols, batch, err := ParseShape3(s)
-		if err != nil {
-			return nil, fmt.Errorf("$%s: %w", EnvBenchMatMul, err)
-		}
-		shapes = []BenchShape{{ShapeName(rows, cols, batch), []int{rows, cols, batch}}}
-	}
-	return WholeBlockShapes(f, shapes), nil
-}
-
-// ParseShape3 parses "ROWSxCOLSxBATCH", all positive.
-func ParseShape3(s string) (rows, cols, batch int, err error) {
-	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "x")
-	var v [3]int
-	ok := len(parts) == 3
-	for i := 0; ok && i < 3; i++ {
-		v[i], err = strconv.Atoi(parts[i])
-		ok = err == nil && v[i] > 0
-	}
-	if !ok {
-		return 0, 0, 0, fmt.Errorf("shape %q: want ROWSxCOLSxBATCH, all positive, e.g. 4096x4096x64", s)
-	}
-	return v[0], v[1], v[2], nil
-}
 
 // MatMulData returns a deterministic rows × cols × batch matmul input of f:
 // W as MatVecData's, and X batch vectors uniform in [-1, 1).

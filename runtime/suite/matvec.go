@@ -3,10 +3,6 @@ package suite
 import (
 	"fmt"
 	"math"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
@@ -19,103 +15,6 @@ import (
 // reference stays orders of magnitude below it; a wrong element, block or
 // row does not.
 const MatVecTolerance = 5e-4
-
-// EnvBenchMatVec sets the matvec benchmarks' shape, one instead of the
-// default set (MatVecShapes): "ROWSxCOLS", cols rounded down to whole
-// blocks (at least one).
-const EnvBenchMatVec = "FORGE_BENCH_MATVEC"
-
-// BenchShape is a named benchmark shape: Dims are the family's dimensions
-// (matvec: [rows, cols]). The name is what the benchmark is called by
-// (go test's sub-benchmark, forgebench's result name after the suite's).
-type BenchShape struct {
-	Name string
-	Dims []int
-}
-
-// ShapeName is the default name of a shape: its dimensions joined by "x",
-// "4096x14336".
-func ShapeName(dims ...int) string {
-	s := ""
-	for i, d := range dims {
-		if i > 0 {
-			s += "x"
-		}
-		s += strconv.Itoa(d)
-	}
-	return s
-}
-
-// The default matvec benchmark shapes ([rows, cols], W rows × cols, y =
-// W·x). On a device backend, issue 6's: a 7B/8B model's square projection
-// (4096×4096), the FFN's up/gate (14336 rows of 4096: 14336×4096) and down
-// (4096 rows of 14336: 4096×14336) projections, and the output layer of a
-// 128256-token vocabulary ("output": 128256 rows of 4096). On the cpu, one
-// small shape.
-var (
-	DeviceMatVecShapes = []BenchShape{
-		{"4096x4096", []int{4096, 4096}},
-		{"4096x14336", []int{4096, 14336}},
-		{"14336x4096", []int{14336, 4096}},
-		{"output", []int{128256, 4096}},
-	}
-	CPUMatVecShapes = []BenchShape{
-		{"1024x1024", []int{1024, 1024}},
-	}
-)
-
-// MatVecShapes are the matvec benchmark shapes on backend b: the one
-// $FORGE_BENCH_MATVEC names ("ROWSxCOLS", named so), else
-// DeviceMatVecShapes on a device backend and CPUMatVecShapes elsewhere.
-// Each shape's cols is rounded down to a whole number of f's blocks, at
-// least one (a rounded shape's default name says its rounded size).
-func MatVecShapes(b backend.Backend, f *formats.Format) ([]BenchShape, error) {
-	shapes := CPUMatVecShapes
-	if _, ok := backend.DeviceOf(b); ok {
-		shapes = DeviceMatVecShapes
-	}
-	if s := os.Getenv(EnvBenchMatVec); s != "" {
-		rows, cols, err := ParseShape(s)
-		if err != nil {
-			return nil, fmt.Errorf("$%s: %w", EnvBenchMatVec, err)
-		}
-		shapes = []BenchShape{{ShapeName(rows, cols), []int{rows, cols}}}
-	}
-	return WholeBlockShapes(f, shapes), nil
-}
-
-// WholeBlockShapes is shapes ([rows, cols, ...]) with each cols rounded
-// down to a whole number of f's blocks, at least one; a shape named by its
-// dimensions is renamed by its rounded ones. Further dimensions (matmul's
-// batch) are kept.
-func WholeBlockShapes(f *formats.Format, shapes []BenchShape) []BenchShape {
-	out := make([]BenchShape, len(shapes))
-	for i, sh := range shapes {
-		dims := slices.Clone(sh.Dims)
-		dims[1] = max(1, dims[1]/f.BlockElems) * f.BlockElems
-		name := sh.Name
-		if dims[1] != sh.Dims[1] && name == ShapeName(sh.Dims...) {
-			name = ShapeName(dims...)
-		}
-		out[i] = BenchShape{name, dims}
-	}
-	return out
-}
-
-// ParseShape parses "ROWSxCOLS", both positive.
-func ParseShape(s string) (rows, cols int, err error) {
-	r, c, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	if ok {
-		rows, err = strconv.Atoi(r)
-		if err == nil {
-			cols, err = strconv.Atoi(c)
-		}
-	}
-	if !ok || err != nil || rows <= 0 || cols <= 0 {
-		return 0, 0, fmt.Errorf("shape %q: want ROWSxCOLS, both positive, e.g. 4096x4096", s)
-	}
-	return rows, cols, nil
-}
 
 // MatVecData returns a deterministic rows × cols matvec input of f: W the
 // spec's reference quantization of values uniform in [-1, 1), each row

@@ -26,6 +26,7 @@ import (
 	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/device/devmem"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -257,7 +258,7 @@ func (b *Backend) blocksLauncher(k backend.Kernel) (func(src, dst abi.DevicePtr,
 	if k.Format == nil {
 		return nil, fmt.Errorf("%s: %s: a blocks kernel needs a format", b.name, k.Name)
 	}
-	fn, ok := b.dev.Kernels().Dequant(k.Name, k.Format.Name)
+	fn, ok := b.dev.Kernels().Blocks(k.Name, k.Format.Name)
 	if !ok {
 		return nil, b.missing(k)
 	}
@@ -445,7 +446,7 @@ func (b *Backend) attentionLauncher(dtype string, s backend.AttentionShape) (fun
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	fn, ok := b.dev.Kernels().Attention(dtype, s.HeadDim)
+	fn, ok := b.dev.Kernels().Attention(families.AttentionKernel(dtype, s.HeadDim))
 	if !ok {
 		return nil, fmt.Errorf("%s: the kernel library has no attention launcher for %s, head dimension %d", b.name, dtype, s.HeadDim)
 	}

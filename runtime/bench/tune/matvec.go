@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/tuned"
 )
@@ -68,7 +69,7 @@ func (m *MatVecRunner) Check(b backend.Backend, f *formats.Format) error {
 			return err
 		}
 		y := make([]float32, rows)
-		if err := mb.RunMatrix(suite.MatVecKernel(f), y, in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
+		if err := mb.RunMatrix(matVecKernel(f), y, in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
 			return err
 		}
 		ref, mag := suite.MatVecRef(f, in.w, in.x, rows, cols)
@@ -92,7 +93,7 @@ func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.C
 	if err != nil {
 		return 0, err
 	}
-	r, _, err := mb.PrepareMatrix(suite.MatVecKernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
+	r, _, err := mb.PrepareMatrix(matVecKernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
 	if err != nil {
 		return 0, err
 	}
@@ -114,4 +115,9 @@ func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.C
 	}
 	sort.Float64s(us)
 	return us[len(us)/2], nil
+}
+
+// matVecKernel is format f's matvec_f32 kernel, the one the tuner times.
+func matVecKernel(f *formats.Format) backend.Kernel {
+	return family.MatVec.Kernel(suite.Suite{Family: family.MatVec.Name, Kernel: "matvec_f32", Output: backend.OutputF32, Format: f})
 }

@@ -72,12 +72,14 @@ type Resolver func(symbol string) (unsafe.Pointer, error)
 // KernelInfo describes one generated launcher.
 type KernelInfo struct {
 	Symbol     string // extern "C" name: "forge_dequant_f32_q4_0"
-	Format     string // format name: "Q4_0"
+	Format     string // format name: "Q4_0"; "" for a shared family's launcher
 	Family     string // kernel family: "dequant"
 	Kernel     string // kernel within the family: "dequant_f32"
 	Output     string // element type written: "f32" or "f16"
+	Signature  string // the launcher's C signature, as specs/families names it: "blocks"
 	BlockElems int    // elements per block of Format
 	BlockBytes int    // bytes per block of Format
+	HeadDim    int    // an attention launcher's head dimension
 }
 
 // LaunchError is a launcher's non-zero return code.

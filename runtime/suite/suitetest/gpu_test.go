@@ -67,19 +67,19 @@ func TestGPUBackend(t *testing.T) {
 	lib := gputest.Build(t, gputest.Options{})
 	suiteflags.Set("cuda", lib)
 	for _, out := range []string{"f32", "f16"} {
-		if errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, out) }); len(errs) > 0 {
+		if errs := run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q4_0, out)) }); len(errs) > 0 {
 			t.Errorf("%s: %v", out, errs)
 		}
 	}
 	// Another format's launcher is not implemented by the fake: an error, not a crash.
-	errs := strings.Join(run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q8_0, "f32") }), "\n")
+	errs := strings.Join(run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q8_0, "f32")) }), "\n")
 	if !strings.Contains(errs, "Q8_0 f32 on cuda") || !strings.Contains(errs, "fake: launcher not implemented") {
 		t.Errorf("Q8_0 on the fake: %s", errs)
 	}
 
 	t.Setenv(EnvBenchElems, "4096")
 	quickBench(t)
-	r := testing.Benchmark(func(b *testing.B) { BenchDequant(b, formats.Q4_0, "f32") })
+	r := testing.Benchmark(func(b *testing.B) { Bench(b, dequantSuite(formats.Q4_0, "f32")) })
 	if r.N == 0 {
 		t.Fatal("the device benchmark did not run")
 	}

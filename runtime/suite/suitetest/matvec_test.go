@@ -8,6 +8,7 @@ import (
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -32,7 +33,7 @@ func TestCheckMatVecPassesOnCPU(t *testing.T) {
 	isolate(t)
 	t.Setenv(backend.EnvBackend, "cpu")
 	for _, f := range []*formats.Format{formats.Q4_0, formats.Q4_K, formats.F16, formats.MXFP6_E2M3} {
-		if errs := run(t, func(tb testing.TB) { CheckMatVec(tb, f) }); len(errs) > 0 {
+		if errs := run(t, func(tb testing.TB) { Check(tb, matVecSuite(f)) }); len(errs) > 0 {
 			t.Errorf("%s: %v", f.Name, errs)
 		}
 	}
@@ -44,22 +45,11 @@ func TestCheckMatVecFindsFaults(t *testing.T) {
 	isolate(t)
 	t.Setenv(backend.EnvBackend, "broken-for-test")
 	current = &broken{Backend: cpu.New(0), at: 500, flip: true}
-	errs := run(t, func(tb testing.TB) { CheckMatVec(tb, formats.Q4_0) })
+	errs := run(t, func(tb testing.TB) { Check(tb, matVecSuite(formats.Q4_0)) })
 	if len(errs) != 1 || !strings.Contains(errs[0], "Q4_0 matvec 1003×544 on broken-for-test: NMSE ") ||
 		!strings.Contains(errs[0], ", 1 rows off by more than 0.001 of their magnitude") ||
 		!strings.Contains(errs[0], "worst rows:\n\trow 500: got ") {
 		t.Errorf("errors: %q", errs)
-	}
-}
-
-func TestParseShape(t *testing.T) {
-	if r, c, err := suite.ParseShape("4096x11008"); r != 4096 || c != 11008 || err != nil {
-		t.Errorf("4096x11008: %d %d %v", r, c, err)
-	}
-	for _, bad := range []string{"", "4096", "0x5", "5x-1", "axb"} {
-		if _, _, err := suite.ParseShape(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -71,7 +61,7 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 	lib := gputest.Build(t, gputest.Options{})
 	suiteflags.Set("cuda", lib)
 	t.Setenv(EnvBenchElems, "4096") // a small copy roofline
-	t.Setenv(suite.EnvBenchMatVec, "64x256")
+	t.Setenv(family.MatVec.EnvShape(), "64x256")
 	quickBench(t)
 	s, err := Select()
 	if err != nil {
@@ -83,8 +73,8 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 		copies float64 // at least
 	}{{backend.WeightsRotate, 2}, {backend.WeightsReuse, 1}} {
 		r := testing.Benchmark(func(b *testing.B) {
-			mv, _ := backend.MatrixOp.Of(be)
-			benchMatVecShape(b, be, mv, formats.Q4_0, 64, 256, tc.mode)
+			s, _ := suite.ByName(matVecSuite(formats.Q4_0))
+			benchShape(b, be, family.MatVec, s, []int{64, 256}, tc.mode)
 		})
 		c := r.Extra["weight-copies"]
 		if r.N == 0 || c < tc.copies || (tc.mode == backend.WeightsReuse && c != 1) {
@@ -101,12 +91,12 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 	// The whole benchmark, by $FORGE_BENCH_WEIGHTS: one sub-benchmark.
 	for _, env := range []string{"", "reuse", "rotate"} {
 		t.Setenv(backend.EnvBenchWeights, env)
-		if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N == 0 {
-			t.Errorf("$FORGE_BENCH_WEIGHTS=%q: BenchMatVec did not run", env)
+		if r := testing.Benchmark(func(b *testing.B) { Bench(b, matVecSuite(formats.Q4_0)) }); r.N == 0 {
+			t.Errorf("$FORGE_BENCH_WEIGHTS=%q: Bench did not run", env)
 		}
 	}
 	t.Setenv(backend.EnvBenchWeights, "both")
-	if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N != 0 {
-		t.Errorf("$FORGE_BENCH_WEIGHTS=both: BenchMatVec ran")
+	if r := testing.Benchmark(func(b *testing.B) { Bench(b, matVecSuite(formats.Q4_0)) }); r.N != 0 {
+		t.Errorf("$FORGE_BENCH_WEIGHTS=both: Bench ran")
 	}
 }
