@@ -30,9 +30,10 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Options control how Measure samples each benchmark.
 //
-// One sample is one iteration: one kernel launch timed with device events
-// on a backend.Device (Resident.Run(1)), one Dequantize or
-// DequantizeF16 call timed with the wall clock on any other backend. Each
+// One sample is one iteration: one run of the benchmark's resident kernel
+// (its family's Measure; Resident.Run(1)), one launch timed with device
+// events on a backend.Device, one call timed with the wall clock on the
+// cpu. Each
 // benchmark first runs Warmup iterations, then samples until:
 //   - by default, Count samples;
 //   - with MinTime, at least Count samples adding up to at least MinTime of
@@ -105,14 +106,17 @@ type Target struct {
 	Suite suite.Suite
 	// Name is the result's name; "" for the suite's.
 	Name string
-	// Shape is the elements per dimension; their product must be a whole
-	// number of the format's blocks. nil: [Options.Elems rounded down to
-	// whole blocks].
+	// Shape is the benchmark's shape, checked by its family
+	// (family.Descriptor.Plan): for dequant the elements per dimension,
+	// their product a whole number of the format's blocks (nil:
+	// [Options.Elems rounded down to whole blocks]); for matvec [rows,
+	// cols] (nil: each of the family's shapes, ExpandShapes).
 	Shape []int
-	// Input returns the blocks to decode, exactly the Shape's elements'
-	// worth; nil: reference-quantized data (suite.QuantizedBlocks, the
-	// same the generated benchmarks decode). It is called when the
-	// benchmark runs, so that a model's tensors are read one at a time.
+	// Input returns the blocks to decode (a family of Blocks only),
+	// exactly the Shape's elements' worth; nil: reference-quantized data
+	// (suite.QuantizedBlocks, the same the generated benchmarks decode).
+	// It is called when the benchmark runs, so that a model's tensors are
+	// read one at a time.
 	Input func() ([]byte, error)
 }
 

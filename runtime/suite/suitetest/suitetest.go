@@ -105,8 +105,11 @@ func Backend(tb testing.TB) backend.Backend {
 	return s.Backend
 }
 
-// suiteOf finds a registered suite and its family's descriptor.
-func suiteOf(tb testing.TB, name string) (suite.Suite, *family.Descriptor) {
+// runnable finds the registered suite name, its family's descriptor and
+// the chosen backend; it fails the test when the family has no check or
+// benchmark of its own (has says whether it has: what is "check" or
+// "benchmark"), and skips it on a backend that does not run the family.
+func runnable(tb testing.TB, name, what string, has func(*family.Descriptor) bool) (suite.Suite, *family.Descriptor, backend.Backend) {
 	tb.Helper()
 	s, ok := suite.ByName(name)
 	if !ok {
@@ -116,7 +119,14 @@ func suiteOf(tb testing.TB, name string) (suite.Suite, *family.Descriptor) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s, d
+	be := Backend(tb)
+	if !has(d) {
+		tb.Fatalf("%s: the %s family has no %s of its own", name, d.Name, what)
+	}
+	if d.Runs == nil || !d.Runs(be) {
+		tb.Skipf("backend %s does not run the %s family", be.Name(), d.Name)
+	}
+	return s, d, be
 }
 
 // Check checks the suite registered as name on the chosen backend against
@@ -126,14 +136,7 @@ func suiteOf(tb testing.TB, name string) (suite.Suite, *family.Descriptor) {
 // family skips.
 func Check(tb testing.TB, name string) {
 	tb.Helper()
-	s, d := suiteOf(tb, name)
-	be := Backend(tb)
-	if d.Check == nil {
-		tb.Fatalf("%s: the %s family has no check of its own", name, d.Name)
-	}
-	if d.Runs == nil || !d.Runs(be) {
-		tb.Skipf("backend %s does not run the %s family", be.Name(), d.Name)
-	}
+	s, d, be := runnable(tb, name, "check", func(d *family.Descriptor) bool { return d.Check != nil })
 	d.Check(tb, be, s)
 }
 
@@ -159,14 +162,7 @@ func Check(tb testing.TB, name string) {
 // from memory) or "reuse" (one copy, as llama.cpp's test-backend-ops perf);
 // the log says which. A family that computes reports GFLOPS.
 func Bench(b *testing.B, name string) {
-	s, d := suiteOf(b, name)
-	be := Backend(b)
-	if d.Measure == nil {
-		b.Fatalf("%s: the %s family has no benchmark of its own", name, d.Name)
-	}
-	if d.Runs == nil || !d.Runs(be) {
-		b.Skipf("backend %s does not run the %s family", be.Name(), d.Name)
-	}
+	s, d, be := runnable(b, name, "benchmark", func(d *family.Descriptor) bool { return d.Measure != nil })
 	mode, err := backend.WeightModeFromEnv()
 	if err != nil {
 		b.Fatal(err)
