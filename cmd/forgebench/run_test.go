@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -416,7 +417,7 @@ func TestRunMatVec(t *testing.T) {
 	}{{"matvec_f32/Q4_0/37x512", 18, 32}, {"matvec_f32/Q4_K/37x512", 144, 256}} {
 		r := run.Results[i]
 		wBytes := 37 * 512 / want.blockElems * want.blockBytes
-		if w := r.Weights; w == nil || w.Mode != suite.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {
+		if w := r.Weights; w == nil || w.Mode != backend.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {
 			t.Errorf("result %d: weights %+v, want one reused copy of %d bytes (the cpu)", i, w, wBytes)
 		}
 		if r.Name != want.name || r.Family != "matvec" || len(r.Shape) != 2 || r.Shape[0] != 37 || r.Shape[1] != 512 ||

@@ -17,22 +17,18 @@ import (
 // cCall is one trampoline of the cgo preamble (cPreamble): C's
 // forge_call_<name>, Go's call<Name>.
 type cCall struct {
-	name string // "dequant_f32", "attention", "glue_norm"
+	name string // "blocks_f32", "matvec", "glue_norm"
 	sig  *signature
 }
 
-// cCalls lists the trampolines in cPreamble's order.
-func cCalls(s *ir.Spec) []cCall {
+// cCalls lists the trampolines of ls, in the order they first occur.
+func cCalls(ls []launcher) []cCall {
 	var out []cCall
-	for _, fam := range s.Families {
-		for _, k := range fam.Kernels {
-			out = append(out, cCall{k.Name, harness[fam.Name].sig})
-		}
-	}
-	if s.Attention != nil {
-		out = append(out, cCall{"attention", sigAttention})
-		for _, sig := range glueSigOrder {
-			out = append(out, cCall{sig.name, sig})
+	seen := map[string]bool{}
+	for _, l := range ls {
+		if tr := l.trampoline(); !seen[tr] {
+			seen[tr] = true
+			out = append(out, cCall{tr, l.sig})
 		}
 	}
 	return out
@@ -65,10 +61,10 @@ func buildIf(constraint string, f *jen.File) *jen.File {
 
 // kernelsCgoFile renders generated/kernels/kernels_cgo.go: the cgo
 // preamble and the Go side of each trampoline.
-func kernelsCgoFile(s *ir.Spec) *jen.File {
+func kernelsCgoFile(s *ir.Spec, ls []launcher) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
 	f := buildIf("cgo", newFile(s, KernelsDir, "kernels", allSources(s)))
-	f.CgoPreamble(cPreamble(s))
+	f.CgoPreamble(cPreamble(ls))
 	f.ImportName(abiPkg, "abi")
 	f.Comment("cgoEnabled is true: Bind can call a library's forge_abi_version and the")
 	f.Comment("wrappers its launchers.")
@@ -78,7 +74,7 @@ func kernelsCgoFile(s *ir.Spec) *jen.File {
 	f.Func().Id("callABIVersion").Params(jen.Id("fn").Qual("unsafe", "Pointer")).Int().Block(
 		jen.Return(jen.Int().Call(jen.Qual("C", "forge_call_abi_version").Call(jen.Id("fn")))),
 	)
-	for _, c := range cCalls(s) {
+	for _, c := range cCalls(ls) {
 		args := []jen.Code{jen.Id("fn")}
 		for _, p := range c.sig.params {
 			args = append(args, p.cArg())
@@ -95,7 +91,7 @@ func kernelsCgoFile(s *ir.Spec) *jen.File {
 
 // kernelsNoCgoFile renders generated/kernels/kernels_nocgo.go: what
 // kernels.go calls, for a build without cgo.
-func kernelsNoCgoFile(s *ir.Spec) *jen.File {
+func kernelsNoCgoFile(s *ir.Spec, ls []launcher) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
 	f := buildIf("!cgo", newFile(s, KernelsDir, "kernels", allSources(s)))
 	f.ImportName(abiPkg, "abi")
@@ -105,7 +101,7 @@ func kernelsNoCgoFile(s *ir.Spec) *jen.File {
 	f.Const().Id("cgoEnabled").Op("=").False()
 	f.Line()
 	f.Func().Id("callABIVersion").Params(jen.Qual("unsafe", "Pointer")).Int().Block(jen.Panic(jen.Qual(abiPkg, "ErrNoCgo")))
-	for _, c := range cCalls(s) {
+	for _, c := range cCalls(ls) {
 		f.Line()
 		f.Func().Id(goCaller(c.name)).Params(callerParams(c.sig, abiPkg)...).Int().Block(jen.Panic(jen.Qual(abiPkg, "ErrNoCgo")))
 	}

@@ -150,13 +150,20 @@ func TestFilesErrors(t *testing.T) {
 	f0 := *s.Formats[0]
 	f0.Name = "Q4-0"
 	dup := *s.Formats[3]
-	bad := *s.Families[0]
+	var bad ir.Family
+	for _, fam := range s.Families {
+		if fam.Name == "dequant" {
+			bad = *fam
+		}
+	}
 	bad.Kernels = append(slices.Clone(bad.Kernels), families.Kernel{Name: "dequant_f8", Output: "f8"})
 	s.Formats = append([]*ir.Format{&f0, &dup}, s.Formats[1:]...)
+	file := "specs/families/families.go"
 	s.Families = []*ir.Family{&bad,
-		{Family: families.Family{Name: "attention", Kernels: []families.Kernel{{Name: "attention_f32", Output: "f32"}}}, File: "specs/families/families.go"},
-		{Family: families.Family{Name: "matmul", Kernels: []families.Kernel{{Name: "matmul_f16", Output: "f16"}}}, File: "specs/families/families.go"},
-		{Family: families.Family{Name: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: "specs/families/families.go"}}
+		{Family: families.Family{Name: "scale", Signature: "scale", Kernels: []families.Kernel{{Name: "scale_f32", Output: "f32"}}}, File: file},
+		{Family: families.Family{Name: "shared", Signature: "blocks", Shared: true, Kernels: []families.Kernel{{Name: "shared_f32", Output: "f32"}}}, File: file},
+		{Family: families.Family{Name: "matmul", Signature: "matmul", Kernels: []families.Kernel{{Name: "matmul_f16", Output: "f16"}}}, File: file},
+		{Family: families.Family{Name: "matvec", Signature: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: file}}
 	files, err := Files(s)
 	if err == nil {
 		t.Fatal("Files accepted a broken spec")
@@ -169,7 +176,8 @@ func TestFilesErrors(t *testing.T) {
 		`format "Q4-0": the name is not a Go identifier`,
 		`format ` + dup.Name + ` and format ` + dup.Name + ` both map to "file ` + dup.Lower() + `_test.go"`,
 		`kernel "dequant_f8": unknown output "f8"`,
-		`family "attention": gen/gogen has no Go binding for it (it binds: dequant, matmul, matvec)`,
+		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_binary, glue_layout, glue_norm, glue_rope, matmul, matvec)`,
+		`family "shared" kernel "shared_f32": signature "blocks" is for format-specific families`,
 		`family "matmul" kernel "matmul_f16": output "f16": matmul kernels write float32`,
 		`family "matvec" kernel "matvec_f16": output "f16": matvec kernels write float32`,
 	} {

@@ -8,7 +8,6 @@
 package ir
 
 import (
-	"fmt"
 	"go/token"
 	"reflect"
 	"strings"
@@ -22,14 +21,17 @@ import (
 
 // Spec is everything under specs/, loaded and validated.
 type Spec struct {
-	Module   string    // module path, "github.com/rocmforge/forge"
-	Root     string    // absolute path of the module root
-	Formats  []*Format // ordered by ggml id (formats without one last, by name)
-	Targets  []*Target // ordered by name
-	Families []*Family // ordered by name
-	// Attention is the flash-attention family (specs/families'
-	// registerAttention), not format-specific: one file per target. Nil
-	// when specs/families registers none.
+	Module  string    // module path, "github.com/rocmforge/forge"
+	Root    string    // absolute path of the module root
+	Formats []*Format // ordered by ggml id (formats without one last, by name)
+	Targets []*Target // ordered by name
+	// Families are every kernel family, ordered by name: the registered
+	// ones and the attention family's Family (AttentionFamily.AsFamily).
+	Families []*Family
+	// Attention is the flash-attention family spec (specs/families'
+	// registerAttention), whose lists and the targets' tuning gen/load
+	// checks; it renders as its entry in Families. Nil when
+	// specs/families registers none.
 	Attention *AttentionFamily
 	// Workloads are the scenario suites' specs (specs/workloads), in
 	// source order (file by file); none when the module has no such
@@ -146,10 +148,10 @@ type AttentionVariant struct {
 }
 
 // Name is the variant's kernel name: "attention_f16_d128".
-func (v AttentionVariant) Name() string { return fmt.Sprintf("attention_%s_d%d", v.DType, v.HeadDim) }
+func (v AttentionVariant) Name() string { return families.AttentionKernel(v.DType, v.HeadDim) }
 
 // Symbol is the variant's extern "C" launcher: "forge_attention_f16_d128".
-func (v AttentionVariant) Symbol() string { return "forge_" + v.Name() }
+func (v AttentionVariant) Symbol() string { return families.Kernel{Name: v.Name()}.Symbol("") }
 
 // Variants lists the family's launchers, by input type then head dimension.
 func (a *AttentionFamily) Variants() []AttentionVariant {
@@ -160,4 +162,11 @@ func (a *AttentionFamily) Variants() []AttentionVariant {
 		}
 	}
 	return out
+}
+
+// AsFamily is the attention family as a Shared family of the "attention"
+// signature (specs/families.AttentionFamily.Family): one kernel per
+// variant, writing its input type.
+func (a *AttentionFamily) AsFamily() *Family {
+	return &Family{Family: *a.AttentionFamily.Family(), GoVar: a.GoVar, File: a.File, Pos: a.Pos, Fields: a.Fields}
 }

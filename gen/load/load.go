@@ -93,6 +93,17 @@ func Load(root string) (*Result, error) {
 	spec.Families = l.families(byDir[FamiliesDir])
 	spec.Attention = l.attention(byDir[FamiliesDir])
 	l.checkTargets(spec.Targets, spec.Attention)
+	if a := spec.Attention; a != nil {
+		// The attention family is a Shared family like any other to the
+		// renderers; its own spec type lists variants, not kernels.
+		for _, f := range spec.Families {
+			if f.Name == a.Name {
+				l.errorAt(f.Pos, "family name %s is also the attention family's (%s)", a.Name, a.Pos)
+			}
+		}
+		spec.Families = append(spec.Families, a.AsFamily())
+		sort.SliceStable(spec.Families, func(i, j int) bool { return spec.Families[i].Name < spec.Families[j].Name })
+	}
 	if wp := byDir[WorkloadsDir]; wp != nil {
 		spec.Workloads = l.workloads(wp)
 	}

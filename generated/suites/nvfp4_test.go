@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32NVFP4 checks forge_dequant_f32_nvfp4 against the NVFP4 spec on $FORGE_BACKEND.
+// TestDequantF32NVFP4 checks forge_dequant_f32_nvfp4 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32NVFP4(t *testing.T) {
-	suitetest.CheckDequant(t, formats.NVFP4, "f32")
+	suitetest.Check(t, "dequant_f32/NVFP4")
 }
 
 // BenchmarkDequantF32NVFP4 measures forge_dequant_f32_nvfp4 on $FORGE_BACKEND.
 func BenchmarkDequantF32NVFP4(b *testing.B) {
-	suitetest.BenchDequant(b, formats.NVFP4, "f32")
+	suitetest.Bench(b, "dequant_f32/NVFP4")
 }
 
-// TestDequantF16NVFP4 checks forge_dequant_f16_nvfp4 against the NVFP4 spec on $FORGE_BACKEND.
+// TestDequantF16NVFP4 checks forge_dequant_f16_nvfp4 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16NVFP4(t *testing.T) {
-	suitetest.CheckDequant(t, formats.NVFP4, "f16")
+	suitetest.Check(t, "dequant_f16/NVFP4")
 }
 
 // BenchmarkDequantF16NVFP4 measures forge_dequant_f16_nvfp4 on $FORGE_BACKEND.
 func BenchmarkDequantF16NVFP4(b *testing.B) {
-	suitetest.BenchDequant(b, formats.NVFP4, "f16")
+	suitetest.Bench(b, "dequant_f16/NVFP4")
 }
 
-// TestMatMulF32NVFP4 checks forge_matmul_f32_nvfp4 against the NVFP4 spec on $FORGE_BACKEND.
+// TestMatMulF32NVFP4 checks forge_matmul_f32_nvfp4 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32NVFP4(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.NVFP4)
+	suitetest.Check(t, "matmul_f32/NVFP4")
 }
 
 // BenchmarkMatMulF32NVFP4 measures forge_matmul_f32_nvfp4 on $FORGE_BACKEND.
 func BenchmarkMatMulF32NVFP4(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.NVFP4)
+	suitetest.Bench(b, "matmul_f32/NVFP4")
 }
 
-// TestMatVecF32NVFP4 checks forge_matvec_f32_nvfp4 against the NVFP4 spec on $FORGE_BACKEND.
+// TestMatVecF32NVFP4 checks forge_matvec_f32_nvfp4 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32NVFP4(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.NVFP4)
+	suitetest.Check(t, "matvec_f32/NVFP4")
 }
 
 // BenchmarkMatVecF32NVFP4 measures forge_matvec_f32_nvfp4 on $FORGE_BACKEND.
 func BenchmarkMatVecF32NVFP4(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.NVFP4)
+	suitetest.Bench(b, "matvec_f32/NVFP4")
 }

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/backend"
 )
 
 // deviceDescriber is a backend that describes its device in plain values:
 // the GPU backends (runtime/backend/gpu).
 type deviceDescriber interface {
-	DeviceInfo() suite.DeviceInfo
+	DeviceInfo() backend.DeviceInfo
 }
 
 // CollectMeta describes the machine and software a run on backend b
@@ -28,7 +28,7 @@ type deviceDescriber interface {
 // GOMAXPROCS, the Go version, GOOS/GOARCH, the host name and forge's
 // version (the build's module version and VCS stamp; "devel" when the
 // binary carries none, as under `go run` with -buildvcs=false).
-func CollectMeta(b suite.Backend) Meta {
+func CollectMeta(b backend.Backend) Meta {
 	m := Meta{
 		Backend:   b.Name(),
 		Device:    CPUModel(),
@@ -50,7 +50,7 @@ func CollectMeta(b suite.Backend) Meta {
 		m.MemoryBytes = info.MemoryBytes
 		m.Driver = versionString(info.Vendor, info.DriverVersion)
 		m.Toolkit = versionString(info.Vendor, info.RuntimeVersion)
-	} else if db, ok := b.(suite.DeviceBackend); ok {
+	} else if db, ok := b.(backend.Device); ok {
 		m.Device = db.Describe()
 	}
 	return m

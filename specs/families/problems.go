@@ -7,9 +7,13 @@ import (
 )
 
 // Symbol is the extern "C" launcher of kernel k for the format named
-// format: forge_<Name>_<format in lower case>. Every target's library
-// exports the same names.
+// format: forge_<Name>_<format in lower case>, or forge_<Name> for a Shared
+// family's kernel (format ""). Every target's library exports the same
+// names; runtime/device/abi.Symbol spells them the same way.
 func (k Kernel) Symbol(format string) string {
+	if format == "" {
+		return "forge_" + k.Name
+	}
 	return "forge_" + k.Name + "_" + strings.ToLower(format)
 }
 
@@ -30,6 +34,9 @@ func (f *Family) Problems() []check.Problem {
 		seen[k.Name] = true
 		if k.Output != "f32" && k.Output != "f16" {
 			l.Add(at+".Output", "kernel %s: Output %q must be \"f32\" or \"f16\"", k.Name, k.Output)
+		}
+		if f.SignatureOf(k) == "" {
+			l.Add(at, "kernel %s has no Signature, and neither has its family", k.Name)
 		}
 	}
 	if len(f.Kernels) == 0 {

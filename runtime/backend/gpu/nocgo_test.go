@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
+	_ "github.com/rocmforge/forge/runtime/backend/cpu" // auto falls back to it
 	"github.com/rocmforge/forge/runtime/device/gpu"
-	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // TestBackendsWithoutCgo checks what a binary built without cgo does when
@@ -17,7 +18,7 @@ import (
 // named; auto runs on the cpu.
 func TestBackendsWithoutCgo(t *testing.T) {
 	for _, tc := range []struct{ backend, lib string }{{"cuda", ""}, {"hip", ""}, {"cuda", "build/libforge_sm_90.so"}} {
-		s, err := suite.Select(tc.backend, tc.lib)
+		s, err := backend.Select(tc.backend, tc.lib)
 		if s != nil || !errors.Is(err, gpu.ErrNoCgo) {
 			t.Errorf("Select(%q, %q) = %v, %v; want ErrNoCgo", tc.backend, tc.lib, s, err)
 			continue
@@ -28,10 +29,10 @@ func TestBackendsWithoutCgo(t *testing.T) {
 			}
 		}
 	}
-	if got := suite.Backends(); !strings.Contains(strings.Join(got, " "), "cuda hip") {
+	if got := backend.Backends(); !strings.Contains(strings.Join(got, " "), "cuda hip") {
 		t.Errorf("Backends() = %v: cuda and hip must stay known names", got)
 	}
-	s, err := suite.Select(suite.AutoBackend, "")
+	s, err := backend.Select(backend.AutoBackend, "")
 	if err != nil || s.Name != "cpu" {
 		t.Errorf("auto: %+v, %v; want cpu", s, err)
 	}

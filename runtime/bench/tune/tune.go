@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/check"
 	"github.com/rocmforge/forge/specs/formats"
@@ -118,15 +119,15 @@ type CompileError struct{ Output string }
 func (e *CompileError) Error() string { return "does not compile: " + e.Output }
 
 // Opener opens a kernel library on the device and names the device.
-type Opener func(lib string) (b suite.Backend, device string, err error)
+type Opener func(lib string) (b backend.Backend, device string, err error)
 
 // Runner checks and times one family's kernel.
 type Runner interface {
 	// Check runs the kernel of f on small, odd shapes against the Go
 	// reference; an error says why it fails.
-	Check(b suite.Backend, f *formats.Format) error
+	Check(b backend.Backend, f *formats.Format) error
 	// Time is the median µs per launch at class's shape.
-	Time(b suite.Backend, f *formats.Format, class *tuned.Class, weights suite.WeightMode, reps int) (float64, error)
+	Time(b backend.Backend, f *formats.Format, class *tuned.Class, weights backend.WeightMode, reps int) (float64, error)
 }
 
 // Config is one tuning run.
@@ -139,14 +140,14 @@ type Config struct {
 	Builder  Builder
 	Open     Opener
 	Runner   Runner
-	Weights  suite.WeightMode // suite.WeightsRotate unless set
-	Reps     int              // timed repetitions per candidate and class (median); 0: 7
-	Jobs     int              // compiles at once; 0: 8
-	CacheDir string           // "" : no cache
-	NoCache  bool             // ignore cached results (still write new ones)
-	Log      io.Writer        // progress; nil: none
-	Now      func() time.Time // nil: time.Now
-	Rev      string           // forge's git revision, if known
+	Weights  backend.WeightMode // backend.WeightsRotate unless set
+	Reps     int                // timed repetitions per candidate and class (median); 0: 7
+	Jobs     int                // compiles at once; 0: 8
+	CacheDir string             // "" : no cache
+	NoCache  bool               // ignore cached results (still write new ones)
+	Log      io.Writer          // progress; nil: none
+	Now      func() time.Time   // nil: time.Now
+	Rev      string             // forge's git revision, if known
 }
 
 // Timing is one candidate's result for one (format, class).
@@ -195,7 +196,7 @@ type cacheEntry struct {
 }
 
 // CacheKey hashes everything that determines a candidate's result.
-func CacheKey(fingerprint string, fam *tuned.Family, c Candidate, device string, class *tuned.Class, shape string, weights suite.WeightMode) string {
+func CacheKey(fingerprint string, fam *tuned.Family, c Candidate, device string, class *tuned.Class, shape string, weights backend.WeightMode) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "forge tune v1\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", fingerprint, fam.Name, c.String(fam), device, class.Name, shape, weights)
 	return hex.EncodeToString(h.Sum(nil))
@@ -263,7 +264,7 @@ func (cfg *Config) logf(format string, args ...any) {
 // into winners file entries.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Weights == "" {
-		cfg.Weights = suite.WeightsRotate
+		cfg.Weights = backend.WeightsRotate
 	}
 	if cfg.Reps <= 0 {
 		cfg.Reps = 7

@@ -3,10 +3,9 @@
 // resolved by symbol name as the GPU runtime resolves a loaded library's
 // symbols with dlsym, working on host memory instead of device memory.
 //
-// Every kernel symbol resolves to its own recording launcher (with the
-// matvec signature for forge_matvec_* symbols, the matmul signature for
-// forge_matmul_* ones), which notes
-// its arguments and returns a chosen code, so a test can check that each
+// Every kernel symbol resolves to its own recording launcher of the
+// symbol's C signature (Options.Kernels says which), which notes its
+// arguments and returns a chosen code, so a test can check that each
 // generated wrapper calls its own symbol with its own arguments. The Q4_0
 // launchers (HostKernels) really decode, in C, so a test can check the
 // data path through a trampoline end to end against the Go spec.
