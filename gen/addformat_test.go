@@ -54,9 +54,7 @@ func (b *BlockQ2_T) Quantize(x []float32) {
 // then runs on the copy, so that no test anywhere hard-codes the set of
 // formats or needs known answers that a new format cannot have.
 func TestAddFormat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests a copy of the module")
-	}
+	longtest.Skip(t, "builds and tests a copy of the module")
 	dir := modtest.Copy(t)
 	if err := os.WriteFile(filepath.Join(dir, "specs/formats/q2_t.go"), []byte(toySpec), 0o644); err != nil {
 		t.Fatal(err)

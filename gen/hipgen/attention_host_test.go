@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocmforge/forge/gen"
-	"github.com/rocmforge/forge/gen/hipgen/hiptest"
-	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -38,37 +36,38 @@ func (c attnCase) String() string {
 	return fmt.Sprintf("b%d_h%d_kv%d_q%d_k%d_%s", c.b, c.h, c.hkv, c.sq, c.skv, m)
 }
 
-// TestAttentionKernelHost runs the generated attention launchers of every
-// input type and head dimension on the host (compiled by a plain C++
-// compiler against testdata/matmul_emu.h, as TestMatMulKernelHost does):
+// attnTunes are the tunings TestAttentionKernelHost runs the launchers at:
 // the generic path at gfx1100's tuning (wave32), at gfx90a's (wave64, the
 // cross-lane reductions in 64-lane waves) and at a small odd one (4 threads
 // per row, 20 keys per tile), and the NVIDIA tensor-core path with
-// nvcuda::wmma emulated at sm_90's tuning and at two others. Each runs odd
-// sequence lengths (1, 37, 200), seq_q ≠ seq_kv both ways (rows with no key
-// under causal masking), grouped-query heads, causal and not, against the
-// float64 reference (cpu.AttentionRef) within suite.AttentionTolerances;
-// and the argument checks (return codes, no launch).
+// nvcuda::wmma emulated at sm_90's tuning and at three others. The ones not
+// quick run with the long tests.
+var attnTunes = []struct {
+	name, target string
+	quick        bool
+	flags        []string
+}{
+	{"generic", "gfx1100", true, nil},
+	{"generic_wave64", "gfx90a", true, nil},
+	{"generic_odd", "gfx1100", false, []string{"-DFORGE_TUNE_ATTENTION_THREADS=64", "-DFORGE_TUNE_ATTENTION_ROWS=16", "-DFORGE_TUNE_ATTENTION_KEYS=20"}},
+	{"wmma", "gfx1100", true, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=4", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=32"}},
+	{"wmma_1warp_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
+	{"wmma_8warps_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
+	{"wmma_1warp_48keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},
+}
+
+// TestAttentionKernelHost runs the generated attention launchers of every
+// input type and head dimension on the host (emuHost) at every tuning of
+// attnTunes (the quick ones unless FORGE_LONG_TESTS=1): odd sequence lengths (1, 37, 200), seq_q ≠ seq_kv both ways
+// (rows with no key under causal masking), grouped-query heads, causal and
+// not, against the float64 reference (cpu.AttentionRef) within
+// suite.AttentionTolerances; and the argument checks (return codes, no
+// launch).
 func TestAttentionKernelHost(t *testing.T) {
-	cxx := hiptest.CXX(t)
-	if testing.Short() {
-		t.Skip("compiles and emulates the attention kernels")
-	}
-	root := modtest.Root(t)
-	s, files, err := gen.Render(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Attention == nil {
+	e := newEmuHost(t)
+	if e.spec.Attention == nil {
 		t.Fatal("no attention family in the specs")
 	}
-	tmp := t.TempDir()
-	writeEmuHeader(t, root, tmp)
-	mainSrc, err := filepath.Abs(filepath.Join("testdata", "attention_emu_main.cc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := writeTargetFiles(t, files, tmp, "attention.hip")
 	cases := []attnCase{
 		{1, 2, 2, 37, 37, true, false},
 		{1, 2, 2, 37, 37, false, false},
@@ -81,45 +80,47 @@ func TestAttentionKernelHost(t *testing.T) {
 		{1, 2, 1, 37, 150, false, true},
 	}
 	wmmaCases := []attnCase{cases[0], {1, 4, 2, 150, 150, false, false}, cases[3], cases[4], cases[5], cases[6], cases[7], cases[8]}
-	for _, tune := range []struct {
-		name, target string
-		flags        []string
-	}{
-		{"generic", "gfx1100", nil},
-		{"generic_wave64", "gfx90a", nil},
-		{"generic_odd", "gfx1100", []string{"-DFORGE_TUNE_ATTENTION_THREADS=64", "-DFORGE_TUNE_ATTENTION_ROWS=16", "-DFORGE_TUNE_ATTENTION_KEYS=20"}},
-		{"wmma", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=4", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=32"}},
-		{"wmma_1warp_16keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
-		{"wmma_8warps_16keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
-		{"wmma_1warp_48keys", "gfx1100", []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},
-	} {
+	for _, tune := range attnTunes {
 		t.Run(tune.name, func(t *testing.T) {
+			if !tune.quick {
+				longtest.Skip(t, "the attention kernels at every tuning, emulated")
+			}
 			t.Parallel()
-			obj := filepath.Join(tmp, tune.name+".o")
-			args := append([]string{"-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread", "-c", "-x", "c++", src[tune.target], "-o", obj}, tune.flags...)
-			hiptest.Run(t, tmp, cxx, args...)
+			obj := e.compile(t, e.source(t, tune.target, "attention.hip"), "attention_"+tune.name+".o", tune.flags...)
+			exe := e.link(t, "attention", "attention_"+tune.name, obj)
 			wmma := strings.HasPrefix(tune.name, "wmma")
-			for _, v := range s.Attention.Variants() {
+			for _, v := range e.spec.Attention.Variants() {
 				if wmma && v.DType != "f16" {
 					continue // f32 takes the generic path there too
 				}
-				elem := suite.AttentionElemSize(v.DType)
-				exe := filepath.Join(tmp, tune.name+"_"+v.Name())
-				hiptest.Run(t, tmp, cxx, "-std=c++17", "-O1", "-pthread", mainSrc, obj, "-o", exe,
-					"-DFORGE_LAUNCHER="+v.Symbol(), fmt.Sprintf("-DFORGE_HEAD_DIM=%d", v.HeadDim), fmt.Sprintf("-DFORGE_ELEM=%d", elem))
+				l := attnLauncher{exe: exe, symbol: v.Symbol(), dtype: v.DType, headDim: v.HeadDim}
 				cs := cases
 				if wmma {
 					cs = wmmaCases
 				}
 				for _, c := range cs {
-					runHostAttention(t, tmp, exe, v.DType, v.HeadDim, c)
+					runHostAttention(t, e, l, c)
 				}
 				if tune.name == "generic" {
-					checkAttentionRefusals(t, tmp, exe, v.DType, v.HeadDim)
+					checkAttentionRefusals(t, e, l)
 				}
 			}
 		})
 	}
+}
+
+// attnLauncher is one launcher of an attention emulation executable.
+type attnLauncher struct {
+	exe, symbol, dtype string
+	headDim            int
+}
+
+// run runs the launcher on the files at base (.q, .k, .v in, .o out) with
+// args (batch heads heads_kv seq_q seq_kv scale causal [mode]).
+func (l attnLauncher) run(t *testing.T, e *emuHost, base string, args ...any) string {
+	t.Helper()
+	all := []any{l.symbol, l.headDim, suite.AttentionElemSize(l.dtype), base + ".q", base + ".k", base + ".v", base + ".o"}
+	return e.run(t, l.exe, append(all, args...)...)
 }
 
 // attnBytes encodes values as dtype.
@@ -153,8 +154,9 @@ func attnFloats(dtype string, b []byte) []float32 {
 	return out
 }
 
-func runHostAttention(t *testing.T, dir, exe, dtype string, d int, c attnCase) {
+func runHostAttention(t *testing.T, e *emuHost, l attnLauncher, c attnCase) {
 	t.Helper()
+	dtype, d := l.dtype, l.headDim
 	sh := cpu.AttentionShape{Batch: c.b, Heads: c.h, HeadsKV: c.hkv, SeqQ: c.sq, SeqKV: c.skv, HeadDim: d,
 		Scale: float32(1 / math.Sqrt(float64(d))), Causal: c.causal}
 	q, k, v := suite.AttentionData(dtype, sh, suite.Seed(c.String()))
@@ -167,19 +169,16 @@ func runHostAttention(t *testing.T, dir, exe, dtype string, d int, c attnCase) {
 			k[i] = x
 		}
 	}
-	base := filepath.Join(dir, fmt.Sprintf("%s_%s", filepath.Base(exe), c))
+	base := fmt.Sprintf("%s_%s_%s", filepath.Base(l.exe), l.symbol, c)
 	for name, x := range map[string][]float32{".q": q, ".k": k, ".v": v} {
-		if err := os.WriteFile(base+name, attnBytes(dtype, x), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		e.write(t, base+name, attnBytes(dtype, x))
 	}
-	causal := "0"
+	base = filepath.Join(e.dir, base)
+	causal := 0
 	if c.causal {
-		causal = "1"
+		causal = 1
 	}
-	out := hiptest.Run(t, dir, exe, base+".q", base+".k", base+".v", base+".o", fmt.Sprint(c.b), fmt.Sprint(c.h), fmt.Sprint(c.hkv),
-		fmt.Sprint(c.sq), fmt.Sprint(c.skv), fmt.Sprint(sh.Scale), causal)
-	if want := "rc=0 launches=1\n"; out != want {
+	if out, want := l.run(t, e, base, c.b, c.h, c.hkv, c.sq, c.skv, sh.Scale, causal), launched(0, 1); out != want {
 		t.Errorf("%s d%d %s: %q, want %q", dtype, d, c, out, want)
 		return
 	}
@@ -216,40 +215,39 @@ func runHostAttention(t *testing.T, dir, exe, dtype string, d int, c attnCase) {
 
 // checkAttentionRefusals runs calls the launcher must refuse (rc=1) or
 // accept without launching (rc=0), none of them launching.
-func checkAttentionRefusals(t *testing.T, dir, exe, dtype string, d int) {
+func checkAttentionRefusals(t *testing.T, e *emuHost, l attnLauncher) {
 	t.Helper()
+	dtype, d := l.dtype, l.headDim
 	sh := cpu.AttentionShape{Batch: 1, Heads: 2, HeadsKV: 2, SeqQ: 4, SeqKV: 4, HeadDim: d, Scale: 1}
 	q, k, v := suite.AttentionData(dtype, sh, 1)
-	base := filepath.Join(dir, filepath.Base(exe)+"_refuse")
+	base := filepath.Base(l.exe) + "_" + l.symbol + "_refuse"
 	for name, x := range map[string][]float32{".q": q, ".k": k, ".v": v} {
-		if err := os.WriteFile(base+name, attnBytes(dtype, x), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		e.write(t, base+name, attnBytes(dtype, x))
 	}
+	base = filepath.Join(e.dir, base)
 	for _, tc := range []struct {
-		args []string // batch heads heads_kv seq_q seq_kv scale causal [mode]
+		args []any // batch heads heads_kv seq_q seq_kv scale causal [mode]
 		rc   int
 	}{
-		{[]string{"-1", "2", "2", "4", "4", "1", "0"}, 1},
-		{[]string{"1", "-2", "2", "4", "4", "1", "0"}, 1},
-		{[]string{"1", "2", "-2", "4", "4", "1", "0"}, 1},
-		{[]string{"1", "2", "2", "-4", "4", "1", "0"}, 1},
-		{[]string{"1", "2", "2", "4", "-4", "1", "0"}, 1},
-		{[]string{"1", "2", "0", "4", "4", "1", "0"}, 1},           // heads_kv 0
-		{[]string{"1", "3", "2", "4", "4", "1", "0"}, 1},           // 3 heads over 2 kv heads
-		{[]string{"1", "2", "4", "4", "4", "1", "0"}, 1},           // more kv heads than heads
-		{[]string{"1", "2", "2", "4", "4", "1", "2"}, 1},           // causal 2
-		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_q"}, 1}, // null q
-		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_k"}, 1},
-		{[]string{"1", "2", "2", "4", "4", "1", "0", "null_o"}, 1},
-		{[]string{"1", "2", "2", "4", "4", "1", "0", "misaligned_v"}, 1},
-		{[]string{"1", "2", "2", "1152921504606846976", "4", "1", "0"}, 1}, // 2^60 rows
-		{[]string{"0", "2", "2", "4", "4", "1", "0", "null_q"}, 0},         // nothing to do
-		{[]string{"1", "0", "0", "4", "4", "1", "0"}, 0},
-		{[]string{"1", "2", "2", "0", "4", "1", "0", "null_o"}, 0},
+		{[]any{-1, 2, 2, 4, 4, 1, 0}, 1},
+		{[]any{1, -2, 2, 4, 4, 1, 0}, 1},
+		{[]any{1, 2, -2, 4, 4, 1, 0}, 1},
+		{[]any{1, 2, 2, -4, 4, 1, 0}, 1},
+		{[]any{1, 2, 2, 4, -4, 1, 0}, 1},
+		{[]any{1, 2, 0, 4, 4, 1, 0}, 1},           // heads_kv 0
+		{[]any{1, 3, 2, 4, 4, 1, 0}, 1},           // 3 heads over 2 kv heads
+		{[]any{1, 2, 4, 4, 4, 1, 0}, 1},           // more kv heads than heads
+		{[]any{1, 2, 2, 4, 4, 1, 2}, 1},           // causal 2
+		{[]any{1, 2, 2, 4, 4, 1, 0, "null_q"}, 1}, // null q
+		{[]any{1, 2, 2, 4, 4, 1, 0, "null_k"}, 1},
+		{[]any{1, 2, 2, 4, 4, 1, 0, "null_o"}, 1},
+		{[]any{1, 2, 2, 4, 4, 1, 0, "misaligned_v"}, 1},
+		{[]any{1, 2, 2, int64(1) << 60, 4, 1, 0}, 1}, // 2^60 rows
+		{[]any{0, 2, 2, 4, 4, 1, 0, "null_q"}, 0},    // nothing to do
+		{[]any{1, 0, 0, 4, 4, 1, 0}, 0},
+		{[]any{1, 2, 2, 0, 4, 1, 0, "null_o"}, 0},
 	} {
-		out := hiptest.Run(t, dir, exe, append([]string{base + ".q", base + ".k", base + ".v", base + ".o"}, tc.args...)...)
-		if want := fmt.Sprintf("rc=%d launches=0\n", tc.rc); out != want {
+		if out, want := l.run(t, e, base, tc.args...), launched(tc.rc, 0); out != want {
 			t.Errorf("%s d%d %v: %q, want %q", dtype, d, tc.args, out, want)
 		}
 	}

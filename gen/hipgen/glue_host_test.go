@@ -1,24 +1,18 @@
 package hipgen_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/rocmforge/forge/gen"
-	"github.com/rocmforge/forge/gen/hipgen/hiptest"
-	"github.com/rocmforge/forge/internal/modtest"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestGlueKernelHost runs the generated model glue (glue.hip) on the host,
-// compiled against testdata/matmul_emu.h as the attention and matmul host
-// tests are, at gfx1100 (wave32) and gfx90a (wave64: rmsnorm's cross-lane
+// TestGlueKernelHost runs the generated model glue (glue.hip) on the host
+// (emuHost), at gfx1100 (wave32) and gfx90a (wave64: rmsnorm's cross-lane
 // sums in 64-lane waves), against the Go references of runtime/backend/cpu
 // (RMSNorm, RoPE, SiLUMul, Add, ToHeads, ToTokens): rmsnorm within 2e-6
 // relative (float32 sums against float64), rope within 2e-5 of the
@@ -28,31 +22,12 @@ import (
 // the appended ones untouched; and the refusals (rc=1) and no-ops (rc=0),
 // none of which launches.
 func TestGlueKernelHost(t *testing.T) {
-	cxx := hiptest.CXX(t)
-	if testing.Short() {
-		t.Skip("compiles and emulates the glue kernels")
-	}
-	root := modtest.Root(t)
-	_, files, err := gen.Render(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	writeEmuHeader(t, root, tmp)
-	mainSrc, err := filepath.Abs(filepath.Join("testdata", "glue_emu_main.cc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := writeTargetFiles(t, files, tmp, "glue.hip")
+	e := newEmuHost(t)
 	for _, target := range []string{"gfx1100", "gfx90a"} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()
-			if src[target] == "" {
-				t.Fatalf("no glue.hip for %s", target)
-			}
-			exe := filepath.Join(tmp, "glue_"+target)
-			hiptest.Run(t, tmp, cxx, "-std=c++17", "-O1", "-fno-strict-aliasing", "-pthread", "-x", "c++", src[target], "-x", "none", mainSrc, "-o", exe)
-			g := &glueRun{t: t, dir: tmp, exe: exe, prefix: target}
+			obj := e.compile(t, e.source(t, target, "glue.hip"), "glue_"+target+".o")
+			g := &glueRun{t: t, e: e, exe: e.link(t, "glue", "glue_"+target, obj), prefix: target}
 			g.rmsnorm(3, 300)
 			g.rmsnorm(2, 4096)
 			g.rope(5, 3, 32, 100, false, 2e-5)
@@ -69,48 +44,26 @@ func TestGlueKernelHost(t *testing.T) {
 }
 
 type glueRun struct {
-	t            *testing.T
-	dir, exe     string
-	prefix       string
-	n            int
-	wantLaunches int
+	t      *testing.T
+	e      *emuHost
+	exe    string
+	prefix string
+	n      int
 }
 
 func (g *glueRun) file(data []byte) string {
 	g.n++
-	p := filepath.Join(g.dir, fmt.Sprintf("%s_%d.bin", g.prefix, g.n))
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		g.t.Fatal(err)
-	}
-	return p
+	return g.e.write(g.t, fmt.Sprintf("%s_%d.bin", g.prefix, g.n), data)
 }
 
 func (g *glueRun) run(want string, args ...any) {
 	g.t.Helper()
-	var s []string
-	for _, a := range args {
-		s = append(s, fmt.Sprint(a))
-	}
-	if out := hiptest.Run(g.t, g.dir, g.exe, s...); out != want {
-		g.t.Fatalf("glue %v: %q, want %q", s, out, want)
+	if out := g.e.run(g.t, g.exe, args...); out != want {
+		g.t.Fatalf("glue %v: %q, want %q", args, out, want)
 	}
 }
 
-func f32Bytes(x []float32) []byte {
-	b := make([]byte, 4*len(x))
-	for i, v := range x {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-	return b
-}
-
-func (g *glueRun) floats(p string) []float32 {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	return attnFloats("f32", b)
-}
+func (g *glueRun) floats(p string) []float32 { return readFloats(g.t, p) }
 
 func glueData(n int, seed uint64, sd float32) []float32 {
 	r := suite.NewRand(seed)
@@ -148,7 +101,7 @@ func (g *glueRun) closeTo(what string, got, want []float32, tol float64, rel boo
 func (g *glueRun) rmsnorm(rows, dim int) {
 	x, w := glueData(rows*dim, uint64(dim), 1.5), glueData(dim, 7, 1)
 	xp, wp, yp := g.file(f32Bytes(x)), g.file(f32Bytes(w)), g.file(make([]byte, 4*rows*dim))
-	g.run("rc=0 launches=1\n", "rmsnorm", xp, wp, yp, rows, dim, 1e-5)
+	g.run(launched(0, 1), "rmsnorm", xp, wp, yp, rows, dim, 1e-5)
 	want := make([]float32, rows*dim)
 	cpu.RMSNorm(x, w, want, rows, dim, 1e-5)
 	g.closeTo(fmt.Sprintf("rmsnorm %d×%d", rows, dim), g.floats(yp), want, 2e-6, false)
@@ -161,7 +114,7 @@ func (g *glueRun) rope(seq, heads, hd, pos int, neox bool, tol float64) {
 	if neox {
 		nx = 1
 	}
-	g.run("rc=0 launches=1\n", "rope", xp, seq, heads, hd, pos, 500000, nx)
+	g.run(launched(0, 1), "rope", xp, seq, heads, hd, pos, 500000, nx)
 	cpu.RoPE(x, seq, heads, hd, pos, 500000, neox)
 	g.closeTo(fmt.Sprintf("rope s%d h%d d%d pos %d neox=%v", seq, heads, hd, pos, neox), g.floats(xp), x, tol, false)
 }
@@ -169,7 +122,7 @@ func (g *glueRun) rope(seq, heads, hd, pos int, neox bool, tol float64) {
 func (g *glueRun) elementwise(op string, n int) {
 	a, b := glueData(n, 3, 4), glueData(n, 4, 1)
 	ap, bp, op2 := g.file(f32Bytes(a)), g.file(f32Bytes(b)), g.file(make([]byte, 4*n))
-	g.run("rc=0 launches=1\n", op, ap, bp, op2, n)
+	g.run(launched(0, 1), op, ap, bp, op2, n)
 	want := make([]float32, n)
 	tol := 0.0
 	if op == "add" {
@@ -192,7 +145,7 @@ func (g *glueRun) layout(seq, heads, hd, pos, capacity int) {
 	}
 	cacheBytes := attnBytes("f16", cache)
 	xp, cp := g.file(f32Bytes(x)), g.file(cacheBytes)
-	g.run("rc=0 launches=1\n", "heads", xp, cp, seq, heads, hd, pos, capacity)
+	g.run(launched(0, 1), "heads", xp, cp, seq, heads, hd, pos, capacity)
 	want := append([]float32(nil), cache...)
 	cpu.ToHeads(x, want, seq, heads, hd, pos, capacity)
 	b, err := os.ReadFile(cp)
@@ -201,7 +154,7 @@ func (g *glueRun) layout(seq, heads, hd, pos, capacity int) {
 	}
 	g.closeTo(what+" (heads)", attnFloats("f16", b), want, 0, true)
 	back := g.file(make([]byte, 4*seq*heads*hd))
-	g.run("rc=0 launches=1\n", "tokens", cp, back, seq, heads, hd, pos, capacity)
+	g.run(launched(0, 1), "tokens", cp, back, seq, heads, hd, pos, capacity)
 	wantBack := make([]float32, seq*heads*hd)
 	cpu.ToTokens(want, wantBack, seq, heads, hd, pos, capacity)
 	g.closeTo(what+" (tokens)", g.floats(back), wantBack, 0, true)
@@ -232,6 +185,6 @@ func (g *glueRun) refusals() {
 		{[]any{"tokens", buf, buf, 1, int64(1) << 40, 8, 0, int64(1) << 40}, 1},
 		{[]any{"heads", "null", "null", 0, 2, 8, 7, 7}, 0},
 	} {
-		g.run(fmt.Sprintf("rc=%d launches=0\n", tc.rc), tc.args...)
+		g.run(launched(tc.rc, 0), tc.args...)
 	}
 }

@@ -1,19 +1,22 @@
-// matmul_emu.h stands in for forge_portability.h so that a generated
-// matmul file's generic kernel runs on the host, compiled by a plain C++
-// compiler (TestMatMulKernelHost): a workgroup's threads are std::threads
-// meeting at a barrier, FORGE_SHARED arrays are statics (one workgroup runs
-// at a time, so its threads share them), and workgroups run one after
-// another. The scalar intrinsics are the real header's (appended by the
-// test between the markers below).
+// emu.h stands in for forge_portability.h so that a generated kernel file
+// (matmul, attention, glue) runs on the host, compiled by a plain C++
+// compiler (the host-emulation tests of gen/hipgen): a workgroup's threads
+// are fibers of one OS thread that meet at barriers (emu_main.h runs them),
+// FORGE_SHARED arrays are statics (one workgroup runs at a time, so its
+// threads share them), and workgroups run one after another. The scalar
+// intrinsics are the real header's (appended by the test between the
+// markers below).
+//
+// A fiber runs until it reaches a barrier, then the next one does, in
+// thread order: so a missing barrier (a thread reading shared memory another
+// has yet to write, or overwriting what another has yet to read) shows up
+// deterministically, and a barrier that not every thread reaches is
+// reported as a deadlock, where the GPU would hang.
 #ifndef FORGE_PORTABILITY_H
 #define FORGE_PORTABILITY_H
 #include <math.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <functional>
-#include <thread>
-#include <vector>
 
 #define FORGE_OK 0
 #define FORGE_ERR_INVALID 1
@@ -32,26 +35,37 @@ struct dim3 {
 	explicit dim3(uint32_t v) : x(v) {}
 };
 
-extern thread_local uint32_t forge_emu_tid;
+// The emulated GPU (defined in emu_main.h): the running thread's index in
+// its workgroup, the workgroup's index and the grid's size; each thread's
+// slot for exchanging values with its wave; and how many launches were made.
+extern uint32_t forge_emu_tid;
 extern uint32_t forge_emu_block, forge_emu_grid;
-extern pthread_barrier_t forge_emu_barrier;
-// One barrier per wave of FORGE_WAVE_SIZE threads (__syncwarp and the
-// cross-lane operations below), and each thread's slot for exchanging
-// values with its wave.
-extern pthread_barrier_t forge_emu_wave_barrier[32]; // at most 1024 / 32 waves
 extern float forge_emu_slot[1024];
 extern int forge_emu_islot[1024];
 extern int forge_emu_launches;
+// Barriers of the whole workgroup, and of the wave of wave_size threads the
+// running thread belongs to (__syncwarp and the cross-lane operations below).
+void forge_emu_sync_block();
+void forge_emu_sync_wave(uint32_t wave_size);
+// forge_emu_launch runs body(arg) for every thread of every workgroup;
+// forge_emu_launch_fn, the callable f. (Not std::function: <functional>
+// would double the time it takes to compile a kernel file.)
+void forge_emu_launch(uint32_t grid, uint32_t block, void (*body)(void*), void* arg);
+template <typename F>
+static inline void forge_emu_launch_fn(uint32_t grid, uint32_t block, F f) {
+	forge_emu_launch(grid, block, [](void* p) { (*(F*)p)(); }, &f);
+}
+
 #define forge_thread_idx() forge_emu_tid
 #define forge_block_idx() forge_emu_block
 #define forge_grid_dim() forge_emu_grid
-#define forge_syncthreads() pthread_barrier_wait(&forge_emu_barrier)
+#define forge_syncthreads() forge_emu_sync_block()
 #define forge_fmaf(a, b, c) fmaf((a), (b), (c))
 #define forge_fmaxf(a, b) fmaxf((a), (b))
 #define forge_exp2f(x) exp2f(x)
 #define forge_last_error() 0
 #define FORGE_FULL_MASK 0xffffffffu
-#define forge_emu_wave_sync() pthread_barrier_wait(&forge_emu_wave_barrier[forge_emu_tid / FORGE_WAVE_SIZE])
+#define forge_emu_wave_sync() forge_emu_sync_wave(FORGE_WAVE_SIZE)
 
 // forge_shfl_xor: every lane of the wave publishes v, then reads lane
 // (lane ^ m)'s (width: as the real one, groups of width lanes; m < width).
@@ -70,33 +84,8 @@ struct alignas(16) forge_vec16 {
 	uint32_t x, y, z, w;
 };
 
-static inline void forge_emu_launch(dim3 grid, dim3 block, const std::function<void()>& body) {
-	forge_emu_launches++;
-	forge_emu_grid = grid.x;
-	pthread_barrier_init(&forge_emu_barrier, nullptr, block.x);
-	for (uint32_t w = 0; w < block.x / FORGE_WAVE_SIZE; ++w) {
-		pthread_barrier_init(&forge_emu_wave_barrier[w], nullptr, FORGE_WAVE_SIZE);
-	}
-	for (uint32_t g = 0; g < grid.x; ++g) {
-		forge_emu_block = g;
-		std::vector<std::thread> threads;
-		for (uint32_t t = 0; t < block.x; ++t) {
-			threads.emplace_back([&body, t] {
-				forge_emu_tid = t;
-				body();
-			});
-		}
-		for (auto& th : threads) {
-			th.join();
-		}
-	}
-	pthread_barrier_destroy(&forge_emu_barrier);
-	for (uint32_t w = 0; w < block.x / FORGE_WAVE_SIZE; ++w) {
-		pthread_barrier_destroy(&forge_emu_wave_barrier[w]);
-	}
-}
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
-	((void)(shared_bytes), (void)(stream), forge_emu_launch(grid, block, [&] { kernel(__VA_ARGS__); }))
+	((void)(shared_bytes), (void)(stream), forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }))
 
 // FORGE_EMU_INTRINSICS
 
