@@ -14,7 +14,7 @@ func TestRegisteredFamiliesValid(t *testing.T) {
 }
 
 func TestProblemsNameTheirFields(t *testing.T) {
-	f := Family{Name: "Dequant", Kernels: []Kernel{{Name: "a", Output: "f32"}, {Name: "a", Output: "bf16"}}}
+	f := Family{Name: "Dequant", Signature: "blocks", Kernels: []Kernel{{Name: "a", Output: "f32"}, {Name: "a", Output: "bf16"}}}
 	want := map[string]bool{"Name": true, "Kernels[1].Name": true, "Kernels[1].Output": true}
 	for _, p := range f.Problems() {
 		if !want[p.Field] {
@@ -35,5 +35,13 @@ func TestProblemsNameTheirFields(t *testing.T) {
 	}
 	if s := (Kernel{Name: "matvec_f32"}).Symbol("Q4_K"); s != "forge_matvec_f32_q4_k" {
 		t.Errorf("Symbol %q", s)
+	}
+	if s := (Kernel{Name: "attention_f16_d128"}).Symbol(""); s != "forge_attention_f16_d128" {
+		t.Errorf("a shared family's Symbol %q", s)
+	}
+	// A kernel with no signature of its own in a family with none.
+	bare := Family{Name: "bare", Kernels: []Kernel{{Name: "bare_f32", Output: "f32"}}}
+	if ps := bare.Problems(); len(ps) != 1 || ps[0].Field != "Kernels[0]" {
+		t.Errorf("a family without signatures: %v", ps)
 	}
 }
