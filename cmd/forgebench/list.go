@@ -9,8 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/targets"
 )
 
@@ -106,13 +108,10 @@ func listAction(c *cli.Context) error {
 			continue
 		}
 		shapeCPU, shapeGPU := defaultShape(f.BlockElems, suite.DefaultBenchElems), defaultShape(f.BlockElems, suite.DefaultDeviceBenchElems)
-		if s.Family == bench.MatVecFamily { // rows × cols, one benchmark each ($FORGE_BENCH_MATVEC: one instead)
-			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatVecShapes))
-			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatVecShapes))
-		}
-		if s.Family == bench.MatMulFamily { // rows × cols × batch ($FORGE_BENCH_MATMUL overrides all three)
-			shapeCPU = listShapes(suite.WholeBlockShapes(f, suite.CPUMatMulShapes))
-			shapeGPU = listShapes(suite.WholeBlockShapes(f, suite.DeviceMatMulShapes))
+		// A family with shapes of its own (matvec: rows × cols) runs one
+		// benchmark per shape ($FORGE_BENCH_<FAMILY> names one instead).
+		if fam, ok := family.ByName(s.Family); ok && fam.Dims != nil {
+			shapeCPU, shapeGPU = listShapes(fam.DefaultShapes(false, f)), listShapes(fam.DefaultShapes(true, f))
 		}
 		suites = append(suites, listSuite{
 			Name: s.Name, Family: s.Family, Kernel: s.Kernel, Format: f.Name, Output: s.Output,
@@ -130,7 +129,7 @@ func listAction(c *cli.Context) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": suite.Backends()})
+		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()})
 	}
 	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {
@@ -155,6 +154,6 @@ func listAction(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nbackends: %s (run --backend; auto picks a GPU kernel library when one is found and opens, else cpu)\n", strings.Join(suite.Backends(), ", "))
+	fmt.Fprintf(w, "\nbackends: %s (run --backend; auto picks a GPU kernel library when one is found and opens, else cpu)\n", strings.Join(backend.Backends(), ", "))
 	return nil
 }

@@ -5,9 +5,12 @@
 // `forgebench baseline save|list|show|delete` keeps runs as baselines and
 // `forgebench compare` checks a run against one (exit 1 on a significant
 // regression); `forgebench report --html` renders a run, optionally against a
-// baseline; `forgebench formats` lists the quant formats; `forgebench gguf ls
-// FILE` and `forgebench gguf dequant FILE TENSOR -o OUT` inspect and decode
-// GGUF files.
+// baseline; `forgebench tune` times a target's tuning space and writes the
+// winners to specs/tuned (runtime/bench/tune); `forgebench profile` runs a
+// selection under ncu, nsys, rocprof or omniperf and maps the tool's kernels
+// back to forge's launchers (runtime/bench/profile); `forgebench formats`
+// lists the quant formats; `forgebench gguf ls FILE` and `forgebench gguf
+// dequant FILE TENSOR -o OUT` inspect and decode GGUF files.
 package main
 
 import (

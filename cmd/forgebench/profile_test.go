@@ -74,7 +74,7 @@ func TestProfileMissingTool(t *testing.T) {
 // fake "ncu" leaves the synthetic CSV where ncu's --log-file points.
 func TestProfileRunsAndParses(t *testing.T) {
 	withProfileFinder(t, map[string]string{"ncu": "/x/ncu"})
-	fixture, err := os.ReadFile(filepath.Join("..", "..", "runtime", "profile", "testdata", "synthetic_ncu_raw.csv"))
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "runtime", "bench", "profile", "testdata", "synthetic_ncu_raw.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestProfileParseOnlyRecorded(t *testing.T) {
 	withProfileFinder(t, nil)
 	out := t.TempDir()
 	for from, to := range map[string]string{"ncu_h100_dequant_matvec.csv": "ncu.csv", "ncu_h100_dequant_matvec.run.json": "run.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "runtime", "profile", "testdata", from))
+		b, err := os.ReadFile(filepath.Join("..", "..", "runtime", "bench", "profile", "testdata", from))
 		if err != nil {
 			t.Fatal(err)
 		}

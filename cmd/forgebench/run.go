@@ -15,6 +15,8 @@ import (
 
 	_ "github.com/rocmforge/forge/generated/suites" // registers every format × kernel suite
 	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/backend"
+	_ "github.com/rocmforge/forge/runtime/backend/cpu" // registers the cpu backend
 	_ "github.com/rocmforge/forge/runtime/backend/gpu" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/gguf"
@@ -55,8 +57,8 @@ func benchFlags() []cli.Flag {
 		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul, memory, quantize, attention, model): globs or /regexp/, comma-separated"},
 		&cli.BoolFlag{Name: "quick", Usage: "run the scenario suites' (memory, quantize, attention, model) small cases only, as CI does on the cpu"},
 		&cli.StringFlag{Name: "gguf", Usage: "benchmark dequant_f32 of every tensor of this GGUF `FILE` (its real bytes, at its shape) instead of the generated suites"},
-		&cli.StringFlag{Name: "backend", Value: suite.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
-		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{suite.EnvLib}},
+		&cli.StringFlag{Name: "backend", Value: backend.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
+		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{backend.EnvLib}},
 		&cli.IntFlag{Name: "count", Usage: "samples per benchmark; with --min-time or --auto the least (0: 10)"},
 		&cli.DurationFlag{Name: "min-time", Usage: "sample each benchmark until the samples add up to at least this (e.g. 500ms)"},
 		&cli.BoolFlag{Name: "auto", Usage: "sample each benchmark until the 95% confidence interval of its median is within ±1% (or --max-time)"},
@@ -185,7 +187,7 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		CopyBytes: c.Int64("copy-bytes"),
 		Quick:     c.Bool("quick"),
 	}
-	weights, err := suite.ParseWeightMode(c.String("weights"))
+	weights, err := backend.ParseWeightMode(c.String("weights"))
 	if err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)
 	}
@@ -225,16 +227,19 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		}
 	}
 
-	sel, err := suite.Select(c.String("backend"), c.String("lib"))
+	sel, err := backend.Select(c.String("backend"), c.String("lib"))
+	if nl := (*backend.NoLibraryError)(nil); errors.As(err, &nl) {
+		return nil, fmt.Errorf("backend %s needs a kernel library and none was given or found: %s", nl.Backend, nl.Hint("--lib"))
+	}
 	if err != nil {
 		return nil, err
 	}
 	msg := "forgebench: " + sel.Why
-	if sel.Name == suite.DefaultBackend && strings.HasPrefix(sel.Why, "auto: no kernel library found,") {
-		// suite's hint speaks of go test's -lib; forgebench has --lib.
-		msg = "forgebench: auto: no kernel library found (--lib, $FORGE_LIB, beside the binary or in build/; build one with: go run ./cmd/forgegen build --target <target>), using cpu"
+	if nl := (*backend.NoLibraryError)(nil); errors.As(sel.Fallback, &nl) {
+		// The backend's hint speaks of go test's -lib; forgebench has --lib.
+		msg = "forgebench: auto: no kernel library found (" + nl.Hint("--lib") + "), using cpu"
 	}
-	if db, ok := sel.Backend.(suite.DeviceBackend); ok {
+	if db, ok := backend.DeviceOf(sel.Backend); ok {
 		msg += ": " + db.Describe()
 	}
 	fmt.Fprintln(c.App.ErrWriter, msg)

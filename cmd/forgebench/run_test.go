@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,8 +15,10 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
 )
 
 // fast are the flags that keep a test run small: 4096 elements, 3
@@ -163,7 +166,7 @@ func TestRunFilters(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, BF16, TQ1_0, TQ2_0, MXFP4, MXFP6_E2M3, MXFP6_E3M2`},
+		{[]string{"--format", "Q9_K"}, `forgebench: format "Q9_K" matches no format; valid: F32, F16, Q4_0, `},
 		{[]string{"--suite", "dequant_f8/*"}, `suite "dequant_f8/*" matches no suite; valid: dequant_f32/F32, dequant_f32/F16,`},
 		{[]string{"--weights", "flush"}, `--weights: weight mode "flush": want rotate or reuse`},
 		{[]string{"--family", "softmax"}, `family "softmax" matches no family; valid: dequant, matmul, matvec, attention`},
@@ -180,6 +183,21 @@ func TestRunFilters(t *testing.T) {
 		if strings.Contains(errOut, "[1/") {
 			t.Errorf("%v: a benchmark ran before the error", tc.args)
 		}
+	}
+	// The valid formats listed are the registered ones.
+	_, _, errOut := forgebench(t, runArgs("--format", "Q9_K")...)
+	_, listed, _ := strings.Cut(strings.TrimSpace(errOut), "valid: ")
+	var got, want []string
+	for _, name := range strings.Split(listed, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			got = append(got, name)
+		}
+	}
+	for _, f := range formats.All() {
+		want = append(want, f.Name)
+	}
+	if slices.Sort(got); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("--format Q9_K lists the valid formats %q, want the registered %q", got, want)
 	}
 	// Globs ignore case; lists mix globs and regexps.
 	code, out, errOut := forgebench(t, runArgs("--format", "q5_?,/^IQ4/", "--suite", "*f16*", "--copy-bytes", "-1")...)
@@ -313,15 +331,32 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	// 84 format × kernel suites and the scenario suites of specs/workloads.
-	kernels := 0
+	// A suite per kernel and format, for every registered format, plus the
+	// scenario suites of specs/workloads (and any suite of no format).
+	kernelFormat := map[string]map[string]bool{}
 	for _, s := range suite.All() {
-		if !s.IsScenario() {
-			kernels++
+		if s.IsScenario() || s.Format == nil {
+			continue
+		}
+		if kernelFormat[s.Kernel] == nil {
+			kernelFormat[s.Kernel] = map[string]bool{}
+		}
+		kernelFormat[s.Kernel][s.Format.Name] = true
+	}
+	for _, k := range []string{"dequant_f32", "dequant_f16", "matvec_f32", "matmul_f32"} {
+		if kernelFormat[k] == nil {
+			t.Errorf("no %s suites registered", k)
 		}
 	}
-	if kernels != 84 {
-		t.Errorf("%d format × kernel suites registered, want 84", kernels)
+	for k, fs := range kernelFormat {
+		for _, f := range formats.All() {
+			if !fs[f.Name] {
+				t.Errorf("no %s suite for format %s", k, f.Name)
+			}
+		}
+		if len(fs) != len(formats.All()) {
+			t.Errorf("%s: suites for %d formats, but %d are registered", k, len(fs), len(formats.All()))
+		}
 	}
 	for _, want := range []string{fmt.Sprintf("%d suites", len(suite.All())), "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
@@ -348,7 +383,7 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Suites) != 4 || len(l.Targets) != 4 {
+	if len(l.Suites) != len(kernelFormat) || len(l.Targets) != 4 {
 		t.Fatalf("list --json: %+v", l)
 	}
 	s := l.Suites[0]
@@ -382,7 +417,7 @@ func TestRunMatVec(t *testing.T) {
 	}{{"matvec_f32/Q4_0/37x512", 18, 32}, {"matvec_f32/Q4_K/37x512", 144, 256}} {
 		r := run.Results[i]
 		wBytes := 37 * 512 / want.blockElems * want.blockBytes
-		if w := r.Weights; w == nil || w.Mode != suite.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {
+		if w := r.Weights; w == nil || w.Mode != backend.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {
 			t.Errorf("result %d: weights %+v, want one reused copy of %d bytes (the cpu)", i, w, wBytes)
 		}
 		if r.Name != want.name || r.Family != "matvec" || len(r.Shape) != 2 || r.Shape[0] != 37 || r.Shape[1] != 512 ||

@@ -17,10 +17,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/tune"
-	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
@@ -39,16 +39,16 @@ var defaultTuneDeps = tuneDeps{
 		return &tune.CompilerBuilder{Root: root, Target: t, Family: fam, Dir: cacheDir, Jobs: jobs, Log: log}
 	},
 	open: func(t *targets.Target) tune.Opener {
-		backend := "hip"
+		name := "hip"
 		if t.Vendor == "nvidia" {
-			backend = "cuda"
+			name = "cuda"
 		}
 		device := 0
 		if s := os.Getenv(gpubackend.EnvDevice); s != "" {
 			fmt.Sscan(s, &device)
 		}
-		return func(lib string) (suite.Backend, string, error) {
-			b, err := gpubackend.Open(backend, lib, device)
+		return func(lib string) (backend.Backend, string, error) {
+			b, err := gpubackend.Open(name, lib, device)
 			if err != nil {
 				return nil, "", err
 			}
@@ -86,7 +86,7 @@ winners into the generated launchers.`,
 			&cli.StringFlag{Name: "json", Usage: "also write the whole report as JSON to `FILE` (\"-\": stdout)"},
 			&cli.IntFlag{Name: "reps", Value: 7, Usage: "timed repetitions per candidate and class (the median is kept)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compilers run at once (0: the CPU count)"},
-			&cli.StringFlag{Name: "weights", Value: string(suite.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
+			&cli.StringFlag{Name: "weights", Value: string(backend.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
 		},
 		Action: tuneAction,
 	}
@@ -124,7 +124,7 @@ func tuneAction(c *cli.Context) error {
 	} else {
 		fs = formats.All()
 	}
-	weights, err := suite.ParseWeightMode(c.String("weights"))
+	weights, err := backend.ParseWeightMode(c.String("weights"))
 	if err != nil {
 		return fmt.Errorf("tune: --weights: %w", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench/tune"
-	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
@@ -55,8 +55,8 @@ func (cmdFakeBackend) DequantizeF16(*formats.Format, []uint16, []byte) error { r
 
 type cmdFakeRunner struct{}
 
-func (cmdFakeRunner) Check(suite.Backend, *formats.Format) error { return nil }
-func (cmdFakeRunner) Time(b suite.Backend, _ *formats.Format, _ *tuned.Class, _ suite.WeightMode, _ int) (float64, error) {
+func (cmdFakeRunner) Check(backend.Backend, *formats.Format) error { return nil }
+func (cmdFakeRunner) Time(b backend.Backend, _ *formats.Format, _ *tuned.Class, _ backend.WeightMode, _ int) (float64, error) {
 	var th, r, ch int
 	fmt.Sscan(b.(cmdFakeBackend).lib, &th, &r, &ch)
 	return float64(th)/32 + float64(r) + float64(ch)/8, nil
@@ -69,7 +69,7 @@ func TestTuneWritesWinners(t *testing.T) {
 			return cmdFakeBuilder{}
 		},
 		open: func(*targets.Target) tune.Opener {
-			return func(lib string) (suite.Backend, string, error) { return cmdFakeBackend{lib}, "Fake GPU", nil }
+			return func(lib string) (backend.Backend, string, error) { return cmdFakeBackend{lib}, "Fake GPU", nil }
 		},
 		runner: func() tune.Runner { return cmdFakeRunner{} },
 	}

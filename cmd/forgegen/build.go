@@ -40,7 +40,7 @@ func buildCmd() *cli.Command {
 			}
 			lib, err := build.Build(c.Context, build.Options{
 				Root:   root,
-				Target: target,
+				Target: &target.Target,
 				Out:    c.String("out"),
 				Jobs:   c.Int("jobs"),
 				DryRun: c.Bool("dry-run"),

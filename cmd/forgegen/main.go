@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocmforge/forge/internal/modroot"
 	"github.com/urfave/cli/v2"
 )
 
@@ -42,12 +43,8 @@ func moduleRoot(c *cli.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod in %s or above; run forgegen inside the forge module or give --root", wd)
-		}
+	if d, ok := modroot.Find(wd); ok {
+		return d, nil
 	}
+	return "", fmt.Errorf("no go.mod in %s or above; run forgegen inside the forge module or give --root", wd)
 }

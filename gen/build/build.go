@@ -29,6 +29,7 @@ import (
 
 	"github.com/rocmforge/forge/gen/hipgen"
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
 // DefaultOut is the directory libraries are written to unless told
@@ -55,10 +56,10 @@ var (
 
 // Options configures Build.
 type Options struct {
-	Root   string     // module root: sources are Root/generated/hip/<Target.Name>
-	Target *ir.Target // from the loaded specs
-	Out    string     // directory for the library; DefaultOut when empty
-	Jobs   int        // compilers run at once; runtime.NumCPU() when < 1
+	Root   string          // module root: sources are Root/generated/hip/<Target.Name>
+	Target *targets.Target // the spec, as gen/load read it
+	Out    string          // directory for the library; DefaultOut when empty
+	Jobs   int             // compilers run at once; runtime.NumCPU() when < 1
 	// DryRun prints the commands as a shell script instead of running
 	// them. (hipcc, when found, is still probed for the target's device
 	// library, so that the script has the flags a build would use.)
@@ -253,9 +254,9 @@ func CheckCurrent(root, target string, files []ir.File) error {
 
 // FindTarget returns the target named name, or an error listing the valid
 // ones.
-func FindTarget(targets []*ir.Target, name string) (*ir.Target, error) {
+func FindTarget(ts []*ir.Target, name string) (*ir.Target, error) {
 	var names []string
-	for _, t := range targets {
+	for _, t := range ts {
 		if t.Name == name {
 			return t, nil
 		}
@@ -328,7 +329,7 @@ type Command struct {
 
 // Plan is the commands that build one library.
 type Plan struct {
-	Target   *ir.Target
+	Target   *targets.Target
 	Compiles []Command // one per source, in Sources order
 	Link     Command
 	Library  string // the link's output
@@ -351,7 +352,7 @@ var (
 // The link is `<compiler> -shared -o library objects` (hipcc also names the
 // target, or it probes for a GPU); nvcc links the CUDA runtime statically,
 // so the library needs only the driver at run time.
-func NewPlan(t *ir.Target, compiler string, sources []string, objDir, library string, opts CompileOptions) (*Plan, error) {
+func NewPlan(t *targets.Target, compiler string, sources []string, objDir, library string, opts CompileOptions) (*Plan, error) {
 	p := &Plan{Target: t, Library: library}
 	var compile, link []string
 	switch t.Vendor {
@@ -584,7 +585,7 @@ func writerOr(w io.Writer) io.Writer {
 // NeedNoGPULib reports whether hipcc must build target without the ROCm
 // device library (CompileOptions.NoGPULib); see needNoGPULib. For other
 // compilers it is false.
-func NeedNoGPULib(ctx context.Context, t *ir.Target, compiler string) (bool, error) {
+func NeedNoGPULib(ctx context.Context, t *targets.Target, compiler string) (bool, error) {
 	if t.Vendor != "amd" {
 		return false, nil
 	}

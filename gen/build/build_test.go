@@ -16,15 +16,16 @@ import (
 	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/internal/longtest"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
-func target(t *testing.T, name string) *ir.Target {
+func target(t *testing.T, name string) *targets.Target {
 	t.Helper()
 	tg, err := FindTarget(hiptest.Spec().Targets, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tg
+	return &tg.Target
 }
 
 // tree renders the synthetic spec (all files, or those whose base name is
@@ -128,7 +129,7 @@ func TestPlanNVIDIA(t *testing.T) {
 }
 
 func TestPlanBadTarget(t *testing.T) {
-	for _, tg := range []*ir.Target{
+	for _, tg := range []*targets.Target{
 		{Name: "rdna3", Vendor: "amd"},
 		{Name: "hopper", Vendor: "nvidia"},
 		{Name: "sm_90", Vendor: "intel"},
@@ -402,7 +403,7 @@ func TestBuildHipcc(t *testing.T) {
 					continue
 				}
 				for _, k := range s.Families[0].Kernels {
-					want = append(want, k.Symbol(f))
+					want = append(want, k.Symbol(f.Name))
 				}
 			}
 			checkExports(t, lib, want)

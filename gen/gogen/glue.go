@@ -2,16 +2,14 @@ package gogen
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
-
-	"github.com/rocmforge/forge/gen/ir"
 )
 
-// The model glue (model.GlueKernels, templates/hip/glue.hip.tmpl): four
-// launcher shapes, each a signature descriptor as the families' are, so
-// that the bindings, argument checks and launcher tests follow from them.
+// The model glue's four launcher shapes (specs/families.Glue,
+// templates/hip/glue.hip.tmpl), signatures as the other families' are: the
+// bindings, argument checks and launcher tests follow from them. Their
+// checks count elements with glueElems (helperFuncs).
 
 func i64(n int64) func() jen.Code { return func() jen.Code { return jen.Int64().Call(jen.Lit(n)) } }
 
@@ -20,12 +18,35 @@ func i64Plus(n int) func() jen.Code {
 }
 
 // glueElemsCall is glueElems(a, b, c): the element count, -1 when negative
-// or past MaxInt64/4 (kernels.go defines it).
+// or past MaxInt64/4 (helperFuncs renders it).
 func glueElemsCall(a, b, c jen.Code) *jen.Statement { return jen.Id("glueElems").Call(a, b, c) }
+
+// glueMethodDoc is the doc of a glue launcher's wrapper method.
+func glueMethodDoc(l launcher) string {
+	return fmt.Sprintf("%s calls %s: %s, on stream. What the launcher\nrefuses is an error before the call.", l.method, l.symbol, l.kernel.Doc)
+}
+
+// glueElemsFunc renders glueElems.
+func glueElemsFunc(f *jen.File) {
+	doc(f, `glueElems is a·b·c, or -1 when a count is negative or the product exceeds
+MaxInt64/4 (its float32 bytes would overflow an int64), as the glue
+launchers count.`)
+	f.Func().Id("glueElems").Params(jen.List(jen.Id("a"), jen.Id("b"), jen.Id("c")).Int64()).Int64().Block(
+		jen.Const().Id("most").Op("=").Qual("math", "MaxInt64").Op("/").Lit(4),
+		jen.Switch().Block(
+			jen.Case(jen.Id("a").Op("<").Lit(0).Op("||").Id("b").Op("<").Lit(0).Op("||").Id("c").Op("<").Lit(0)).Block(jen.Return(jen.Lit(-1))),
+			jen.Case(jen.Id("a").Op("==").Lit(0).Op("||").Id("b").Op("==").Lit(0).Op("||").Id("c").Op("==").Lit(0)).Block(jen.Return(jen.Lit(0))),
+			jen.Case(jen.Id("a").Op(">").Id("most").Op("/").Id("b").Op("||").Id("a").Op("*").Id("b").Op(">").Id("most").Op("/").Id("c")).Block(jen.Return(jen.Lit(-1))),
+		),
+		jen.Return(jen.Id("a").Op("*").Id("b").Op("*").Id("c")),
+	)
+}
 
 // sigGlueNorm: int f(const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, forge_stream_t).
 var sigGlueNorm = &signature{
-	name: "glue_norm",
+	name:      "glue_norm",
+	helpers:   []string{"glueElems"},
+	methodDoc: glueMethodDoc,
 	params: []param{
 		{name: "x", cType: "const float*", ptr: true, call: "Src", test: ptrVal("0x10000")},
 		{name: "w", cType: "const float*", ptr: true, call: "X", test: ptrVal("0x500000")},
@@ -58,7 +79,9 @@ var sigGlueNorm = &signature{
 
 // sigGlueRoPE: int f(float* x, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, float theta, int32_t neox, forge_stream_t).
 var sigGlueRoPE = &signature{
-	name: "glue_rope",
+	name:      "glue_rope",
+	helpers:   []string{"glueElems"},
+	methodDoc: glueMethodDoc,
 	params: []param{
 		{name: "x", cType: "float*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
 		{name: "seq", cType: "int64_t", call: "Rows", test: i64Plus(1)},
@@ -98,7 +121,9 @@ func sigGlueRoPEEmpty() *jen.Statement {
 
 // sigGlueBinary: int f(const float* a, const float* b, float* out, int64_t n, forge_stream_t).
 var sigGlueBinary = &signature{
-	name: "glue_binary",
+	name:      "glue_binary",
+	helpers:   []string{"glueElems"},
+	methodDoc: glueMethodDoc,
 	params: []param{
 		{name: "a", cType: "const float*", ptr: true, call: "Src", test: ptrVal("0x10000")},
 		{name: "b", cType: "const float*", ptr: true, call: "X", test: ptrVal("0x500000")},
@@ -128,7 +153,9 @@ var sigGlueBinary = &signature{
 
 // sigGlueLayout: int f(const void* src, void* dst, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, int64_t cap, forge_stream_t).
 var sigGlueLayout = &signature{
-	name: "glue_layout",
+	name:      "glue_layout",
+	helpers:   []string{"glueElems"},
+	methodDoc: glueMethodDoc,
 	params: []param{
 		{name: "src", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
 		{name: "dst", cType: "void*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
@@ -161,122 +188,3 @@ var sigGlueLayout = &signature{
 		"src": func() jen.Code { return jen.Lit(0) }, "dst": func() jen.Code { return jen.Lit(0) }, "seq": func() jen.Code { return jen.Lit(0) },
 	},
 }
-
-// glueSigs maps each glue launcher to its signature, and each signature to
-// the Go name of its Func type and caller.
-var glueSigs = map[string]*signature{
-	"glue_rmsnorm_f32":  sigGlueNorm,
-	"glue_rope_f32":     sigGlueRoPE,
-	"glue_silu_mul_f32": sigGlueBinary,
-	"glue_add_f32":      sigGlueBinary,
-	"glue_heads_f16":    sigGlueLayout,
-	"glue_tokens_f32":   sigGlueLayout,
-}
-
-// glueSigOrder is the order the signatures' types and callers are rendered in.
-var glueSigOrder = []*signature{sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout}
-
-// glueLauncher is one glue launcher with its Go names.
-type glueLauncher struct {
-	k      ir.GlueKernel
-	sig    *signature
-	method string // GlueRMSNormF32: the lookup
-	index  string // fnGlueRMSNormF32
-}
-
-// glueLaunchers lists the glue launchers: rendered with the attention
-// family, as hipgen renders glue.hip.
-func glueLaunchers(s *ir.Spec) ([]glueLauncher, error) {
-	if s.Attention == nil {
-		return nil, nil
-	}
-	var out []glueLauncher
-	for _, k := range ir.GlueKernels {
-		sig, ok := glueSigs[k.Name]
-		if !ok {
-			return nil, fmt.Errorf("gogen: glue kernel %s has no signature (gen/gogen/glue.go)", k.Name)
-		}
-		m := camel(k.Name)
-		out = append(out, glueLauncher{k: k, sig: sig, method: m, index: "fn" + m})
-	}
-	return out, nil
-}
-
-// glueTrampolines are the cgo preamble's callers of the glue signatures.
-func glueTrampolines() string {
-	var b strings.Builder
-	for _, sig := range glueSigOrder {
-		b.WriteString(trampoline(sig.name, "forge_"+sig.name+"_*", sig, ""))
-	}
-	return b.String()
-}
-
-// glueBindings renders the glue's Go side: per signature its Func type,
-// argument check and caller; per launcher a lookup returning its Func.
-func glueBindings(f *jen.File, s *ir.Spec, gls []glueLauncher) {
-	abiPkg := s.Module + "/runtime/device/abi"
-	stream := jen.Id("stream").Qual(abiPkg, "Stream")
-	f.Line()
-	doc(f, `glueElems is a·b·c, or -1 when a count is negative or the product exceeds
-MaxInt64/4 (its float32 bytes would overflow an int64), as the glue
-launchers count.`)
-	f.Func().Id("glueElems").Params(jen.List(jen.Id("a"), jen.Id("b"), jen.Id("c")).Int64()).Int64().Block(
-		jen.Const().Id("most").Op("=").Qual("math", "MaxInt64").Op("/").Lit(4),
-		jen.Switch().Block(
-			jen.Case(jen.Id("a").Op("<").Lit(0).Op("||").Id("b").Op("<").Lit(0).Op("||").Id("c").Op("<").Lit(0)).Block(jen.Return(jen.Lit(-1))),
-			jen.Case(jen.Id("a").Op("==").Lit(0).Op("||").Id("b").Op("==").Lit(0).Op("||").Id("c").Op("==").Lit(0)).Block(jen.Return(jen.Lit(0))),
-			jen.Case(jen.Id("a").Op(">").Id("most").Op("/").Id("b").Op("||").Id("a").Op("*").Id("b").Op(">").Id("most").Op("/").Id("c")).Block(jen.Return(jen.Lit(-1))),
-		),
-		jen.Return(jen.Id("a").Op("*").Id("b").Op("*").Id("c")),
-	)
-	for _, sig := range glueSigOrder {
-		typ := camel(sig.name) + "Func"
-		checkName := "check" + camel(sig.name) + "Args"
-		f.Line()
-		doc(f, fmt.Sprintf("%s is the signature of the glue launchers of %s shape: %s", typ, strings.TrimPrefix(sig.name, "glue_"), sig.doc))
-		f.Type().Id(typ).Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
-		f.Line()
-		doc(f, fmt.Sprintf("%s refuses a call that glue launcher i must not receive, before\nit crosses into C: what the launchers refuse.", checkName))
-		sym := jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol")
-		f.Func().Id(checkName).Params(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...)...).Error().BlockFunc(func(g *jen.Group) {
-			g.Switch().BlockFunc(func(g *jen.Group) {
-				for _, c := range sig.checks(sym.Clone(), nil, nil) {
-					g.Case(c.cond).Block(errorf(c.msg, c.args...))
-				}
-			})
-			g.Return(jen.Nil())
-		})
-		f.Line()
-		caller := lowerFirst(camel(sig.name))
-		f.Commentf("%s calls glue launcher i; a call that does nothing is not made.", caller)
-		cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-		for _, p := range sig.params {
-			cargs = append(cargs, p.cArg())
-		}
-		cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
-		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(caller).Params(
-			append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
-		).Error().Block(
-			jen.If(jen.Err().Op(":=").Id(checkName).Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
-				jen.Return(jen.Err()),
-			),
-			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+sig.name).Call(cargs...))),
-		)
-	}
-	for _, gl := range gls {
-		typ := camel(gl.sig.name) + "Func"
-		f.Line()
-		doc(f, fmt.Sprintf(`%s returns the launcher %s (%s) as a %s,
-and true: every library built with the attention family has the glue.`, gl.method, gl.k.Symbol(), gl.k.Doc, typ))
-		var params []jen.Code
-		params = append(params, sig0(gl.sig, abiPkg)...)
-		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(gl.method).Params().Params(jen.Id(typ), jen.Bool()).Block(
-			jen.Return(jen.Func().Params(append(params, stream.Clone())...).Error().Block(
-				jen.Return(jen.Id("l").Dot(lowerFirst(camel(gl.sig.name))).Call(append(append([]jen.Code{jen.Id(gl.index)}, gl.sig.argIDs()...), jen.Id("stream"))...)),
-			), jen.True()),
-		)
-	}
-}
-
-// sig0 is goParams (a fresh copy: jen statements are not reused).
-func sig0(sig *signature, abiPkg string) []jen.Code { return sig.goParams(abiPkg) }

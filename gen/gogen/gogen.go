@@ -2,13 +2,17 @@
 // specs (gen/ir):
 //
 //   - generated/kernels: the cgo wrappers of the kernel libraries' launchers
-//     (one typed Go method per format × kernel, calling the C function
-//     pointer the runtime resolved through a static C trampoline), Bind,
-//     the kernel table, and tests that run every wrapper against the fake
-//     library of runtime/device/abi/abitest;
+//     (one typed Go method per launcher, calling the C function pointer the
+//     runtime resolved through a static C trampoline), grouped by the
+//     launchers' C signature (signature.go: the Func type, argument checks
+//     and lookup of each), Bind, the kernel table, and tests that run every
+//     wrapper against the fake library of runtime/device/abi/abitest; the
+//     trampolines' Go callers sit in a file of their own, beside stand-ins
+//     for a build without cgo (cgo.go);
 //   - generated/suites: the suite registry's init (one suite per format ×
-//     kernel) and, per format, the tests and benchmarks that call the
-//     harness in runtime/suite/suitetest.
+//     kernel of each format-specific family) and, per format, the tests
+//     and benchmarks that call the harness in runtime/suite/suitetest,
+//     which runs them through their family's run-time descriptor.
 //
 // Every file starts with model.GeneratedHeader and a line naming its
 // sources, and pins the generation version (runtime/device/abi.GenVersion) at
@@ -30,6 +34,7 @@ import (
 
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/specs/families"
 )
 
 // Output directories, relative to the module root.
@@ -51,38 +56,32 @@ var outputs = map[string]struct {
 	"f16": {"uint16_t", 2, "IEEE binary16 (uint16 bits)"},
 }
 
-// launcher is one format × kernel of a family, with its Go names.
+// launcher is one launcher: a kernel of a family, for one format unless
+// the family is shared, with its signature and Go names.
 type launcher struct {
-	format *ir.Format
 	family *ir.Family
-	kernel ir.Kernel
+	kernel families.Kernel
+	format *ir.Format // nil for a shared family's
+	sig    *signature
 	symbol string // forge_dequant_f32_q4_0
 	method string // DequantF32Q4_0
 	index  string // fnDequantF32Q4_0
 }
 
-// attnLauncher is one launcher of the attention family (not
-// format-specific), with its Go names.
-type attnLauncher struct {
-	v      ir.AttentionVariant
-	symbol string // forge_attention_f16_d128
-	method string // AttentionF16D128
-	index  string // fnAttentionF16D128
+// trampoline is the name of the launcher's C trampoline, forge_call_<it>:
+// its signature's, and its output type's where a parameter has it.
+func (l launcher) trampoline() string {
+	if l.sig.outTyped() {
+		return l.sig.name + "_" + l.kernel.Output
+	}
+	return l.sig.name
 }
 
-// attnLaunchers lists the attention family's launchers (none without one).
-func attnLaunchers(s *ir.Spec) []attnLauncher {
-	if s.Attention == nil {
-		return nil
-	}
-	var out []attnLauncher
-	for _, v := range s.Attention.Variants() {
-		l := attnLauncher{v: v, symbol: v.Symbol(), method: camel(v.Name())}
-		l.index = "fn" + l.method
-		out = append(out, l)
-	}
-	return out
-}
+// caller is the Go method that calls the launcher's trampoline.
+func (l launcher) caller() string { return lowerFirst(camel(l.trampoline())) }
+
+// funcType is the Go type of the signature's launchers: "BlocksFunc".
+func (s *signature) funcType() string { return camel(s.name) + "Func" }
 
 // Files renders every generated Go file of s. All problems are reported
 // together; on error no files are returned.
@@ -106,13 +105,11 @@ func Files(s *ir.Spec) ([]ir.File, error) {
 		}
 		files = append(files, ir.File{Path: p, Data: data})
 	}
-	als := attnLaunchers(s)
-	gls, err := glueLaunchers(s)
-	if err != nil {
-		return nil, err
-	}
-	add(KernelsDir+"/kernels.go", kernelsFile(s, ls, als, gls))
-	add(KernelsDir+"/kernels_test.go", kernelsTestFile(s, ls, als, gls))
+	add(KernelsDir+"/kernels.go", kernelsFile(s, ls))
+	add(KernelsDir+"/kernels_cgo.go", kernelsCgoFile(s, ls))
+	add(KernelsDir+"/kernels_nocgo.go", kernelsNoCgoFile(s, ls))
+	add(KernelsDir+"/kernels_test.go", buildIf("cgo", kernelsTestFile(s, ls)))
+	add(KernelsDir+"/kernels_nocgo_test.go", kernelsNoCgoTestFile(s))
 	add(SuitesDir+"/suites.go", suitesFile(s, ls))
 	add(SuitesDir+"/suites_test.go", suitesTestFile(s, ls))
 	for _, f := range s.Formats {
@@ -158,8 +155,8 @@ func groupImports(src []byte) ([]byte, error) {
 	return format.Source(out)
 }
 
-// launchers validates what gogen relies on and lists every format ×
-// kernel, by family, kernel, then format (in the spec's order).
+// launchers validates what gogen relies on and lists every launcher: by
+// family (by name), kernel, then format (in the spec's order).
 func launchers(s *ir.Spec) ([]launcher, error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("gogen: "+format, a...)) }
@@ -194,10 +191,6 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 	}
 	var ls []launcher
 	for _, fam := range s.Families {
-		if _, ok := harness[fam.Name]; !ok {
-			bad("%s: family %q: gen/gogen has no Go binding for it (it binds: %s)", fam.Pos, fam.Name, strings.Join(slices.Sorted(maps.Keys(harness)), ", "))
-			continue
-		}
 		if fam.File == "" {
 			bad("%s: family %q: no spec file", fam.Pos, fam.Name)
 		}
@@ -205,20 +198,36 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 			bad("%s: family %q has no kernels", fam.Pos, fam.Name)
 		}
 		for _, k := range fam.Kernels {
+			sig, ok := signatures[fam.SignatureOf(k)]
+			switch {
+			case !ok:
+				bad("%s: family %q kernel %q: gen/gogen has no launcher signature %q (it binds: %s)", fam.Pos, fam.Name, k.Name, fam.SignatureOf(k), strings.Join(slices.Sorted(maps.Keys(signatures)), ", "))
+				continue
+			case sig.perFormat == fam.Shared:
+				bad("%s: family %q kernel %q: signature %q is for %s families", fam.Pos, fam.Name, k.Name, sig.name, map[bool]string{true: "format-specific", false: "shared"}[sig.perFormat])
+				continue
+			}
 			if _, ok := outputs[k.Output]; !ok {
 				bad("%s: family %q kernel %q: unknown output %q (want f32 or f16)", fam.Pos, fam.Name, k.Name, k.Output)
 				continue
 			}
-			if harness[fam.Name].sig.outF32 && k.Output != "f32" {
-				bad("%s: family %q kernel %q: output %q: %s kernels write float32", fam.Pos, fam.Name, k.Name, k.Output, harness[fam.Name].sig.name)
+			if sig.outF32 && k.Output != "f32" {
+				bad("%s: family %q kernel %q: output %q: %s kernels write float32", fam.Pos, fam.Name, k.Name, k.Output, sig.name)
 				continue
 			}
 			if !isIdent(k.Name) || !strings.HasPrefix(k.Name, fam.Name) {
 				bad("%s: family %q: kernel name %q is not an identifier starting with the family's name", fam.Pos, fam.Name, k.Name)
 				continue
 			}
-			for _, f := range s.Formats {
-				l := launcher{format: f, family: fam, kernel: k, symbol: k.Symbol(f), method: camel(k.Name) + f.Name}
+			formats := s.Formats
+			if fam.Shared {
+				formats = []*ir.Format{nil}
+			}
+			for _, f := range formats {
+				l := launcher{family: fam, kernel: k, format: f, sig: sig, symbol: k.Symbol(formatName(f)), method: camel(k.Name)}
+				if f != nil {
+					l.method += f.Name
+				}
 				l.index = "fn" + l.method
 				claim("method "+l.method, l.symbol)
 				ls = append(ls, l)
@@ -284,9 +293,6 @@ func allSources(s *ir.Spec) []string {
 	for _, fam := range s.Families {
 		src = append(src, fam.File)
 	}
-	if s.Attention != nil {
-		src = append(src, s.Attention.File)
-	}
 	slices.Sort(src)
 	return slices.Compact(src)
 }
@@ -295,7 +301,9 @@ func allSources(s *ir.Spec) []string {
 func formatSources(s *ir.Spec, f *ir.Format) []string {
 	src := []string{f.File}
 	for _, fam := range s.Families {
-		src = append(src, fam.File)
+		if !fam.Shared {
+			src = append(src, fam.File)
+		}
 	}
 	slices.Sort(src)
 	return slices.Compact(src)
@@ -309,4 +317,12 @@ func enforceVersion(s *ir.Spec) jen.Code {
 		jen.Id("_").Op("=").Qual(abiPkg, "EnforceVersion").Call(jen.Qual(abiPkg, "GenVersion").Op("-").Lit(genVersion)),
 		jen.Id("_").Op("=").Qual(abiPkg, "EnforceVersion").Call(jen.Lit(genVersion).Op("-").Qual(abiPkg, "MinGenVersion")),
 	)
+}
+
+// formatName is f's name, "" for a shared family's launcher (f nil).
+func formatName(f *ir.Format) string {
+	if f == nil {
+		return ""
+	}
+	return f.Name
 }

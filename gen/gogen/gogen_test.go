@@ -17,6 +17,7 @@ import (
 	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/families"
 )
 
 // realSpec is the module's own specs, as the generator loads them.
@@ -44,7 +45,8 @@ func TestFilesPaths(t *testing.T) {
 	for _, f := range render(t) {
 		got = append(got, f.Path)
 	}
-	want := []string{"generated/kernels/kernels.go", "generated/kernels/kernels_test.go", "generated/suites/suites.go", "generated/suites/suites_test.go"}
+	want := []string{"generated/kernels/kernels.go", "generated/kernels/kernels_cgo.go", "generated/kernels/kernels_nocgo.go",
+		"generated/kernels/kernels_test.go", "generated/kernels/kernels_nocgo_test.go", "generated/suites/suites.go", "generated/suites/suites_test.go"}
 	for _, f := range s.Formats {
 		want = append(want, "generated/suites/"+f.Lower()+"_test.go")
 	}
@@ -88,8 +90,10 @@ func TestFilesHeader(t *testing.T) {
 // through go/build on the committed files.
 func TestGoBuildSeesGenerated(t *testing.T) {
 	root := modtest.Root(t)
+	ctx := build.Default
+	ctx.CgoEnabled = true // as the go command sees them where cgo is on, whatever this test's build
 	for _, dir := range []string{KernelsDir, SuitesDir} {
-		pkg, err := build.ImportDir(filepath.Join(root, dir), build.ImportComment)
+		pkg, err := ctx.ImportDir(filepath.Join(root, dir), build.ImportComment)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
@@ -107,9 +111,27 @@ func TestGoBuildSeesGenerated(t *testing.T) {
 				t.Errorf("%s/%s: not recognised as generated (%v)", dir, name, err)
 			}
 		}
-		if dir == KernelsDir && !slices.Contains(pkg.CgoFiles, "kernels.go") {
-			t.Errorf("%s: kernels.go is not a cgo file: %v", dir, pkg.CgoFiles)
+		if dir == KernelsDir && !slices.Equal(pkg.CgoFiles, []string{"kernels_cgo.go"}) {
+			t.Errorf("%s: cgo files %v, want kernels_cgo.go alone", dir, pkg.CgoFiles)
 		}
+	}
+}
+
+// TestKernelsBuildWithoutCgo checks that go/build, with cgo off, sees
+// generated/kernels as kernels.go and the stand-ins, with the test that
+// Bind refuses.
+func TestKernelsBuildWithoutCgo(t *testing.T) {
+	ctx := build.Default
+	ctx.CgoEnabled = false
+	pkg, err := ctx.ImportDir(filepath.Join(modtest.Root(t), KernelsDir), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"kernels.go", "kernels_nocgo.go"}; !slices.Equal(pkg.GoFiles, want) || len(pkg.CgoFiles) > 0 {
+		t.Errorf("without cgo: Go files %v and cgo files %v, want %v alone", pkg.GoFiles, pkg.CgoFiles, want)
+	}
+	if want := []string{"kernels_nocgo_test.go"}; !slices.Equal(pkg.TestGoFiles, want) {
+		t.Errorf("without cgo: test files %v, want %v", pkg.TestGoFiles, want)
 	}
 }
 
@@ -128,13 +150,20 @@ func TestFilesErrors(t *testing.T) {
 	f0 := *s.Formats[0]
 	f0.Name = "Q4-0"
 	dup := *s.Formats[3]
-	bad := *s.Families[0]
-	bad.Kernels = append(slices.Clone(bad.Kernels), ir.Kernel{Name: "dequant_f8", Output: "f8"})
+	var bad ir.Family
+	for _, fam := range s.Families {
+		if fam.Name == "dequant" {
+			bad = *fam
+		}
+	}
+	bad.Kernels = append(slices.Clone(bad.Kernels), families.Kernel{Name: "dequant_f8", Output: "f8"})
 	s.Formats = append([]*ir.Format{&f0, &dup}, s.Formats[1:]...)
+	file := "specs/families/families.go"
 	s.Families = []*ir.Family{&bad,
-		{Name: "attention", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "attention_f32", Output: "f32"}}},
-		{Name: "matmul", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matmul_f16", Output: "f16"}}},
-		{Name: "matvec", File: "specs/families/families.go", Kernels: []ir.Kernel{{Name: "matvec_f16", Output: "f16"}}}}
+		{Family: families.Family{Name: "scale", Signature: "scale", Kernels: []families.Kernel{{Name: "scale_f32", Output: "f32"}}}, File: file},
+		{Family: families.Family{Name: "shared", Signature: "blocks", Shared: true, Kernels: []families.Kernel{{Name: "shared_f32", Output: "f32"}}}, File: file},
+		{Family: families.Family{Name: "matmul", Signature: "matmul", Kernels: []families.Kernel{{Name: "matmul_f16", Output: "f16"}}}, File: file},
+		{Family: families.Family{Name: "matvec", Signature: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: file}}
 	files, err := Files(s)
 	if err == nil {
 		t.Fatal("Files accepted a broken spec")
@@ -147,7 +176,8 @@ func TestFilesErrors(t *testing.T) {
 		`format "Q4-0": the name is not a Go identifier`,
 		`format ` + dup.Name + ` and format ` + dup.Name + ` both map to "file ` + dup.Lower() + `_test.go"`,
 		`kernel "dequant_f8": unknown output "f8"`,
-		`family "attention": gen/gogen has no Go binding for it (it binds: dequant, matmul, matvec)`,
+		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_binary, glue_layout, glue_norm, glue_rope, matmul, matvec)`,
+		`family "shared" kernel "shared_f32": signature "blocks" is for format-specific families`,
 		`family "matmul" kernel "matmul_f16": output "f16": matmul kernels write float32`,
 		`family "matvec" kernel "matvec_f16": output "f16": matvec kernels write float32`,
 	} {

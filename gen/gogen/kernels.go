@@ -3,6 +3,7 @@ package gogen
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,12 +13,13 @@ import (
 )
 
 // cPreamble is the cgo preamble of generated/kernels: one static trampoline
-// per kernel, calling a launcher through the function pointer that the
-// runtime resolved. Go cannot call a C function pointer itself; the
-// trampolines are plain C, so building them needs no GPU toolkit. Device
-// pointers and streams cross as uintptr_t, so Go never holds them as
-// pointers.
-func cPreamble(s *ir.Spec) string {
+// per launcher shape (per signature, and per output type where a
+// parameter's type is the output's), calling a launcher through the
+// function pointer that the runtime resolved. Go cannot call a C function
+// pointer itself; the trampolines are plain C, so building them needs no
+// GPU toolkit. Device pointers and streams cross as uintptr_t, so Go never
+// holds them as pointers.
+func cPreamble(ls []launcher) string {
 	var b strings.Builder
 	b.WriteString(`#include <stdint.h>
 
@@ -25,34 +27,18 @@ func cPreamble(s *ir.Spec) string {
 typedef int (*forge_abi_version_fn)(void);
 static int forge_call_abi_version(void* fn) { return ((forge_abi_version_fn)fn)(); }
 `)
-	for _, fam := range s.Families {
-		sig := harness[fam.Name].sig
-		for _, k := range fam.Kernels {
-			ct := outputs[k.Output].cType
-			var types, uparams, cargs []string
-			for _, p := range sig.params {
-				t := strings.ReplaceAll(p.cType, "OUT", ct)
-				types = append(types, t)
-				if p.ptr {
-					uparams = append(uparams, "uintptr_t "+p.name)
-					cargs = append(cargs, "("+t+")"+p.name)
-				} else {
-					uparams = append(uparams, t+" "+p.name)
-					cargs = append(cargs, p.name)
-				}
-			}
-			fmt.Fprintf(&b, `
-// int forge_%[1]s_<format>(%[2]s, forge_stream_t stream)
-typedef int (*forge_%[1]s_fn)(%[3]s, void*);
-static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
-	return ((forge_%[1]s_fn)fn)(%[5]s, (void*)stream);
-}
-`, k.Name, sig.cParams(ct), strings.Join(types, ", "), strings.Join(uparams, ", "), strings.Join(cargs, ", "))
+	seen := map[string]bool{}
+	for _, l := range ls {
+		name := l.trampoline()
+		if seen[name] {
+			continue
 		}
-	}
-	if s.Attention != nil {
-		b.WriteString(trampoline("attention", "forge_attention_<dtype>_d<dim>", sigAttention, ""))
-		b.WriteString(glueTrampolines())
+		seen[name] = true
+		what := "forge_<kernel>"
+		if l.sig.perFormat {
+			what += "_<format>"
+		}
+		b.WriteString(trampoline(name, what, l.sig, outputs[l.kernel.Output].cType))
 	}
 	return b.String()
 }
@@ -82,7 +68,7 @@ static int forge_call_%[1]s(void* fn, %[4]s, uintptr_t stream) {
 }
 
 // kernelsFile renders generated/kernels/kernels.go.
-func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
+func kernelsFile(s *ir.Spec, ls []launcher) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.PackageComment(`// Package kernels binds the launchers of a forge kernel library (built by
@@ -90,8 +76,8 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 // launcher through the runtime's resolver (dlsym on the loaded library) and
 // checks the library's ABI version; each method validates its arguments,
 // calls its launcher through a C trampoline and turns a non-zero return
-// code into an *abi.LaunchError.`)
-	f.CgoPreamble(cPreamble(s))
+// code into an *abi.LaunchError. The launchers are grouped by their C
+// signature: one Func type and one lookup per signature.`)
 	f.ImportName(abiPkg, "abi")
 
 	f.Add(enforceVersion(s))
@@ -107,45 +93,32 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 				g.Id(l.index)
 			}
 		}
-		for _, l := range als {
-			g.Id(l.index)
-		}
-		for _, l := range gls {
-			g.Id(l.index)
-		}
 		g.Id("numKernels")
 	})
 	f.Line()
 
-	f.Comment("kernelTable describes every launcher, by family, kernel, then format; the")
-	f.Comment("attention family's (no format), then the model glue's, last.")
+	f.Comment("kernelTable describes every launcher, by family, kernel, then format.")
 	f.Var().Id("kernelTable").Op("=").Index(jen.Id("numKernels")).Qual(abiPkg, "KernelInfo").ValuesFunc(func(g *jen.Group) {
 		for _, l := range ls {
-			g.Line().Values(fields(
+			kv := []any{
 				"Symbol", jen.Lit(l.symbol),
-				"Format", jen.Lit(l.format.Name),
+			}
+			if l.format != nil {
+				kv = append(kv, "Format", jen.Lit(l.format.Name))
+			}
+			kv = append(kv,
 				"Family", jen.Lit(l.family.Name),
 				"Kernel", jen.Lit(l.kernel.Name),
 				"Output", jen.Lit(l.kernel.Output),
-				"BlockElems", jen.Lit(l.format.BlockElems),
-				"BlockBytes", jen.Lit(l.format.BlockBytes),
-			)...)
-		}
-		for _, l := range als {
-			g.Line().Values(fields(
-				"Symbol", jen.Lit(l.symbol),
-				"Family", jen.Lit(s.Attention.Name),
-				"Kernel", jen.Lit(l.v.Name()),
-				"Output", jen.Lit(l.v.DType),
-			)...)
-		}
-		for _, l := range gls {
-			g.Line().Values(fields(
-				"Symbol", jen.Lit(l.k.Symbol()),
-				"Family", jen.Lit(ir.GlueFamily),
-				"Kernel", jen.Lit(l.k.Name),
-				"Output", jen.Lit(l.k.Output),
-			)...)
+				"Signature", jen.Lit(l.sig.name),
+			)
+			if l.format != nil {
+				kv = append(kv, "BlockElems", jen.Lit(l.format.BlockElems), "BlockBytes", jen.Lit(l.format.BlockBytes))
+			}
+			if l.kernel.HeadDim != 0 {
+				kv = append(kv, "HeadDim", jen.Lit(l.kernel.HeadDim))
+			}
+			g.Line().Values(fields(kv...)...)
 		}
 		g.Line()
 	})
@@ -156,12 +129,15 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 	f.Var().Id("Kernels").Op("=").Append(jen.Index().Qual(abiPkg, "KernelInfo").Values(), jen.Id("kernelTable").Index(jen.Empty(), jen.Empty()).Op("..."))
 	f.Line()
 
-	f.Comment("maxBlocks[i] is the largest block count of launcher i whose input and")
-	f.Comment("output sizes in bytes fit in an int64 (for matvec and matmul: W's")
+	f.Comment("maxBlocks[i] is the largest block count of format launcher i whose input")
+	f.Comment("and output sizes in bytes fit in an int64 (for matvec and matmul: W's")
 	f.Comment("blocks, and one row's blocks with x's floats).")
 	f.Var().Id("maxBlocks").Op("=").Index(jen.Id("numKernels")).Int64().ValuesFunc(func(g *jen.Group) {
 		for _, l := range ls {
-			per := harness[l.family.Name].sig.perBlock(l.format.BlockBytes, l.format.BlockElems, outputs[l.kernel.Output].size)
+			if l.sig.perBlock == nil {
+				continue
+			}
+			per := l.sig.perBlock(l.format.BlockBytes, l.format.BlockElems, outputs[l.kernel.Output].size)
 			g.Line().Id(l.index).Op(":").Op(strconv.FormatInt(math.MaxInt64/int64(per), 10))
 		}
 		g.Line()
@@ -176,6 +152,7 @@ func kernelsFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLaunch
 library's forge_abi_version is abi.ABIVersion. A library that lacks symbols
 is refused with one error naming all of them.`)
 	f.Func().Id("Bind").Params(jen.Id("resolve").Qual(abiPkg, "Resolver")).Params(jen.Op("*").Id("Library"), jen.Error()).Block(
+		bindRefusesWithoutCgo(abiPkg),
 		jen.If(jen.Id("resolve").Op("==").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("kernels: Bind: nil resolver"))),
 		),
@@ -193,7 +170,7 @@ is refused with one error naming all of them.`)
 		jen.Id("l").Op(":=").Op("&").Id("Library").Values(),
 		jen.If(jen.Id("version").Op(":=").Id("lookup").Call(jen.Qual(abiPkg, "ABIVersionSymbol")), jen.Id("version").Op("!=").Nil()).Block(
 			jen.Comment("A library of another ABI version may lack symbols too; its version is the error."),
-			jen.If(jen.Id("v").Op(":=").Int().Call(jen.Qual("C", "forge_call_abi_version").Call(jen.Id("version"))), jen.Id("v").Op("!=").Qual(abiPkg, "ABIVersion")).Block(
+			jen.If(jen.Id("v").Op(":=").Id("callABIVersion").Call(jen.Id("version")), jen.Id("v").Op("!=").Qual(abiPkg, "ABIVersion")).Block(
 				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("kernels: the kernel library has ABI version %d, but this build of forge needs %d: rebuild it with forgegen build"), jen.Id("v"), jen.Qual(abiPkg, "ABIVersion"))),
 			),
 		),
@@ -216,96 +193,40 @@ is refused with one error naming all of them.`)
 	f.Line()
 
 	f.Comment("result turns launcher i's return code into an error.")
-	f.Func().Id("result").Params(jen.Id("i").Int(), jen.Id("code").Qual("C", "int")).Error().Block(
+	f.Func().Id("result").Params(jen.Id("i").Int(), jen.Id("code").Int()).Error().Block(
 		jen.If(jen.Id("code").Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
 		jen.Return(jen.Op("&").Qual(abiPkg, "LaunchError").Values(fields(
 			"Symbol", jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol"),
-			"Code", jen.Int().Call(jen.Id("code")),
+			"Code", jen.Id("code"),
 		)...)),
 	)
 
-	for _, fam := range s.Families {
-		familyBindings(f, s, fam, ls)
-	}
-	if len(als) > 0 {
-		attentionBindings(f, s, als)
-	}
-	if len(gls) > 0 {
-		glueBindings(f, s, gls)
+	helpers := map[string]bool{}
+	for _, sig := range usedSignatures(ls) {
+		for _, h := range sig.helpers {
+			if !helpers[h] {
+				helpers[h] = true
+				f.Line()
+				helperFuncs[h](f)
+			}
+		}
+		signatureBindings(f, s, sig, ls)
 	}
 	return f
 }
 
-// attentionBindings renders the attention family's Go side from
-// sigAttention: AttentionFunc, the argument check, the caller through the
-// one trampoline, one method per variant, and the lookup by input type and
-// head dimension.
-func attentionBindings(f *jen.File, s *ir.Spec, als []attnLauncher) {
-	abiPkg := s.Module + "/runtime/device/abi"
-	sig := sigAttention
-	stream := jen.Id("stream").Qual(abiPkg, "Stream")
-	f.Line()
-	doc(f, "AttentionFunc is the signature of the attention family's launchers: "+sig.doc)
-	f.Type().Id("AttentionFunc").Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
-	f.Line()
-	doc(f, `attentionHeadDim is launcher i's head dimension.`)
-	f.Var().Id("attentionHeadDim").Op("=").Map(jen.Int()).Int64().ValuesFunc(func(g *jen.Group) {
-		for _, l := range als {
-			g.Line().Id(l.index).Op(":").Lit(l.v.HeadDim)
+// helperFuncs render the functions signatures' checks call, by name.
+var helperFuncs = map[string]func(f *jen.File){"glueElems": glueElemsFunc}
+
+// usedSignatures are the signatures of ls, in the order they first occur.
+func usedSignatures(ls []launcher) []*signature {
+	var out []*signature
+	for _, l := range ls {
+		if !slices.Contains(out, l.sig) {
+			out = append(out, l.sig)
 		}
-		g.Line()
-	})
-	f.Line()
-	doc(f, `checkAttentionArgs refuses a call that attention launcher i must not
-receive, before it crosses into C: what the launchers refuse.`)
-	sym := jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol")
-	f.Func().Id("checkAttentionArgs").Params(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...)...).Error().BlockFunc(func(g *jen.Group) {
-		g.Id("d").Op(":=").Id("attentionHeadDim").Index(jen.Id("i"))
-		g.Switch().BlockFunc(func(g *jen.Group) {
-			for _, c := range sig.checks(sym.Clone(), jen.Id("d"), nil) {
-				g.Case(c.cond).Block(errorf(c.msg, c.args...))
-			}
-		})
-		g.Return(jen.Nil())
-	})
-	f.Line()
-	f.Comment("attention calls attention launcher i; a call that does nothing is not made.")
-	cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-	for _, p := range sig.params {
-		cargs = append(cargs, p.cArg())
 	}
-	cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
-	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id("attention").Params(
-		append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
-	).Error().Block(
-		jen.If(jen.Err().Op(":=").Id("checkAttentionArgs").Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
-			jen.Return(jen.Err()),
-		),
-		jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_attention").Call(cargs...))),
-	)
-	for _, l := range als {
-		f.Line()
-		doc(f, fmt.Sprintf(`%s calls %s: flash attention over %s q, k, v and o of
-head dimension %d (layout [batch, heads, seq, %d]), on stream. No batch,
-heads or query rows is a no-op; what the launcher refuses is an error
-before the call.`, l.method, l.symbol, l.v.DType, l.v.HeadDim, l.v.HeadDim))
-		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.method).Params(
-			append(sig.goParams(abiPkg), stream.Clone())...,
-		).Error().Block(
-			jen.Return(jen.Id("l").Dot("attention").Call(append(append([]jen.Code{jen.Id(l.index)}, sig.argIDs()...), jen.Id("stream"))...)),
-		)
-	}
-	f.Line()
-	f.Comment(`Attention returns the attention launcher for input type dtype ("f16",`)
-	f.Comment(`"f32") and head dimension headDim, false if there is none.`)
-	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id("Attention").Params(jen.Id("dtype").String(), jen.Id("headDim").Int()).Params(jen.Id("AttentionFunc"), jen.Bool()).Block(
-		jen.Switch(jen.Qual("fmt", "Sprintf").Call(jen.Lit("%s/%d"), jen.Id("dtype"), jen.Id("headDim"))).BlockFunc(func(g *jen.Group) {
-			for _, l := range als {
-				g.Case(jen.Lit(fmt.Sprintf("%s/%d", l.v.DType, l.v.HeadDim))).Block(jen.Return(jen.Id("l").Dot(l.method), jen.True()))
-			}
-		}),
-		jen.Return(jen.Nil(), jen.False()),
-	)
+	return out
 }
 
 func plural(n int, noun string) string {
@@ -335,75 +256,95 @@ func fields(kv ...any) []jen.Code {
 	return out
 }
 
-// familyBindings renders a family's Go side from its signature: the Func
-// type, the argument check, one caller per kernel through its trampoline,
-// one method per format, and the lookup by kernel and format.
-func familyBindings(f *jen.File, s *ir.Spec, fam *ir.Family, ls []launcher) {
+// signatureBindings renders the Go side of the launchers of one signature:
+// the Func type, the argument check, one caller per trampoline, one method
+// per launcher, and the lookup (by kernel and format for a format
+// signature, by kernel otherwise).
+func signatureBindings(f *jen.File, s *ir.Spec, sig *signature, ls []launcher) {
 	abiPkg := s.Module + "/runtime/device/abi"
-	sig := harness[fam.Name].sig
-	famType := camel(fam.Name) + "Func"
-	checkName := "check" + camel(fam.Name) + "Args"
+	typ := sig.funcType()
+	checkName := "check" + camel(sig.name) + "Args"
 	stream := jen.Id("stream").Qual(abiPkg, "Stream")
+	var mine []launcher
+	var fams []string
+	for _, l := range ls {
+		if l.sig == sig {
+			mine = append(mine, l)
+			if !slices.Contains(fams, l.family.Name) {
+				fams = append(fams, l.family.Name)
+			}
+		}
+	}
 	f.Line()
-	doc(f, fmt.Sprintf("%s is the signature of the %s family's launchers: %s", famType, fam.Name, sig.doc))
-	f.Type().Id(famType).Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
+	doc(f, fmt.Sprintf("%s is the signature of the %s launchers (%s): %s", typ, sig.name, strings.Join(fams, ", "), sig.doc))
+	f.Type().Id(typ).Func().Params(append(sig.goParams(abiPkg), stream.Clone())...).Error()
 	f.Line()
 	doc(f, fmt.Sprintf(`%s refuses a call that %s launcher i must not receive,
-before it crosses into C.`, checkName, fam.Name))
+before it crosses into C.`, checkName, sig.name))
 	sym := func() jen.Code { return jen.Id("kernelTable").Index(jen.Id("i")).Dot("Symbol") }
 	f.Func().Id(checkName).Params(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...)...).Error().BlockFunc(func(g *jen.Group) {
-		if sig.blockElems {
-			g.Id("be").Op(":=").Int64().Call(jen.Id("kernelTable").Index(jen.Id("i")).Dot("BlockElems"))
+		var be, max jen.Code
+		if sig.dim != "" {
+			g.Id("be").Op(":=").Int64().Call(jen.Id("kernelTable").Index(jen.Id("i")).Dot(sig.dim))
+			be = jen.Id("be")
+		}
+		if sig.perBlock != nil {
+			max = jen.Id("maxBlocks").Index(jen.Id("i"))
 		}
 		g.Switch().BlockFunc(func(g *jen.Group) {
-			for _, c := range sig.checks(sym(), jen.Id("be"), jen.Id("maxBlocks").Index(jen.Id("i"))) {
+			for _, c := range sig.checks(sym(), be, max) {
 				g.Case(c.cond).Block(errorf(c.msg, c.args...))
 			}
 		})
 		g.Return(jen.Nil())
 	})
-	for _, k := range fam.Kernels {
-		f.Line()
-		f.Commentf("%s calls %s launcher i of kernel %s; a call that does nothing is not made.", lowerFirst(camel(k.Name)), fam.Name, k.Name)
-		cargs := []jen.Code{jen.Id("l").Dot("fn").Index(jen.Id("i"))}
-		for _, p := range sig.params {
-			if p.ptr {
-				cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id(p.name)))
-			} else {
-				cargs = append(cargs, jen.Qual("C", "int64_t").Call(jen.Id(p.name)))
-			}
+	callers := map[string]bool{}
+	for _, l := range mine {
+		tr := l.trampoline()
+		if callers[tr] {
+			continue
 		}
-		cargs = append(cargs, jen.Qual("C", "uintptr_t").Call(jen.Id("stream")))
-		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lowerFirst(camel(k.Name))).Params(
+		callers[tr] = true
+		f.Line()
+		f.Commentf("%s calls %s launcher i through forge_call_%s; a call that does nothing is not made.", l.caller(), sig.name, tr)
+		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.caller()).Params(
 			append(append([]jen.Code{jen.Id("i").Int()}, sig.goParams(abiPkg)...), stream.Clone())...,
 		).Error().Block(
 			jen.If(jen.Err().Op(":=").Id(checkName).Call(append([]jen.Code{jen.Id("i")}, sig.argIDs()...)...), jen.Err().Op("!=").Nil().Op("||").Add(sig.empty())).Block(
 				jen.Return(jen.Err()),
 			),
-			jen.Return(jen.Id("result").Call(jen.Id("i"), jen.Qual("C", "forge_call_"+k.Name).Call(cargs...))),
+			jen.Return(jen.Id("result").Call(jen.Id("i"), callLauncher(tr, sig))),
 		)
 	}
-	for _, l := range ls {
-		if l.family != fam {
-			continue
-		}
+	for _, l := range mine {
 		f.Line()
 		doc(f, sig.methodDoc(l))
 		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(l.method).Params(
 			append(sig.goParams(abiPkg), stream.Clone())...,
 		).Error().Block(
-			jen.Return(jen.Id("l").Dot(lowerFirst(camel(l.kernel.Name))).Call(append(append([]jen.Code{jen.Id(l.index)}, sig.argIDs()...), jen.Id("stream"))...)),
+			jen.Return(jen.Id("l").Dot(l.caller()).Call(append(append([]jen.Code{jen.Id(l.index)}, sig.argIDs()...), jen.Id("stream"))...)),
 		)
 	}
 	f.Line()
-	f.Commentf("%s returns the launcher of kernel (%q) for format (%q), false if", camel(fam.Name), fam.Kernels[0].Name, s.Formats[0].Name)
-	f.Comment("there is none.")
-	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(camel(fam.Name)).Params(jen.List(jen.Id("kernel"), jen.Id("format")).String()).Params(jen.Id(famType), jen.Bool()).Block(
-		jen.Switch(jen.Id("kernel").Op("+").Lit("/").Op("+").Id("format")).BlockFunc(func(g *jen.Group) {
-			for _, l := range ls {
-				if l.family == fam {
+	lookup := camel(sig.name)
+	if sig.perFormat {
+		f.Commentf("%s returns the %s launcher of kernel (%q) for format (%q), false if", lookup, sig.name, mine[0].kernel.Name, mine[0].format.Name)
+		f.Comment("there is none.")
+		f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lookup).Params(jen.List(jen.Id("kernel"), jen.Id("format")).String()).Params(jen.Id(typ), jen.Bool()).Block(
+			jen.Switch(jen.Id("kernel").Op("+").Lit("/").Op("+").Id("format")).BlockFunc(func(g *jen.Group) {
+				for _, l := range mine {
 					g.Case(jen.Lit(l.kernel.Name + "/" + l.format.Name)).Block(jen.Return(jen.Id("l").Dot(l.method), jen.True()))
 				}
+			}),
+			jen.Return(jen.Nil(), jen.False()),
+		)
+		return
+	}
+	f.Commentf("%s returns the %s launcher of kernel (%q), false if there is none.", lookup, sig.name, mine[0].kernel.Name)
+	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lookup).Params(jen.Id("kernel").String()).Params(jen.Id(typ), jen.Bool()).Block(
+		jen.Switch(jen.Id("kernel")).BlockFunc(func(g *jen.Group) {
+			for _, l := range mine {
+				g.Case(jen.Lit(l.kernel.Name)).Block(jen.Return(jen.Id("l").Dot(l.method), jen.True()))
 			}
 		}),
 		jen.Return(jen.Nil(), jen.False()),

@@ -1,7 +1,7 @@
 package gogen
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 
@@ -11,14 +11,16 @@ import (
 // kernelsTestFile renders generated/kernels/kernels_test.go: tests that run
 // every generated wrapper, through its trampoline, against the fake kernel
 // library of runtime/device/abi/abitest.
-func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLauncher) *jen.File {
+func kernelsTestFile(s *ir.Spec, ls []launcher) *jen.File {
 	abiPkg := s.Module + "/runtime/device/abi"
 	fakePkg := s.Module + "/runtime/device/abi/abitest"
 	suitePkg := s.Module + "/runtime/suite"
+	backendPkg := s.Module + "/runtime/backend"
 	formatsPkg := s.Module + "/specs/formats"
 	f := newFile(s, KernelsDir, "kernels", allSources(s))
 	f.ImportName(abiPkg, "abi")
 	f.ImportName(fakePkg, "abitest")
+	f.ImportName(backendPkg, "backend")
 	f.ImportName(suitePkg, "suite")
 	f.ImportName(formatsPkg, "formats")
 	// The suites' -backend and -lib flags, so that
@@ -29,9 +31,11 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }
 	contains := func(s jen.Code, sub jen.Code) *jen.Statement { return jen.Qual("strings", "Contains").Call(s, sub) }
 
-	f.Comment("bind binds the generated wrappers to a fake kernel library.")
+	f.Comment("bind binds the generated wrappers to a fake kernel library, which")
+	f.Comment("records each launcher's calls by the launcher's signature.")
 	f.Func().Id("bind").Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("o").Qual(fakePkg, "Options")).Params(jen.Op("*").Qual(fakePkg, "Lib"), jen.Op("*").Id("Library")).Block(
 		t.Clone().Dot("Helper").Call(),
+		jen.Id("o").Dot("Kernels").Op("=").Id("Kernels"),
 		jen.Id("fake").Op(":=").Qual(fakePkg, "Open").Call(jen.Id("o")),
 		t.Clone().Dot("Cleanup").Call(jen.Id("fake").Dot("Close")),
 		jen.List(jen.Id("l"), jen.Err()).Op(":=").Id("Bind").Call(jen.Id("fake").Dot("Resolve")),
@@ -42,6 +46,7 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 
 	f.Comment("bindErr is Bind's error for a fake library with options o.")
 	f.Func().Id("bindErr").Params(jen.Id("o").Qual(fakePkg, "Options")).String().Block(
+		jen.Id("o").Dot("Kernels").Op("=").Id("Kernels"),
 		jen.Id("fake").Op(":=").Qual(fakePkg, "Open").Call(jen.Id("o")),
 		jen.Defer().Id("fake").Dot("Close").Call(),
 		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("Bind").Call(jen.Id("fake").Dot("Resolve")), jen.Err().Op("!=").Nil()).Block(
@@ -60,35 +65,17 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 		jen.For(jen.List(jen.Id("_"), k).Op(":=").Range().Id("Kernels")).BlockFunc(func(g *jen.Group) {
 			g.If(jen.Id("seen").Index(k.Clone().Dot("Symbol"))).Block(errf(jen.Lit("%s listed twice"), k.Clone().Dot("Symbol")))
 			g.Id("seen").Index(k.Clone().Dot("Symbol")).Op("=").True()
-			if len(als) > 0 {
-				g.Comment("The attention family is not format-specific: forge_<kernel>.")
-				g.If(k.Clone().Dot("Family").Op("==").Lit(s.Attention.Name)).Block(
-					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
-						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
-						errf(jen.Lit("attention kernel %+v"), k.Clone()),
-					),
-					jen.Continue(),
-				)
-			}
-			if len(gls) > 0 {
-				g.Comment("The model glue is not format-specific either.")
-				g.If(k.Clone().Dot("Family").Op("==").Lit(ir.GlueFamily)).Block(
-					jen.If(k.Clone().Dot("Symbol").Op("!=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("||").Add(k.Clone().Dot("Format")).Op("!=").Lit("").Op("||").
-						Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
-						errf(jen.Lit("glue kernel %+v"), k.Clone()),
-					),
-					jen.Continue(),
-				)
-			}
-			g.If(jen.Id("want").Op(":=").Lit("forge_").Op("+").Add(k.Clone().Dot("Kernel")).Op("+").Lit("_").Op("+").Qual("strings", "ToLower").Call(k.Clone().Dot("Format")), k.Clone().Dot("Symbol").Op("!=").Id("want")).Block(
+			g.If(jen.Id("want").Op(":=").Qual(abiPkg, "Symbol").Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")), k.Clone().Dot("Symbol").Op("!=").Id("want")).Block(
 				errf(jen.Lit("%s: want symbol %s"), k.Clone().Dot("Symbol"), jen.Id("want")),
 			)
+			g.If(k.Clone().Dot("Signature").Op("==").Lit("").Op("||").Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
+				errf(jen.Lit("%s: signature %q, output %q"), k.Clone().Dot("Symbol"), k.Clone().Dot("Signature"), k.Clone().Dot("Output")),
+			)
+			g.Comment("A shared family's launcher has no format.")
+			g.If(k.Clone().Dot("Format").Op("==").Lit("")).Block(jen.Continue())
 			g.List(jen.Id("f"), jen.Id("ok")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format"))
 			g.If(jen.Op("!").Id("ok").Op("||").Id("f").Dot("BlockElems").Op("!=").Add(k.Clone().Dot("BlockElems")).Op("||").Id("f").Dot("BlockBytes").Op("!=").Add(k.Clone().Dot("BlockBytes"))).Block(
 				errf(jen.Lit("%s: format %s is not the registered spec's (%d elements in %d bytes)"), k.Clone().Dot("Symbol"), k.Clone().Dot("Format"), k.Clone().Dot("BlockElems"), k.Clone().Dot("BlockBytes")),
-			)
-			g.If(jen.Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output")).Op("==").Lit(0)).Block(
-				errf(jen.Lit("%s: unknown output %q"), k.Clone().Dot("Symbol"), k.Clone().Dot("Output")),
 			)
 		}),
 	)
@@ -121,24 +108,15 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 		),
 	)
 
-	if len(als) > 0 {
-		launchersTestFor(f, s, s.Attention.Name, sigAttention,
-			[]jen.Code{k.Clone().Dot("Output"), jen.Int().Call(jen.Id("attentionHeadDim").Index(jen.Id("i")))},
-			[]jen.Code{jen.Lit("f16"), jen.Lit(7)})
+	for _, sig := range usedSignatures(ls) {
+		launchersTest(f, s, sig)
 	}
-	for _, gl := range gls {
-		launchersTestFor(f, s, gl.k.Name, gl.sig, nil, nil)
-	}
-	for _, fam := range s.Families {
-		launchersTest(f, s, fam)
-		if harness[fam.Name].sig != sigBlocks {
-			continue
-		}
-		lookup := camel(fam.Name)
+	if slices.ContainsFunc(ls, func(l launcher) bool { return l.sig == sigBlocks }) {
+		lookup := camel(sigBlocks.name)
 		f.Line()
 		f.Commentf("Test%sHostKernels runs the launchers that the fake library implements on", lookup)
-		f.Comment("host memory and compares their output with the format spec bit for bit:")
-		f.Comment("the data path through the trampolines, end to end.")
+		f.Comment("host memory (dequant launchers) and compares their output with the format")
+		f.Comment("spec bit for bit: the data path through the trampolines, end to end.")
 		nBlocks := jen.Id("nBlocks")
 		f.Func().Id("Test"+lookup+"HostKernels").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 			jen.List(jen.Id("_"), jen.Id("l")).Op(":=").Id("bind").Call(t.Clone(), jen.Qual(fakePkg, "Options").Values()),
@@ -151,7 +129,6 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 					jen.Continue(),
 				),
 				k.Clone().Op(":=").Id("Kernels").Index(jen.Id("i")),
-				jen.If(k.Clone().Dot("Family").Op("!=").Lit(fam.Name)).Block(jen.Continue()),
 				jen.List(jen.Id("f"), jen.Id("_")).Op(":=").Qual(formatsPkg, "ByName").Call(k.Clone().Dot("Format")),
 				jen.List(jen.Id("fn"), jen.Id("_")).Op(":=").Id("l").Dot(lookup).Call(k.Clone().Dot("Kernel"), k.Clone().Dot("Format")),
 				nBlocks.Clone().Op(":=").Lit(1003),
@@ -163,14 +140,14 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 					jen.Id("elems").Op(":=").Add(nBlocks.Clone()).Op("*").Id("f").Dot("BlockElems"),
 					jen.List(jen.Id("in"), jen.Id("out")).Op(":=").List(
 						jen.Qual(fakePkg, "Alloc").Call(jen.Len(jen.Id("src"))),
-						jen.Qual(fakePkg, "Alloc").Call(jen.Id("elems").Op("*").Qual(suitePkg, "OutputSize").Call(k.Clone().Dot("Output"))),
+						jen.Qual(fakePkg, "Alloc").Call(jen.Id("elems").Op("*").Qual(backendPkg, "OutputSize").Call(k.Clone().Dot("Output"))),
 					),
 					jen.Qual(fakePkg, "Upload").Call(jen.Id("in"), jen.Id("src")),
 					jen.Var().Id("count").Int(),
 					jen.Var().Id("first").Index().Qual(suitePkg, "Mismatch"),
 					jen.If(jen.Err().Op(":=").Id("fn").Call(jen.Id("in"), jen.Id("out"), jen.Int64().Call(nBlocks.Clone()), jen.Lit(0)), jen.Err().Op("!=").Nil()).Block(
 						errf(jen.Lit("%s: %v"), jen.Id("sym"), jen.Err()),
-					).Else().If(k.Clone().Dot("Output").Op("==").Qual(suitePkg, "OutputF32")).Block(
+					).Else().If(k.Clone().Dot("Output").Op("==").Qual(backendPkg, "OutputF32")).Block(
 						jen.Id("got").Op(":=").Make(jen.Index().Float32(), jen.Id("elems")),
 						jen.Qual(fakePkg, "Download").Call(jen.Id("got"), jen.Id("out")),
 						jen.List(jen.Id("count"), jen.Id("first")).Op("=").Qual(suitePkg, "CompareF32").Call(jen.Id("f"), jen.Id("got"), jen.Qual(suitePkg, "WantF32").Call(jen.Id("f"), jen.Id("src")), jen.Lit(5)),
@@ -188,30 +165,27 @@ func kernelsTestFile(s *ir.Spec, ls []launcher, als []attnLauncher, gls []glueLa
 			),
 		)
 	}
-	_ = ls
 	return f
 }
 
-// launchersTest renders Test<Family>Launchers from the family's
-// signature: every wrapper reaches its own recording launcher with its own
-// arguments; refused arguments and no-op calls never reach C; return codes
-// become errors.
-func launchersTest(f *jen.File, s *ir.Spec, fam *ir.Family) {
-	k := jen.Id("k")
-	launchersTestFor(f, s, fam.Name, harness[fam.Name].sig,
-		[]jen.Code{k.Clone().Dot("Kernel"), k.Clone().Dot("Format")},
-		[]jen.Code{jen.Lit(fam.Kernels[0].Name), jen.Lit("NO_SUCH_FORMAT")})
-}
-
-// launchersTestFor is launchersTest for the launchers of family name with
-// signature sig, found by Library.<Name>(lookupArgs...) (in terms of k, the
-// KernelInfo, and i, its index); unknownArgs must find none.
-func launchersTestFor(f *jen.File, s *ir.Spec, name string, sig *signature, lookupArgs, unknownArgs []jen.Code) {
+// launchersTest renders Test<Signature>Launchers from a signature: every
+// wrapper of that signature, found through the signature's lookup (by
+// kernel and format, or by kernel), reaches its own recording launcher
+// with its own arguments; refused arguments and no-op calls never reach C;
+// return codes become errors.
+func launchersTest(f *jen.File, s *ir.Spec, sig *signature) {
 	abiPkg := s.Module + "/runtime/device/abi"
 	fakePkg := s.Module + "/runtime/device/abi/abitest"
+	name := sig.name
 	lookup := camel(name)
-	t := jen.Id("t")
 	k := jen.Id("k")
+	lookupArgs := []jen.Code{k.Clone().Dot("Kernel")}
+	unknownArgs := []jen.Code{jen.Lit("no_such_kernel")}
+	if sig.perFormat {
+		lookupArgs = append(lookupArgs, k.Clone().Dot("Format"))
+		unknownArgs = append(unknownArgs, jen.Lit("NO_SUCH_FORMAT"))
+	}
+	t := jen.Id("t")
 	errf := func(args ...jen.Code) jen.Code { return t.Clone().Dot("Errorf").Call(args...) }
 	contains := func(s jen.Code, sub jen.Code) *jen.Statement { return jen.Qual("strings", "Contains").Call(s, sub) }
 	field := map[string]string{}
@@ -267,14 +241,18 @@ func launchersTestFor(f *jen.File, s *ir.Spec, name string, sig *signature, look
 		wantFields = append(wantFields, p.call, p.test())
 	}
 	wantFields = append(wantFields, "Stream", jen.Qual(abiPkg, "Stream").Call(jen.Op("0x70").Op("+").Id("i")))
-	refused := sig.refused(good, be, jen.Id("maxBlocks").Index(jen.Id("i")))
+	var max jen.Code
+	if sig.perBlock != nil {
+		max = jen.Id("maxBlocks").Index(jen.Id("i"))
+	}
+	refused := sig.refused(good, be, max)
 	var refusedSets []jen.Code
 	for _, r := range refused {
 		refusedSets = append(refusedSets, argSet(r))
 	}
 
 	f.Line()
-	f.Commentf("Test%sLaunchers calls every %s wrapper, found through Library.%s,", lookup, name, lookup)
+	f.Commentf("Test%sLaunchers calls every wrapper of the %s signature, found through Library.%s,", lookup, name, lookup)
 	f.Comment("and checks that its own symbol received its arguments, that refused")
 	f.Comment("arguments and calls that do nothing never reach C, and that return codes")
 	f.Comment("become errors.")
@@ -283,13 +261,7 @@ func launchersTestFor(f *jen.File, s *ir.Spec, name string, sig *signature, look
 		jen.Id("host").Op(":=").Qual(fakePkg, "HostKernels").Call(),
 		jen.Id("n").Op(":=").Lit(0),
 		jen.For(jen.List(jen.Id("i"), k).Op(":=").Range().Id("Kernels")).BlockFunc(func(g *jen.Group) {
-			// A glue launcher is its own test (name is its kernel); a family's
-			// are all those of the family.
-			which := "Family"
-			if strings.HasPrefix(name, ir.GlueFamily+"_") {
-				which = "Kernel"
-			}
-			g.If(k.Clone().Dot(which).Op("!=").Lit(name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())
+			g.If(k.Clone().Dot("Signature").Op("!=").Lit(name).Op("||").Qual("slices", "Contains").Call(jen.Id("host"), k.Clone().Dot("Symbol"))).Block(jen.Continue())
 			g.Id("n").Op("++")
 			g.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(lookupArgs...)
 			g.If(jen.Op("!").Id("ok")).Block(
@@ -337,13 +309,8 @@ func launchersTestFor(f *jen.File, s *ir.Spec, name string, sig *signature, look
 			g.Id("fake").Dot("SetCode").Call(jen.Lit(0))
 		}),
 		jen.If(jen.Id("n").Op("==").Lit(0)).Block(errf(jen.Lit("no "+name+" launcher was exercised"))),
-		jen.Do(func(st *jen.Statement) {
-			if unknownArgs == nil {
-				return // a lookup without arguments: nothing it should not find
-			}
-			st.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(unknownArgs...), jen.Id("ok")).Block(
-				errf(jen.Lit(lookup + " found a launcher it should not have")),
-			)
-		}),
+		jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("l").Dot(lookup).Call(unknownArgs...), jen.Id("ok")).Block(
+			errf(jen.Lit(lookup+" found a launcher it should not have")),
+		),
 	)
 }

@@ -10,15 +10,25 @@ import (
 // A signature describes one shape of launcher of forge's C ABI, as data:
 // its parameters (between nothing and the trailing stream), the argument
 // checks its Go wrappers make before crossing into C, what makes a call a
-// no-op, and the arguments the generated tests refuse. gogen renders every
-// family's trampolines, Func type, wrappers, lookup and launcher test from
-// it, so a new family with a new launcher shape is a new signature here
-// (and its harness), not new rendering code.
+// no-op, and the arguments the generated tests refuse. A family's spec
+// names its launchers' signature (specs/families.Family.Signature), and
+// gogen renders every launcher's trampoline, Func type, wrapper, lookup
+// and launcher test from it, so a new family of an existing shape needs
+// nothing here, and one of a new shape a signature in signatures, not new
+// rendering code.
 type signature struct {
-	name   string  // "blocks", "matvec", "matmul": in messages
+	name   string  // "blocks", "matvec", "matmul": the spec's name for it
 	params []param // in C order, before the stream
-	// blockElems: the checks use be (the format's BlockElems).
-	blockElems bool
+	// perFormat: its launchers are a format's (forge_<kernel>_<format>),
+	// looked up by kernel and format, and the checks use be (the format's
+	// BlockElems); otherwise they are a shared family's, looked up by
+	// kernel.
+	perFormat bool
+	// dim is the KernelInfo field (BlockElems, HeadDim) the checks read as
+	// be; "" for none.
+	dim string
+	// helpers are functions of kernels.go the checks call (helperFuncs).
+	helpers []string
 	// outF32 is set when the kernels must write float32 (the output
 	// pointer is float*, whatever kernel.Output claims).
 	outF32 bool
@@ -143,7 +153,8 @@ func id(s string) *jen.Statement { return jen.Id(s) }
 
 // sigBlocks: int f(const void* src, T* dst, int64_t n_blocks, forge_stream_t stream).
 var sigBlocks = &signature{
-	name: "blocks",
+	name:      "blocks",
+	perFormat: true,
 	params: []param{
 		{name: "src", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
 		{name: "dst", cType: "OUT*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
@@ -237,10 +248,11 @@ func matrixRefused(good func(string) *jen.Statement, be, max jen.Code) []map[str
 
 // sigMatVec: int f(const void* w, const float* x, T* y, int64_t rows, int64_t cols, forge_stream_t stream).
 var sigMatVec = &signature{
-	name:       "matvec",
-	params:     matrixParams(),
-	blockElems: true,
-	outF32:     true,
+	name:      "matvec",
+	params:    matrixParams(),
+	perFormat: true,
+	dim:       "BlockElems",
+	outF32:    true,
 	doc: "y = W·x, W\nrows rows of cols elements (cols/BlockElems whole blocks each, rows\n" +
 		"contiguous), x cols float32 and y rows float32, all in device memory.",
 	empty: func() *jen.Statement { return id("rows").Op("==").Lit(0) },
@@ -270,8 +282,9 @@ var sigMatMul = &signature{
 	params: matrixParams(param{name: "batch", cType: "int64_t", call: "Batch", test: func() jen.Code {
 		return jen.Int64().Call(jen.Lit(3).Op("+").Id("i"))
 	}}),
-	blockElems: true,
-	outF32:     true,
+	perFormat: true,
+	dim:       "BlockElems",
+	outF32:    true,
 	doc: "Y = W·X, W\nrows rows of cols elements (cols/BlockElems whole blocks each, rows\n" +
 		"contiguous), X batch vectors of cols float32 (x[b·cols+k]) and Y batch\nvectors of rows float32 (y[b·rows+r]), all in device memory.",
 	empty: func() *jen.Statement { return id("rows").Op("==").Lit(0).Op("||").Id("batch").Op("==").Lit(0) },
@@ -309,9 +322,11 @@ pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.form
 // sigAttention: int f(const void* q, const void* k, const void* v, void* o,
 // int64_t batch, int64_t heads, int64_t heads_kv, int64_t seq_q, int64_t seq_kv,
 // float scale, int32_t causal, forge_stream_t stream). Not format-specific:
-// its launchers are the attention family's variants (model.AttentionVariant).
+// one launcher per input type × head dimension, the checks' be is the head
+// dimension.
 var sigAttention = &signature{
 	name: "attention",
+	dim:  "HeadDim",
 	params: []param{
 		{name: "q", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
 		{name: "k", cType: "const void*", ptr: true, call: "X", test: ptrVal("0x500000")},
@@ -327,6 +342,12 @@ var sigAttention = &signature{
 	},
 	doc: "flash attention,\nq and o [batch, heads, seqQ, D], k and v [batch, headsKV, seqKV, D], all in\n" +
 		"device memory, 16-byte aligned; causal 0 or 1 (bottom-right aligned).",
+	methodDoc: func(l launcher) string {
+		return fmt.Sprintf(`%s calls %s: flash attention over %s q, k, v and o of
+head dimension %d (layout [batch, heads, seq, %d]), on stream. No batch,
+heads or query rows is a no-op; what the launcher refuses is an error
+before the call.`, l.method, l.symbol, l.kernel.Output, l.kernel.HeadDim, l.kernel.HeadDim)
+	},
 	empty: func() *jen.Statement {
 		return id("batch").Op("==").Lit(0).Op("||").Id("heads").Op("==").Lit(0).Op("||").Id("seqQ").Op("==").Lit(0)
 	},
@@ -369,4 +390,25 @@ var sigAttention = &signature{
 	noop: map[string]func() jen.Code{
 		"q": func() jen.Code { return jen.Lit(0) }, "o": func() jen.Code { return jen.Lit(0) }, "seqQ": func() jen.Code { return jen.Lit(0) },
 	},
+}
+
+// signatures are the launcher shapes gogen binds, by the name a family
+// spec gives its launchers.
+var signatures = map[string]*signature{}
+
+func init() {
+	for _, sig := range []*signature{sigBlocks, sigMatVec, sigMatMul, sigAttention, sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout} {
+		signatures[sig.name] = sig
+	}
+}
+
+// outTyped reports whether a parameter's C type is the kernel's output
+// element type (OUT): its trampolines are then one per output type.
+func (s *signature) outTyped() bool {
+	for _, p := range s.params {
+		if strings.Contains(p.cType, "OUT") {
+			return true
+		}
+	}
+	return false
 }

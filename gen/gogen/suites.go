@@ -13,6 +13,19 @@ import (
 // "dequant_f32/Q4_0".
 func suiteName(l launcher) string { return l.kernel.Name + "/" + l.format.Name }
 
+// suiteLaunchers are the launchers that are suites of their own: the
+// format-specific families' (a shared family's run in scenario suites:
+// attention's in the attention suite, the glue's in the model suite).
+func suiteLaunchers(ls []launcher) []launcher {
+	var out []launcher
+	for _, l := range ls {
+		if l.format != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // suitesFile renders generated/suites/suites.go: the registration of every
 // format × kernel suite.
 func suitesFile(s *ir.Spec, ls []launcher) *jen.File {
@@ -29,7 +42,7 @@ func suitesFile(s *ir.Spec, ls []launcher) *jen.File {
 	f.Add(enforceVersion(s))
 	f.Line()
 	f.Func().Id("init").Params().BlockFunc(func(g *jen.Group) {
-		for _, l := range ls {
+		for _, l := range suiteLaunchers(ls) {
 			g.Qual(suitePkg, "Register").Call(jen.Qual(suitePkg, "Suite").Values(fields(
 				"Name", jen.Lit(suiteName(l)),
 				"Family", jen.Lit(l.family.Name),
@@ -99,7 +112,7 @@ func suitesTestFile(s *ir.Spec, ls []launcher) *jen.File {
 	f.Comment("TestRegistered checks that init registered every generated suite, in order.")
 	f.Func().Id("TestRegistered").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("want").Op(":=").Index().String().ValuesFunc(func(g *jen.Group) {
-			for _, l := range ls {
+			for _, l := range suiteLaunchers(ls) {
 				g.Line().Lit(suiteName(l))
 			}
 			for _, w := range s.Workloads {
@@ -131,52 +144,24 @@ func suitesTestFile(s *ir.Spec, ls []launcher) *jen.File {
 	return f
 }
 
-// harness names the suitetest functions a family's tests and benchmarks
-// call. It is also the list of families gogen binds: a family's launcher
-// signature is part of forge's C ABI, so a new family needs an entry here
-// (and, for a new launcher shape, a signature in signature.go).
-var harness = map[string]binding{
-	"dequant": {check: "CheckDequant", bench: "BenchDequant", output: true, sig: sigBlocks},
-	"matvec":  {check: "CheckMatVec", bench: "BenchMatVec", sig: sigMatVec},
-	"matmul":  {check: "CheckMatMul", bench: "BenchMatMul", sig: sigMatMul},
-}
-
-// binding is how gogen binds a family: its harness functions and its
-// launchers' C signature.
-type binding struct {
-	check, bench string // the suitetest functions its tests and benchmarks call
-	output       bool   // they take the kernel's output ("f32", "f16") after the format
-	sig          *signature
-}
-
 // formatTestFile renders generated/suites/<lower>_test.go: format f's test
 // and benchmark of every kernel.
 func formatTestFile(s *ir.Spec, f *ir.Format, ls []launcher) *jen.File {
 	testPkg := s.Module + "/runtime/suite/suitetest"
-	formatsPkg := s.Module + "/specs/formats"
 	file := newFile(s, SuitesDir, "suites", formatSources(s, f))
 	file.ImportName(testPkg, "suitetest")
-	file.ImportName(formatsPkg, "formats")
 	for _, l := range ls {
 		if l.format != f {
 			continue
 		}
-		h := harness[l.family.Name]
-		args := func(tb string) []jen.Code {
-			a := []jen.Code{jen.Id(tb), jen.Qual(formatsPkg, f.GoVar)}
-			if h.output {
-				a = append(a, jen.Lit(l.kernel.Output))
-			}
-			return a
-		}
-		file.Commentf("Test%s checks %s against the %s spec on $FORGE_BACKEND.", l.method, l.symbol, f.Name)
+		file.Commentf("Test%s checks %s against the %s family's reference on $FORGE_BACKEND.", l.method, l.symbol, l.family.Name)
 		file.Func().Id("Test" + l.method).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			jen.Qual(testPkg, h.check).Call(args("t")...),
+			jen.Qual(testPkg, "Check").Call(jen.Id("t"), jen.Lit(suiteName(l))),
 		)
 		file.Line()
 		file.Commentf("Benchmark%s measures %s on $FORGE_BACKEND.", l.method, l.symbol)
 		file.Func().Id("Benchmark" + l.method).Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
-			jen.Qual(testPkg, h.bench).Call(args("b")...),
+			jen.Qual(testPkg, "Bench").Call(jen.Id("b"), jen.Lit(suiteName(l))),
 		)
 		file.Line()
 	}

@@ -1,6 +1,8 @@
 // Package hipgen renders forge's HIP sources from the loaded specs: for every
-// target, format and kernel family, generated/hip/<target>/<format>_<family>.hip
-// from templates/hip/<family>.hip.tmpl; per target, forge_runtime.hip from
+// target, format and format-specific kernel family,
+// generated/hip/<target>/<format>_<family>.hip from
+// templates/hip/<family>.hip.tmpl, and for every shared family (attention,
+// the glue) generated/hip/<target>/<family>.hip; per target, forge_runtime.hip from
 // runtime.hip.tmpl, the one definition in that target's library of
 // everything that is not format-specific (forge_abi_version, the runtime ABI
 // forge_rt_*, the forge_copy kernel); and generated/hip/forge_portability.h,
@@ -40,14 +42,6 @@ const (
 	RuntimeName = "forge_runtime.hip"
 	// runtimeTemplate renders RuntimeName.
 	runtimeTemplate = "runtime.hip.tmpl"
-	// attentionTemplate renders each target's attention family file,
-	// <Attention.Name>.hip (not format-specific).
-	attentionTemplate = "attention.hip.tmpl"
-	// glueTemplate renders each target's model glue, GlueName, with the
-	// attention family (model.GlueKernels).
-	glueTemplate = "glue.hip.tmpl"
-	// GlueName is the per-target file of the glue launchers.
-	GlueName = "glue.hip"
 
 	// GridCap caps the workgroups a launcher starts; the kernels grid-stride
 	// over the rest. 65535 workgroups of ≥ 32 threads keep any current GPU
@@ -99,7 +93,9 @@ var outputs = map[string]struct {
 // was rendering.
 func Files(s *ir.Spec) ([]ir.File, error) { return render(hip.FS, s) }
 
-// familyData is what a family template (<family>.hip.tmpl) sees.
+// familyData is what a family template (<family>.hip.tmpl) sees: for a
+// format-specific family one format on one target, for a shared family
+// (Family.Shared) one target, Format and Device nil.
 type familyData struct {
 	Header   string // model.GeneratedHeader
 	Template string // the template's path from the module root
@@ -125,9 +121,10 @@ type launchClass struct {
 	Source               string // where the configuration came from, for the header comment
 }
 
-// kernelData is one kernel of the family for the format.
+// kernelData is one kernel of the family (for the format).
 type kernelData struct {
 	Name    string // "dequant_f32"
+	Doc     string // the kernel's own line, if the spec gives one
 	Symbol  string // the extern "C" launcher: "forge_dequant_f32_q4_0"
 	Kernel  string // the __global__ function: Symbol + "_kernel"
 	Output  string // "f32", "f16"
@@ -135,34 +132,11 @@ type kernelData struct {
 	Convert string // the intrinsic from float to CType, or ""
 	Size    int    // bytes per output element
 	Vec     int    // output elements per 16-byte vector store
-}
-
-// attentionData is what attention.hip.tmpl sees.
-type attentionData struct {
-	Header   string
-	Template string
-	Target   *ir.Target
-	Family   *ir.AttentionFamily
-	Variants []attentionVariant
-	GridCap  int
-}
-
-// attentionVariant is one launcher of the attention family.
-type attentionVariant struct {
-	DType   string // "f16", "f32"
+	// An attention kernel's input type (its Output), head dimension, and
+	// whether it is f16.
+	DType   string
 	HeadDim int
-	Symbol  string // "forge_attention_f16_d128"
-	CType   string // the element type of q, k, v and o: "uint16_t" (binary16 bits) or "float"
-	Half    bool   // DType == "f16"
-}
-
-// glueData is what glue.hip.tmpl sees.
-type glueData struct {
-	Header   string
-	Template string
-	Target   *ir.Target
-	Kernels  []ir.GlueKernel
-	GridCap  int
+	Half    bool
 }
 
 // runtimeData is what runtime.hip.tmpl sees.
@@ -193,15 +167,6 @@ func render(fsys fs.FS, s *ir.Spec) ([]ir.File, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	var attnTmpl, glueTmpl *template.Template
-	if s.Attention != nil {
-		if attnTmpl, err = parse(fsys, attentionTemplate); err != nil {
-			errs = append(errs, err)
-		}
-		if glueTmpl, err = parse(fsys, glueTemplate); err != nil {
-			errs = append(errs, err)
-		}
-	}
 	famTmpl := make([]*template.Template, len(s.Families))
 	for i, fam := range s.Families {
 		if famTmpl[i], err = parse(fsys, fam.Name+".hip.tmpl"); err != nil {
@@ -220,39 +185,19 @@ func render(fsys fs.FS, s *ir.Spec) ([]ir.File, error) {
 				files = append(files, ir.File{Path: p, Data: b})
 			}
 		}
-		if attnTmpl != nil {
-			p := path.Join(dir, s.Attention.Name+".hip")
-			data := attentionData{Header: ir.GeneratedHeader, Template: path.Join(TemplateDir, attentionTemplate),
-				Target: t, Family: s.Attention, GridCap: GridCap}
-			for _, v := range s.Attention.Variants() {
-				av := attentionVariant{DType: v.DType, HeadDim: v.HeadDim, Symbol: v.Symbol(), CType: "float"}
-				if v.DType == "f16" {
-					av.CType, av.Half = "uint16_t", true
+		for i, fam := range s.Families {
+			if famTmpl[i] == nil {
+				continue
+			}
+			formats := s.Formats
+			if fam.Shared {
+				formats = []*ir.Format{nil}
+			}
+			for _, f := range formats {
+				p := path.Join(dir, fam.Name+".hip")
+				if f != nil {
+					p = path.Join(dir, f.Lower()+"_"+fam.Name+".hip")
 				}
-				data.Variants = append(data.Variants, av)
-			}
-			if b, err := execute(attnTmpl, p, data); err != nil {
-				fail(p, err)
-			} else {
-				files = append(files, ir.File{Path: p, Data: b})
-			}
-		}
-		if glueTmpl != nil {
-			p := path.Join(dir, GlueName)
-			data := glueData{Header: ir.GeneratedHeader, Template: path.Join(TemplateDir, glueTemplate),
-				Target: t, Kernels: ir.GlueKernels, GridCap: GridCap}
-			if b, err := execute(glueTmpl, p, data); err != nil {
-				fail(p, err)
-			} else {
-				files = append(files, ir.File{Path: p, Data: b})
-			}
-		}
-		for _, f := range s.Formats {
-			for i, fam := range s.Families {
-				if famTmpl[i] == nil {
-					continue
-				}
-				p := path.Join(dir, f.Lower()+"_"+fam.Name+".hip")
 				data, err := newFamilyData(f, t, fam)
 				if err != nil {
 					fail(p, err)
@@ -279,36 +224,43 @@ func render(fsys fs.FS, s *ir.Spec) ([]ir.File, error) {
 	return files, nil
 }
 
+// newFamilyData is family fam's template data for format f (nil for a
+// shared family) on target t.
 func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, error) {
-	if f.Device == nil {
-		return nil, fmt.Errorf("format %s has no device code (the translator has not run)", f.Name)
-	}
-	d := *f.Device
-	if d.Block == "" || d.Func == "" || d.Code == "" {
-		return nil, fmt.Errorf("format %s: incomplete device code (Block %q, Func %q, %d bytes of Code)", f.Name, d.Block, d.Func, len(d.Code))
-	}
-	d.Code = strings.TrimRight(d.Code, "\n")
 	data := &familyData{
 		Header:   ir.GeneratedHeader,
 		Template: path.Join(TemplateDir, fam.Name+".hip.tmpl"),
-		Format:   f,
-		Lower:    f.Lower(),
-		Device:   &d,
 		Target:   t,
 		Family:   fam,
 		GridCap:  GridCap,
 	}
-	data.MatVecClasses = matVecClasses(f, t)
+	if f != nil {
+		if f.Device == nil {
+			return nil, fmt.Errorf("format %s has no device code (the translator has not run)", f.Name)
+		}
+		d := *f.Device
+		if d.Block == "" || d.Func == "" || d.Code == "" {
+			return nil, fmt.Errorf("format %s: incomplete device code (Block %q, Func %q, %d bytes of Code)", f.Name, d.Block, d.Func, len(d.Code))
+		}
+		d.Code = strings.TrimRight(d.Code, "\n")
+		data.Format, data.Lower, data.Device = f, f.Lower(), &d
+		data.MatVecClasses = matVecClasses(f, t)
+	}
 	for _, k := range fam.Kernels {
 		out, ok := outputs[k.Output]
 		if !ok {
 			return nil, fmt.Errorf("family %s: kernel %s: unknown output type %q (want f32 or f16)", fam.Name, k.Name, k.Output)
 		}
-		sym := k.Symbol(f)
+		format := "" // a shared family's launchers name no format
+		if f != nil {
+			format = f.Name
+		}
+		sym := k.Symbol(format)
 		data.Kernels = append(data.Kernels, kernelData{
-			Name: k.Name, Symbol: sym, Kernel: sym + "_kernel",
+			Name: k.Name, Doc: k.Doc, Symbol: sym, Kernel: sym + "_kernel",
 			Output: k.Output, CType: out.ctype, Convert: out.convert,
 			Size: out.size, Vec: 16 / out.size,
+			DType: k.Output, HeadDim: k.HeadDim, Half: k.Output == "f16",
 		})
 	}
 	return data, nil

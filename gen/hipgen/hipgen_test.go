@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/templates/hip"
 )
 
@@ -336,7 +337,7 @@ func TestMissingKey(t *testing.T) {
 func TestErrorsCollected(t *testing.T) {
 	s := testSpec()
 	s.Formats[1].Device = nil // IQ4_NL: untranslated
-	s.Families = append(s.Families, &ir.Family{Name: "softmax", Kernels: []ir.Kernel{{Name: "softmax_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &ir.Family{Family: families.Family{Name: "softmax", Kernels: []families.Kernel{{Name: "softmax_f32", Output: "f32"}}}})
 	files, err := Files(s)
 	if err == nil || files != nil {
 		t.Fatalf("files %d, err %v", len(files), err)
@@ -355,7 +356,7 @@ func TestErrorsCollected(t *testing.T) {
 	}
 
 	s = testSpec()
-	s.Families[0].Kernels = append(s.Families[0].Kernels, ir.Kernel{Name: "dequant_bf16", Output: "bf16"})
+	s.Families[0].Kernels = append(s.Families[0].Kernels, families.Kernel{Name: "dequant_bf16", Output: "bf16"})
 	if _, err := Files(s); err == nil || !strings.Contains(err.Error(), `unknown output type "bf16"`) {
 		t.Errorf("bf16 output: %v", err)
 	}

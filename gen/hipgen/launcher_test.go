@@ -41,11 +41,11 @@ func TestLauncherHost(t *testing.T) {
 			hiptest.Run(t, tmp, hipcc, "--offload-arch="+tg.Name, "--cuda-host-only", "-O2", "-Wall", "-Wextra", "-Werror",
 				"-Wno-unused-command-line-argument", "-c", src, "-o", obj)
 			for _, k := range s.Families[0].Kernels {
-				name := fmt.Sprintf("%s/%s", tg.Name, k.Symbol(f))
+				name := fmt.Sprintf("%s/%s", tg.Name, k.Symbol(f.Name))
 				t.Run(name, func(t *testing.T) {
 					dst := map[string]string{"f32": "float", "f16": "uint16_t"}[k.Output]
-					exe := fmt.Sprintf("%s_%s", tg.Name, k.Symbol(f))
-					hiptest.Run(t, tmp, cxx, "-O1", "-DFORGE_LAUNCHER="+k.Symbol(f), "-DFORGE_DST="+dst,
+					exe := fmt.Sprintf("%s_%s", tg.Name, k.Symbol(f.Name))
+					hiptest.Run(t, tmp, cxx, "-O1", "-DFORGE_LAUNCHER="+k.Symbol(f.Name), "-DFORGE_DST="+dst,
 						filepath.Join(testdata, "launcher_main.cc"), obj, "hipstub.o", "-o", exe)
 					// A workgroup's step: ThreadsPerBlock·VectorsPerThread 16-byte vectors, in blocks.
 					vec := int64(16 / map[string]int{"f32": 4, "f16": 2}[k.Output])

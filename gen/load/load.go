@@ -1,10 +1,13 @@
 // Package load reads forge's specs from source: it loads specs/formats,
-// specs/targets and specs/families with golang.org/x/tools/go/packages (with
-// full type information), collects every registered format, target and
-// kernel family, and validates them. The specs are never executed: every
-// metadata field must be a constant that go/types can evaluate, which is
-// what lets the generator work on a spec tree it has not compiled (a new
-// format, a temporary copy in a test).
+// specs/targets, specs/families and specs/workloads with
+// golang.org/x/tools/go/packages (with full type information), decodes
+// every registered spec literal into the spec package's own Go type
+// (decode), and reports the problems the types' Problems methods find, and
+// those across specs, each at its field's file:line:col. The specs are
+// never executed: every value must be a constant that go/types can
+// evaluate, or a composite literal of them, which is what lets the
+// generator work on a spec tree it has not compiled (a new format, a
+// temporary copy in a test).
 package load
 
 import (
@@ -88,7 +91,19 @@ func Load(root string) (*Result, error) {
 	spec.Formats = l.formats(fp)
 	spec.Targets = l.targets(byDir[TargetsDir])
 	spec.Families = l.families(byDir[FamiliesDir])
-	spec.Attention = l.attention(byDir[FamiliesDir], spec.Targets)
+	spec.Attention = l.attention(byDir[FamiliesDir])
+	l.checkTargets(spec.Targets, spec.Attention)
+	if a := spec.Attention; a != nil {
+		// The attention family is a Shared family like any other to the
+		// renderers; its own spec type lists variants, not kernels.
+		for _, f := range spec.Families {
+			if f.Name == a.Name {
+				l.errorAt(f.Pos, "family name %s is also the attention family's (%s)", a.Name, a.Pos)
+			}
+		}
+		spec.Families = append(spec.Families, a.AsFamily())
+		sort.SliceStable(spec.Families, func(i, j int) bool { return spec.Families[i].Name < spec.Families[j].Name })
+	}
 	if wp := byDir[WorkloadsDir]; wp != nil {
 		spec.Workloads = l.workloads(wp)
 	}
@@ -108,9 +123,6 @@ type loader struct {
 	root string
 	errs translate.ErrorList
 	fset *token.FileSet
-	// attnLits are the targets' Attention literals, for the checks that
-	// need the attention family's head dimensions.
-	attnLits map[*ir.Target]*structLit
 }
 
 func (l *loader) sorted() translate.ErrorList {
@@ -136,7 +148,11 @@ func (l *loader) pos(p token.Pos) token.Position {
 }
 
 func (l *loader) errorf(p token.Pos, format string, args ...any) {
-	l.errs = append(l.errs, &translate.Error{Pos: l.pos(p), Msg: fmt.Sprintf(format, args...)})
+	l.errorAt(l.pos(p), format, args...)
+}
+
+func (l *loader) errorAt(pos token.Position, format string, args ...any) {
+	l.errs = append(l.errs, &translate.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
 func packageError(root string, e packages.Error) *translate.Error {

@@ -2,13 +2,15 @@ package load_test
 
 import (
 	"errors"
+	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
-	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 )
@@ -39,17 +41,26 @@ func TestLoadRealSpecs(t *testing.T) {
 		t.Errorf("loaded %d targets, the registry has %d", len(s.Targets), len(targets.All()))
 	}
 	for _, tg := range s.Targets {
-		want, ok := targets.ByName(tg.Name)
-		if !ok || tg.WaveSize != want.WaveSize || tg.Default != want.Default || tg.Dequant.ThreadsPerBlock != want.Dequant.ThreadsPerBlock ||
-			tg.MatVec != (ir.MatVecTuning{ThreadsPerBlock: want.MatVec.ThreadsPerBlock, RowsPerBlock: want.MatVec.RowsPerBlock, Chunk: want.MatVec.Chunk}) ||
-			tg.MatMul != ir.MatMulTuning(want.MatMul) || tg.Attention != ir.AttentionTuning(want.Attention) {
-			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, *tg, want)
+		// Decoded from source, every field equals the compiled spec's.
+		if want, ok := targets.ByName(tg.Name); !ok || !reflect.DeepEqual(tg.Target, *want) {
+			t.Errorf("target %s: loaded %+v, registry %+v", tg.Name, tg.Target, want)
 		}
 	}
-	if len(s.Families) != 3 || s.Families[0].Name != "dequant" || len(s.Families[0].Kernels) != 2 ||
-		s.Families[1].Name != "matmul" || len(s.Families[1].Kernels) != 1 || s.Families[1].Kernels[0] != (ir.Kernel{Name: "matmul_f32", Output: "f32"}) ||
-		s.Families[2].Name != "matvec" || len(s.Families[2].Kernels) != 1 || s.Families[2].Kernels[0] != (ir.Kernel{Name: "matvec_f32", Output: "f32"}) {
-		t.Errorf("families: %+v", s.Families)
+	// Every family by name, the attention family's Family among them.
+	var names []string
+	for _, f := range s.Families {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"attention", "dequant", "glue", "matmul", "matvec"}) {
+		t.Fatalf("families %v", names)
+	}
+	at, dq, gl, mm, mv := s.Families[0], s.Families[1], s.Families[2], s.Families[3], s.Families[4]
+	if !at.Shared || at.Signature != "attention" || len(at.Kernels) != 4 || at.Kernels[3] != (families.Kernel{Name: "attention_f32_d128", Output: "f32", HeadDim: 128}) ||
+		dq.Shared || dq.Signature != "blocks" || len(dq.Kernels) != 2 ||
+		!gl.Shared || len(gl.Kernels) != 6 || gl.SignatureOf(gl.Kernels[1]) != "glue_rope" || gl.Kernels[1].Doc == "" ||
+		mm.Signature != "matmul" || len(mm.Kernels) != 1 || mm.Kernels[0] != (families.Kernel{Name: "matmul_f32", Output: "f32"}) ||
+		mv.Signature != "matvec" || len(mv.Kernels) != 1 || mv.Kernels[0] != (families.Kernel{Name: "matvec_f32", Output: "f32"}) {
+		t.Errorf("families: %+v %+v %+v %+v %+v", at, dq, gl, mm, mv)
 	}
 }
 

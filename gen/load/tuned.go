@@ -16,8 +16,8 @@ import (
 // tunedFiles reads each target's winners file, specs/tuned/<target>.json
 // (forgebench tune's output), when there is one, into Target.Tuned. A file
 // that names no target, a key that is not a known family, format, class or
-// knob, and a knob value the target could not compile are errors naming
-// the file.
+// knob, and a knob value the target could not compile
+// (targets.Target.KnobProblems) are errors naming the file.
 func (l *loader) tunedFiles(s *ir.Spec) {
 	fail := func(file, msg string) {
 		for _, line := range strings.Split(msg, "\n") {
@@ -58,8 +58,12 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			}
 			for format, byClass := range byFormat {
 				for class, e := range byClass {
-					if why := CheckKnobs(t, fam, e.Knobs); why != "" {
-						fail(file, fmt.Sprintf("families.%s.%s.%s.knobs: %s", fam, format, class, why))
+					if ps := t.KnobProblems(fam, e.Knobs); len(ps) > 0 {
+						var why []string
+						for _, p := range ps {
+							why = append(why, p.Msg)
+						}
+						fail(file, fmt.Sprintf("families.%s.%s.%s.knobs: %s", fam, format, class, strings.Join(why, "; ")))
 						ok = false
 					}
 				}
@@ -77,25 +81,4 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			fail(tuned.Path(name), "no target is named "+name)
 		}
 	}
-}
-
-// CheckKnobs says why knobs (a winners file's entry for family) cannot
-// compile for target t, or returns "": the same rules as the target spec's
-// defaults.
-func CheckKnobs(t *ir.Target, family string, knobs map[string]int) string {
-	switch family {
-	case "matvec":
-		var why []string
-		if v := knobs["threads"]; v <= 0 || v > 1024 || v%t.WaveSize != 0 {
-			why = append(why, fmt.Sprintf("threads %d must be a multiple of the wave size %d, at most 1024", v, t.WaveSize))
-		}
-		if v := knobs["rows"]; v < 1 || v > 16 {
-			why = append(why, fmt.Sprintf("rows %d must be in [1, 16]", v))
-		}
-		if v := knobs["chunk"]; v < 4 || v > 64 || v&(v-1) != 0 {
-			why = append(why, fmt.Sprintf("chunk %d must be a power of two in [4, 64]", v))
-		}
-		return strings.Join(why, "; ")
-	}
-	return ""
 }

@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/gen/translate"
 	"github.com/rocmforge/forge/internal/modtest"
+	"github.com/rocmforge/forge/specs/workloads"
 )
 
 // writeWorkloads adds a spec file to the copied tree's specs/workloads.
@@ -42,11 +44,12 @@ func TestWorkloadsLoaded(t *testing.T) {
 		if w.Name != "memory/tiny" || w.Family != "memory" || w.Kind != "KVCache" || w.Doc != "a tiny cache" {
 			t.Errorf("workload %+v", w)
 		}
-		if got := w.Fields["Tokens"].([]any); len(got) != 2 || got[1] != 32 {
-			t.Errorf("Tokens = %v", got)
+		kv, ok := w.Value.(workloads.KVCache)
+		if !ok || !slices.Equal(kv.Tokens, []int{16, 32}) || kv.Layers != 2 || !slices.Equal(kv.QuickTokens, []int{16}) {
+			t.Errorf("value %#v", w.Value)
 		}
-		if w.Fields["Layers"] != 2 || w.File != "specs/workloads/zz_test_specs.go" || w.Pos.Line != 3 {
-			t.Errorf("fields/position: %v %s %v", w.Fields["Layers"], w.File, w.Pos)
+		if w.File != "specs/workloads/zz_test_specs.go" || w.Pos.Line != 3 || w.Fields.Of("Tokens[1]").Line != 6 {
+			t.Errorf("positions: %s %v %v", w.File, w.Pos, w.Fields.Of("Tokens[1]"))
 		}
 	}
 	if !found {

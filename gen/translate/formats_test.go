@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,14 +147,20 @@ func TestFormatsHost(t *testing.T) {
 			var known []float32
 			// Random blocks always; ggml's known answers when the shared
 			// folder is there (sharedtest.Path fails instead of skipping
-			// when $FORGE_REQUIRE_SHARED=1).
+			// when $FORGE_REQUIRE_SHARED=1) and its manifest lists the
+			// format's dequant vectors (a format ggml lacks has none).
 			if dir := sharedtest.Dir(); dir != "" || os.Getenv(sharedtest.EnvRequire) == "1" {
-				p := sharedtest.Path(t, filepath.Join("vectors", strings.ToLower(f.Name)+".dequant.bin"))
-				v, err := qvec.Read(p)
+				m, err := qvec.ReadManifest(sharedtest.Path(t, "vectors/manifest.json"))
 				if err != nil {
 					t.Fatal(err)
 				}
-				raw, known = v.Raw, v.Floats
+				if name := m.File(f.Name, "dequant"); name != "" {
+					v, err := qvec.Read(sharedtest.Path(t, "vectors/"+name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					raw, known = v.Raw, v.Floats
+				}
 			}
 			nKnown := len(raw) / f.BlockBytes
 			random := make([]byte, 512*f.BlockBytes)

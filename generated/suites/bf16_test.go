@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32BF16 checks forge_dequant_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
+// TestDequantF32BF16 checks forge_dequant_f32_bf16 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32BF16(t *testing.T) {
-	suitetest.CheckDequant(t, formats.BF16, "f32")
+	suitetest.Check(t, "dequant_f32/BF16")
 }
 
 // BenchmarkDequantF32BF16 measures forge_dequant_f32_bf16 on $FORGE_BACKEND.
 func BenchmarkDequantF32BF16(b *testing.B) {
-	suitetest.BenchDequant(b, formats.BF16, "f32")
+	suitetest.Bench(b, "dequant_f32/BF16")
 }
 
-// TestDequantF16BF16 checks forge_dequant_f16_bf16 against the BF16 spec on $FORGE_BACKEND.
+// TestDequantF16BF16 checks forge_dequant_f16_bf16 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16BF16(t *testing.T) {
-	suitetest.CheckDequant(t, formats.BF16, "f16")
+	suitetest.Check(t, "dequant_f16/BF16")
 }
 
 // BenchmarkDequantF16BF16 measures forge_dequant_f16_bf16 on $FORGE_BACKEND.
 func BenchmarkDequantF16BF16(b *testing.B) {
-	suitetest.BenchDequant(b, formats.BF16, "f16")
+	suitetest.Bench(b, "dequant_f16/BF16")
 }
 
-// TestMatMulF32BF16 checks forge_matmul_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
+// TestMatMulF32BF16 checks forge_matmul_f32_bf16 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32BF16(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.BF16)
+	suitetest.Check(t, "matmul_f32/BF16")
 }
 
 // BenchmarkMatMulF32BF16 measures forge_matmul_f32_bf16 on $FORGE_BACKEND.
 func BenchmarkMatMulF32BF16(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.BF16)
+	suitetest.Bench(b, "matmul_f32/BF16")
 }
 
-// TestMatVecF32BF16 checks forge_matvec_f32_bf16 against the BF16 spec on $FORGE_BACKEND.
+// TestMatVecF32BF16 checks forge_matvec_f32_bf16 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32BF16(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.BF16)
+	suitetest.Check(t, "matvec_f32/BF16")
 }
 
 // BenchmarkMatVecF32BF16 measures forge_matvec_f32_bf16 on $FORGE_BACKEND.
 func BenchmarkMatVecF32BF16(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.BF16)
+	suitetest.Bench(b, "matvec_f32/BF16")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32F16 checks forge_dequant_f32_f16 against the F16 spec on $FORGE_BACKEND.
+// TestDequantF32F16 checks forge_dequant_f32_f16 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32F16(t *testing.T) {
-	suitetest.CheckDequant(t, formats.F16, "f32")
+	suitetest.Check(t, "dequant_f32/F16")
 }
 
 // BenchmarkDequantF32F16 measures forge_dequant_f32_f16 on $FORGE_BACKEND.
 func BenchmarkDequantF32F16(b *testing.B) {
-	suitetest.BenchDequant(b, formats.F16, "f32")
+	suitetest.Bench(b, "dequant_f32/F16")
 }
 
-// TestDequantF16F16 checks forge_dequant_f16_f16 against the F16 spec on $FORGE_BACKEND.
+// TestDequantF16F16 checks forge_dequant_f16_f16 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16F16(t *testing.T) {
-	suitetest.CheckDequant(t, formats.F16, "f16")
+	suitetest.Check(t, "dequant_f16/F16")
 }
 
 // BenchmarkDequantF16F16 measures forge_dequant_f16_f16 on $FORGE_BACKEND.
 func BenchmarkDequantF16F16(b *testing.B) {
-	suitetest.BenchDequant(b, formats.F16, "f16")
+	suitetest.Bench(b, "dequant_f16/F16")
 }
 
-// TestMatMulF32F16 checks forge_matmul_f32_f16 against the F16 spec on $FORGE_BACKEND.
+// TestMatMulF32F16 checks forge_matmul_f32_f16 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32F16(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.F16)
+	suitetest.Check(t, "matmul_f32/F16")
 }
 
 // BenchmarkMatMulF32F16 measures forge_matmul_f32_f16 on $FORGE_BACKEND.
 func BenchmarkMatMulF32F16(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.F16)
+	suitetest.Bench(b, "matmul_f32/F16")
 }
 
-// TestMatVecF32F16 checks forge_matvec_f32_f16 against the F16 spec on $FORGE_BACKEND.
+// TestMatVecF32F16 checks forge_matvec_f32_f16 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32F16(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.F16)
+	suitetest.Check(t, "matvec_f32/F16")
 }
 
 // BenchmarkMatVecF32F16 measures forge_matvec_f32_f16 on $FORGE_BACKEND.
 func BenchmarkMatVecF32F16(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.F16)
+	suitetest.Bench(b, "matvec_f32/F16")
 }

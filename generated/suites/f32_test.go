@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32F32 checks forge_dequant_f32_f32 against the F32 spec on $FORGE_BACKEND.
+// TestDequantF32F32 checks forge_dequant_f32_f32 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32F32(t *testing.T) {
-	suitetest.CheckDequant(t, formats.F32, "f32")
+	suitetest.Check(t, "dequant_f32/F32")
 }
 
 // BenchmarkDequantF32F32 measures forge_dequant_f32_f32 on $FORGE_BACKEND.
 func BenchmarkDequantF32F32(b *testing.B) {
-	suitetest.BenchDequant(b, formats.F32, "f32")
+	suitetest.Bench(b, "dequant_f32/F32")
 }
 
-// TestDequantF16F32 checks forge_dequant_f16_f32 against the F32 spec on $FORGE_BACKEND.
+// TestDequantF16F32 checks forge_dequant_f16_f32 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16F32(t *testing.T) {
-	suitetest.CheckDequant(t, formats.F32, "f16")
+	suitetest.Check(t, "dequant_f16/F32")
 }
 
 // BenchmarkDequantF16F32 measures forge_dequant_f16_f32 on $FORGE_BACKEND.
 func BenchmarkDequantF16F32(b *testing.B) {
-	suitetest.BenchDequant(b, formats.F32, "f16")
+	suitetest.Bench(b, "dequant_f16/F32")
 }
 
-// TestMatMulF32F32 checks forge_matmul_f32_f32 against the F32 spec on $FORGE_BACKEND.
+// TestMatMulF32F32 checks forge_matmul_f32_f32 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32F32(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.F32)
+	suitetest.Check(t, "matmul_f32/F32")
 }
 
 // BenchmarkMatMulF32F32 measures forge_matmul_f32_f32 on $FORGE_BACKEND.
 func BenchmarkMatMulF32F32(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.F32)
+	suitetest.Bench(b, "matmul_f32/F32")
 }
 
-// TestMatVecF32F32 checks forge_matvec_f32_f32 against the F32 spec on $FORGE_BACKEND.
+// TestMatVecF32F32 checks forge_matvec_f32_f32 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32F32(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.F32)
+	suitetest.Check(t, "matvec_f32/F32")
 }
 
 // BenchmarkMatVecF32F32 measures forge_matvec_f32_f32 on $FORGE_BACKEND.
 func BenchmarkMatVecF32F32(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.F32)
+	suitetest.Bench(b, "matvec_f32/F32")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32IQ4_NL checks forge_dequant_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+// TestDequantF32IQ4_NL checks forge_dequant_f32_iq4_nl against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32IQ4_NL(t *testing.T) {
-	suitetest.CheckDequant(t, formats.IQ4_NL, "f32")
+	suitetest.Check(t, "dequant_f32/IQ4_NL")
 }
 
 // BenchmarkDequantF32IQ4_NL measures forge_dequant_f32_iq4_nl on $FORGE_BACKEND.
 func BenchmarkDequantF32IQ4_NL(b *testing.B) {
-	suitetest.BenchDequant(b, formats.IQ4_NL, "f32")
+	suitetest.Bench(b, "dequant_f32/IQ4_NL")
 }
 
-// TestDequantF16IQ4_NL checks forge_dequant_f16_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+// TestDequantF16IQ4_NL checks forge_dequant_f16_iq4_nl against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16IQ4_NL(t *testing.T) {
-	suitetest.CheckDequant(t, formats.IQ4_NL, "f16")
+	suitetest.Check(t, "dequant_f16/IQ4_NL")
 }
 
 // BenchmarkDequantF16IQ4_NL measures forge_dequant_f16_iq4_nl on $FORGE_BACKEND.
 func BenchmarkDequantF16IQ4_NL(b *testing.B) {
-	suitetest.BenchDequant(b, formats.IQ4_NL, "f16")
+	suitetest.Bench(b, "dequant_f16/IQ4_NL")
 }
 
-// TestMatMulF32IQ4_NL checks forge_matmul_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+// TestMatMulF32IQ4_NL checks forge_matmul_f32_iq4_nl against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32IQ4_NL(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.IQ4_NL)
+	suitetest.Check(t, "matmul_f32/IQ4_NL")
 }
 
 // BenchmarkMatMulF32IQ4_NL measures forge_matmul_f32_iq4_nl on $FORGE_BACKEND.
 func BenchmarkMatMulF32IQ4_NL(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.IQ4_NL)
+	suitetest.Bench(b, "matmul_f32/IQ4_NL")
 }
 
-// TestMatVecF32IQ4_NL checks forge_matvec_f32_iq4_nl against the IQ4_NL spec on $FORGE_BACKEND.
+// TestMatVecF32IQ4_NL checks forge_matvec_f32_iq4_nl against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32IQ4_NL(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.IQ4_NL)
+	suitetest.Check(t, "matvec_f32/IQ4_NL")
 }
 
 // BenchmarkMatVecF32IQ4_NL measures forge_matvec_f32_iq4_nl on $FORGE_BACKEND.
 func BenchmarkMatVecF32IQ4_NL(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.IQ4_NL)
+	suitetest.Bench(b, "matvec_f32/IQ4_NL")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32IQ4_XS checks forge_dequant_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+// TestDequantF32IQ4_XS checks forge_dequant_f32_iq4_xs against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32IQ4_XS(t *testing.T) {
-	suitetest.CheckDequant(t, formats.IQ4_XS, "f32")
+	suitetest.Check(t, "dequant_f32/IQ4_XS")
 }
 
 // BenchmarkDequantF32IQ4_XS measures forge_dequant_f32_iq4_xs on $FORGE_BACKEND.
 func BenchmarkDequantF32IQ4_XS(b *testing.B) {
-	suitetest.BenchDequant(b, formats.IQ4_XS, "f32")
+	suitetest.Bench(b, "dequant_f32/IQ4_XS")
 }
 
-// TestDequantF16IQ4_XS checks forge_dequant_f16_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+// TestDequantF16IQ4_XS checks forge_dequant_f16_iq4_xs against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16IQ4_XS(t *testing.T) {
-	suitetest.CheckDequant(t, formats.IQ4_XS, "f16")
+	suitetest.Check(t, "dequant_f16/IQ4_XS")
 }
 
 // BenchmarkDequantF16IQ4_XS measures forge_dequant_f16_iq4_xs on $FORGE_BACKEND.
 func BenchmarkDequantF16IQ4_XS(b *testing.B) {
-	suitetest.BenchDequant(b, formats.IQ4_XS, "f16")
+	suitetest.Bench(b, "dequant_f16/IQ4_XS")
 }
 
-// TestMatMulF32IQ4_XS checks forge_matmul_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+// TestMatMulF32IQ4_XS checks forge_matmul_f32_iq4_xs against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32IQ4_XS(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.IQ4_XS)
+	suitetest.Check(t, "matmul_f32/IQ4_XS")
 }
 
 // BenchmarkMatMulF32IQ4_XS measures forge_matmul_f32_iq4_xs on $FORGE_BACKEND.
 func BenchmarkMatMulF32IQ4_XS(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.IQ4_XS)
+	suitetest.Bench(b, "matmul_f32/IQ4_XS")
 }
 
-// TestMatVecF32IQ4_XS checks forge_matvec_f32_iq4_xs against the IQ4_XS spec on $FORGE_BACKEND.
+// TestMatVecF32IQ4_XS checks forge_matvec_f32_iq4_xs against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32IQ4_XS(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.IQ4_XS)
+	suitetest.Check(t, "matvec_f32/IQ4_XS")
 }
 
 // BenchmarkMatVecF32IQ4_XS measures forge_matvec_f32_iq4_xs on $FORGE_BACKEND.
 func BenchmarkMatVecF32IQ4_XS(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.IQ4_XS)
+	suitetest.Bench(b, "matvec_f32/IQ4_XS")
 }

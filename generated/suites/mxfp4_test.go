@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32MXFP4 checks forge_dequant_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+// TestDequantF32MXFP4 checks forge_dequant_f32_mxfp4 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32MXFP4(t *testing.T) {
-	suitetest.CheckDequant(t, formats.MXFP4, "f32")
+	suitetest.Check(t, "dequant_f32/MXFP4")
 }
 
 // BenchmarkDequantF32MXFP4 measures forge_dequant_f32_mxfp4 on $FORGE_BACKEND.
 func BenchmarkDequantF32MXFP4(b *testing.B) {
-	suitetest.BenchDequant(b, formats.MXFP4, "f32")
+	suitetest.Bench(b, "dequant_f32/MXFP4")
 }
 
-// TestDequantF16MXFP4 checks forge_dequant_f16_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+// TestDequantF16MXFP4 checks forge_dequant_f16_mxfp4 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16MXFP4(t *testing.T) {
-	suitetest.CheckDequant(t, formats.MXFP4, "f16")
+	suitetest.Check(t, "dequant_f16/MXFP4")
 }
 
 // BenchmarkDequantF16MXFP4 measures forge_dequant_f16_mxfp4 on $FORGE_BACKEND.
 func BenchmarkDequantF16MXFP4(b *testing.B) {
-	suitetest.BenchDequant(b, formats.MXFP4, "f16")
+	suitetest.Bench(b, "dequant_f16/MXFP4")
 }
 
-// TestMatMulF32MXFP4 checks forge_matmul_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+// TestMatMulF32MXFP4 checks forge_matmul_f32_mxfp4 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32MXFP4(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.MXFP4)
+	suitetest.Check(t, "matmul_f32/MXFP4")
 }
 
 // BenchmarkMatMulF32MXFP4 measures forge_matmul_f32_mxfp4 on $FORGE_BACKEND.
 func BenchmarkMatMulF32MXFP4(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.MXFP4)
+	suitetest.Bench(b, "matmul_f32/MXFP4")
 }
 
-// TestMatVecF32MXFP4 checks forge_matvec_f32_mxfp4 against the MXFP4 spec on $FORGE_BACKEND.
+// TestMatVecF32MXFP4 checks forge_matvec_f32_mxfp4 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32MXFP4(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.MXFP4)
+	suitetest.Check(t, "matvec_f32/MXFP4")
 }
 
 // BenchmarkMatVecF32MXFP4 measures forge_matvec_f32_mxfp4 on $FORGE_BACKEND.
 func BenchmarkMatVecF32MXFP4(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.MXFP4)
+	suitetest.Bench(b, "matvec_f32/MXFP4")
 }

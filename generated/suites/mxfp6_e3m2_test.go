@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32MXFP6_E3M2 checks forge_dequant_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+// TestDequantF32MXFP6_E3M2 checks forge_dequant_f32_mxfp6_e3m2 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32MXFP6_E3M2(t *testing.T) {
-	suitetest.CheckDequant(t, formats.MXFP6_E3M2, "f32")
+	suitetest.Check(t, "dequant_f32/MXFP6_E3M2")
 }
 
 // BenchmarkDequantF32MXFP6_E3M2 measures forge_dequant_f32_mxfp6_e3m2 on $FORGE_BACKEND.
 func BenchmarkDequantF32MXFP6_E3M2(b *testing.B) {
-	suitetest.BenchDequant(b, formats.MXFP6_E3M2, "f32")
+	suitetest.Bench(b, "dequant_f32/MXFP6_E3M2")
 }
 
-// TestDequantF16MXFP6_E3M2 checks forge_dequant_f16_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+// TestDequantF16MXFP6_E3M2 checks forge_dequant_f16_mxfp6_e3m2 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16MXFP6_E3M2(t *testing.T) {
-	suitetest.CheckDequant(t, formats.MXFP6_E3M2, "f16")
+	suitetest.Check(t, "dequant_f16/MXFP6_E3M2")
 }
 
 // BenchmarkDequantF16MXFP6_E3M2 measures forge_dequant_f16_mxfp6_e3m2 on $FORGE_BACKEND.
 func BenchmarkDequantF16MXFP6_E3M2(b *testing.B) {
-	suitetest.BenchDequant(b, formats.MXFP6_E3M2, "f16")
+	suitetest.Bench(b, "dequant_f16/MXFP6_E3M2")
 }
 
-// TestMatMulF32MXFP6_E3M2 checks forge_matmul_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+// TestMatMulF32MXFP6_E3M2 checks forge_matmul_f32_mxfp6_e3m2 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32MXFP6_E3M2(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.MXFP6_E3M2)
+	suitetest.Check(t, "matmul_f32/MXFP6_E3M2")
 }
 
 // BenchmarkMatMulF32MXFP6_E3M2 measures forge_matmul_f32_mxfp6_e3m2 on $FORGE_BACKEND.
 func BenchmarkMatMulF32MXFP6_E3M2(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.MXFP6_E3M2)
+	suitetest.Bench(b, "matmul_f32/MXFP6_E3M2")
 }
 
-// TestMatVecF32MXFP6_E3M2 checks forge_matvec_f32_mxfp6_e3m2 against the MXFP6_E3M2 spec on $FORGE_BACKEND.
+// TestMatVecF32MXFP6_E3M2 checks forge_matvec_f32_mxfp6_e3m2 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32MXFP6_E3M2(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.MXFP6_E3M2)
+	suitetest.Check(t, "matvec_f32/MXFP6_E3M2")
 }
 
 // BenchmarkMatVecF32MXFP6_E3M2 measures forge_matvec_f32_mxfp6_e3m2 on $FORGE_BACKEND.
 func BenchmarkMatVecF32MXFP6_E3M2(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.MXFP6_E3M2)
+	suitetest.Bench(b, "matvec_f32/MXFP6_E3M2")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q2_K checks forge_dequant_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
+// TestDequantF32Q2_K checks forge_dequant_f32_q2_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q2_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q2_K, "f32")
+	suitetest.Check(t, "dequant_f32/Q2_K")
 }
 
 // BenchmarkDequantF32Q2_K measures forge_dequant_f32_q2_k on $FORGE_BACKEND.
 func BenchmarkDequantF32Q2_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q2_K, "f32")
+	suitetest.Bench(b, "dequant_f32/Q2_K")
 }
 
-// TestDequantF16Q2_K checks forge_dequant_f16_q2_k against the Q2_K spec on $FORGE_BACKEND.
+// TestDequantF16Q2_K checks forge_dequant_f16_q2_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q2_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q2_K, "f16")
+	suitetest.Check(t, "dequant_f16/Q2_K")
 }
 
 // BenchmarkDequantF16Q2_K measures forge_dequant_f16_q2_k on $FORGE_BACKEND.
 func BenchmarkDequantF16Q2_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q2_K, "f16")
+	suitetest.Bench(b, "dequant_f16/Q2_K")
 }
 
-// TestMatMulF32Q2_K checks forge_matmul_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
+// TestMatMulF32Q2_K checks forge_matmul_f32_q2_k against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q2_K(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q2_K)
+	suitetest.Check(t, "matmul_f32/Q2_K")
 }
 
 // BenchmarkMatMulF32Q2_K measures forge_matmul_f32_q2_k on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q2_K(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q2_K)
+	suitetest.Bench(b, "matmul_f32/Q2_K")
 }
 
-// TestMatVecF32Q2_K checks forge_matvec_f32_q2_k against the Q2_K spec on $FORGE_BACKEND.
+// TestMatVecF32Q2_K checks forge_matvec_f32_q2_k against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q2_K(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q2_K)
+	suitetest.Check(t, "matvec_f32/Q2_K")
 }
 
 // BenchmarkMatVecF32Q2_K measures forge_matvec_f32_q2_k on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q2_K(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q2_K)
+	suitetest.Bench(b, "matvec_f32/Q2_K")
 }

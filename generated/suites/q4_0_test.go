@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q4_0 checks forge_dequant_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+// TestDequantF32Q4_0 checks forge_dequant_f32_q4_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q4_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q4_0, "f32")
+	suitetest.Check(t, "dequant_f32/Q4_0")
 }
 
 // BenchmarkDequantF32Q4_0 measures forge_dequant_f32_q4_0 on $FORGE_BACKEND.
 func BenchmarkDequantF32Q4_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q4_0, "f32")
+	suitetest.Bench(b, "dequant_f32/Q4_0")
 }
 
-// TestDequantF16Q4_0 checks forge_dequant_f16_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+// TestDequantF16Q4_0 checks forge_dequant_f16_q4_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q4_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q4_0, "f16")
+	suitetest.Check(t, "dequant_f16/Q4_0")
 }
 
 // BenchmarkDequantF16Q4_0 measures forge_dequant_f16_q4_0 on $FORGE_BACKEND.
 func BenchmarkDequantF16Q4_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q4_0, "f16")
+	suitetest.Bench(b, "dequant_f16/Q4_0")
 }
 
-// TestMatMulF32Q4_0 checks forge_matmul_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+// TestMatMulF32Q4_0 checks forge_matmul_f32_q4_0 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q4_0(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q4_0)
+	suitetest.Check(t, "matmul_f32/Q4_0")
 }
 
 // BenchmarkMatMulF32Q4_0 measures forge_matmul_f32_q4_0 on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q4_0(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q4_0)
+	suitetest.Bench(b, "matmul_f32/Q4_0")
 }
 
-// TestMatVecF32Q4_0 checks forge_matvec_f32_q4_0 against the Q4_0 spec on $FORGE_BACKEND.
+// TestMatVecF32Q4_0 checks forge_matvec_f32_q4_0 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q4_0(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q4_0)
+	suitetest.Check(t, "matvec_f32/Q4_0")
 }
 
 // BenchmarkMatVecF32Q4_0 measures forge_matvec_f32_q4_0 on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q4_0(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q4_0)
+	suitetest.Bench(b, "matvec_f32/Q4_0")
 }

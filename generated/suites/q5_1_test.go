@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q5_1 checks forge_dequant_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+// TestDequantF32Q5_1 checks forge_dequant_f32_q5_1 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q5_1(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q5_1, "f32")
+	suitetest.Check(t, "dequant_f32/Q5_1")
 }
 
 // BenchmarkDequantF32Q5_1 measures forge_dequant_f32_q5_1 on $FORGE_BACKEND.
 func BenchmarkDequantF32Q5_1(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q5_1, "f32")
+	suitetest.Bench(b, "dequant_f32/Q5_1")
 }
 
-// TestDequantF16Q5_1 checks forge_dequant_f16_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+// TestDequantF16Q5_1 checks forge_dequant_f16_q5_1 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q5_1(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q5_1, "f16")
+	suitetest.Check(t, "dequant_f16/Q5_1")
 }
 
 // BenchmarkDequantF16Q5_1 measures forge_dequant_f16_q5_1 on $FORGE_BACKEND.
 func BenchmarkDequantF16Q5_1(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q5_1, "f16")
+	suitetest.Bench(b, "dequant_f16/Q5_1")
 }
 
-// TestMatMulF32Q5_1 checks forge_matmul_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+// TestMatMulF32Q5_1 checks forge_matmul_f32_q5_1 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q5_1(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q5_1)
+	suitetest.Check(t, "matmul_f32/Q5_1")
 }
 
 // BenchmarkMatMulF32Q5_1 measures forge_matmul_f32_q5_1 on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q5_1(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q5_1)
+	suitetest.Bench(b, "matmul_f32/Q5_1")
 }
 
-// TestMatVecF32Q5_1 checks forge_matvec_f32_q5_1 against the Q5_1 spec on $FORGE_BACKEND.
+// TestMatVecF32Q5_1 checks forge_matvec_f32_q5_1 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q5_1(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q5_1)
+	suitetest.Check(t, "matvec_f32/Q5_1")
 }
 
 // BenchmarkMatVecF32Q5_1 measures forge_matvec_f32_q5_1 on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q5_1(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q5_1)
+	suitetest.Bench(b, "matvec_f32/Q5_1")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q6_K checks forge_dequant_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
+// TestDequantF32Q6_K checks forge_dequant_f32_q6_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q6_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q6_K, "f32")
+	suitetest.Check(t, "dequant_f32/Q6_K")
 }
 
 // BenchmarkDequantF32Q6_K measures forge_dequant_f32_q6_k on $FORGE_BACKEND.
 func BenchmarkDequantF32Q6_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q6_K, "f32")
+	suitetest.Bench(b, "dequant_f32/Q6_K")
 }
 
-// TestDequantF16Q6_K checks forge_dequant_f16_q6_k against the Q6_K spec on $FORGE_BACKEND.
+// TestDequantF16Q6_K checks forge_dequant_f16_q6_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q6_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q6_K, "f16")
+	suitetest.Check(t, "dequant_f16/Q6_K")
 }
 
 // BenchmarkDequantF16Q6_K measures forge_dequant_f16_q6_k on $FORGE_BACKEND.
 func BenchmarkDequantF16Q6_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q6_K, "f16")
+	suitetest.Bench(b, "dequant_f16/Q6_K")
 }
 
-// TestMatMulF32Q6_K checks forge_matmul_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
+// TestMatMulF32Q6_K checks forge_matmul_f32_q6_k against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q6_K(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q6_K)
+	suitetest.Check(t, "matmul_f32/Q6_K")
 }
 
 // BenchmarkMatMulF32Q6_K measures forge_matmul_f32_q6_k on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q6_K(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q6_K)
+	suitetest.Bench(b, "matmul_f32/Q6_K")
 }
 
-// TestMatVecF32Q6_K checks forge_matvec_f32_q6_k against the Q6_K spec on $FORGE_BACKEND.
+// TestMatVecF32Q6_K checks forge_matvec_f32_q6_k against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q6_K(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q6_K)
+	suitetest.Check(t, "matvec_f32/Q6_K")
 }
 
 // BenchmarkMatVecF32Q6_K measures forge_matvec_f32_q6_k on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q6_K(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q6_K)
+	suitetest.Bench(b, "matvec_f32/Q6_K")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q8_0 checks forge_dequant_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+// TestDequantF32Q8_0 checks forge_dequant_f32_q8_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q8_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q8_0, "f32")
+	suitetest.Check(t, "dequant_f32/Q8_0")
 }
 
 // BenchmarkDequantF32Q8_0 measures forge_dequant_f32_q8_0 on $FORGE_BACKEND.
 func BenchmarkDequantF32Q8_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q8_0, "f32")
+	suitetest.Bench(b, "dequant_f32/Q8_0")
 }
 
-// TestDequantF16Q8_0 checks forge_dequant_f16_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+// TestDequantF16Q8_0 checks forge_dequant_f16_q8_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q8_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q8_0, "f16")
+	suitetest.Check(t, "dequant_f16/Q8_0")
 }
 
 // BenchmarkDequantF16Q8_0 measures forge_dequant_f16_q8_0 on $FORGE_BACKEND.
 func BenchmarkDequantF16Q8_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q8_0, "f16")
+	suitetest.Bench(b, "dequant_f16/Q8_0")
 }
 
-// TestMatMulF32Q8_0 checks forge_matmul_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+// TestMatMulF32Q8_0 checks forge_matmul_f32_q8_0 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q8_0(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q8_0)
+	suitetest.Check(t, "matmul_f32/Q8_0")
 }
 
 // BenchmarkMatMulF32Q8_0 measures forge_matmul_f32_q8_0 on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q8_0(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q8_0)
+	suitetest.Bench(b, "matmul_f32/Q8_0")
 }
 
-// TestMatVecF32Q8_0 checks forge_matvec_f32_q8_0 against the Q8_0 spec on $FORGE_BACKEND.
+// TestMatVecF32Q8_0 checks forge_matvec_f32_q8_0 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q8_0(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q8_0)
+	suitetest.Check(t, "matvec_f32/Q8_0")
 }
 
 // BenchmarkMatVecF32Q8_0 measures forge_matvec_f32_q8_0 on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q8_0(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q8_0)
+	suitetest.Bench(b, "matvec_f32/Q8_0")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32Q8_K checks forge_dequant_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
+// TestDequantF32Q8_K checks forge_dequant_f32_q8_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32Q8_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q8_K, "f32")
+	suitetest.Check(t, "dequant_f32/Q8_K")
 }
 
 // BenchmarkDequantF32Q8_K measures forge_dequant_f32_q8_k on $FORGE_BACKEND.
 func BenchmarkDequantF32Q8_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q8_K, "f32")
+	suitetest.Bench(b, "dequant_f32/Q8_K")
 }
 
-// TestDequantF16Q8_K checks forge_dequant_f16_q8_k against the Q8_K spec on $FORGE_BACKEND.
+// TestDequantF16Q8_K checks forge_dequant_f16_q8_k against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16Q8_K(t *testing.T) {
-	suitetest.CheckDequant(t, formats.Q8_K, "f16")
+	suitetest.Check(t, "dequant_f16/Q8_K")
 }
 
 // BenchmarkDequantF16Q8_K measures forge_dequant_f16_q8_k on $FORGE_BACKEND.
 func BenchmarkDequantF16Q8_K(b *testing.B) {
-	suitetest.BenchDequant(b, formats.Q8_K, "f16")
+	suitetest.Bench(b, "dequant_f16/Q8_K")
 }
 
-// TestMatMulF32Q8_K checks forge_matmul_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
+// TestMatMulF32Q8_K checks forge_matmul_f32_q8_k against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32Q8_K(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.Q8_K)
+	suitetest.Check(t, "matmul_f32/Q8_K")
 }
 
 // BenchmarkMatMulF32Q8_K measures forge_matmul_f32_q8_k on $FORGE_BACKEND.
 func BenchmarkMatMulF32Q8_K(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.Q8_K)
+	suitetest.Bench(b, "matmul_f32/Q8_K")
 }
 
-// TestMatVecF32Q8_K checks forge_matvec_f32_q8_k against the Q8_K spec on $FORGE_BACKEND.
+// TestMatVecF32Q8_K checks forge_matvec_f32_q8_k against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32Q8_K(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.Q8_K)
+	suitetest.Check(t, "matvec_f32/Q8_K")
 }
 
 // BenchmarkMatVecF32Q8_K measures forge_matvec_f32_q8_k on $FORGE_BACKEND.
 func BenchmarkMatVecF32Q8_K(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.Q8_K)
+	suitetest.Bench(b, "matvec_f32/Q8_K")
 }

@@ -7,45 +7,44 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/suite/suitetest"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
-// TestDequantF32TQ1_0 checks forge_dequant_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+// TestDequantF32TQ1_0 checks forge_dequant_f32_tq1_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF32TQ1_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.TQ1_0, "f32")
+	suitetest.Check(t, "dequant_f32/TQ1_0")
 }
 
 // BenchmarkDequantF32TQ1_0 measures forge_dequant_f32_tq1_0 on $FORGE_BACKEND.
 func BenchmarkDequantF32TQ1_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.TQ1_0, "f32")
+	suitetest.Bench(b, "dequant_f32/TQ1_0")
 }
 
-// TestDequantF16TQ1_0 checks forge_dequant_f16_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+// TestDequantF16TQ1_0 checks forge_dequant_f16_tq1_0 against the dequant family's reference on $FORGE_BACKEND.
 func TestDequantF16TQ1_0(t *testing.T) {
-	suitetest.CheckDequant(t, formats.TQ1_0, "f16")
+	suitetest.Check(t, "dequant_f16/TQ1_0")
 }
 
 // BenchmarkDequantF16TQ1_0 measures forge_dequant_f16_tq1_0 on $FORGE_BACKEND.
 func BenchmarkDequantF16TQ1_0(b *testing.B) {
-	suitetest.BenchDequant(b, formats.TQ1_0, "f16")
+	suitetest.Bench(b, "dequant_f16/TQ1_0")
 }
 
-// TestMatMulF32TQ1_0 checks forge_matmul_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+// TestMatMulF32TQ1_0 checks forge_matmul_f32_tq1_0 against the matmul family's reference on $FORGE_BACKEND.
 func TestMatMulF32TQ1_0(t *testing.T) {
-	suitetest.CheckMatMul(t, formats.TQ1_0)
+	suitetest.Check(t, "matmul_f32/TQ1_0")
 }
 
 // BenchmarkMatMulF32TQ1_0 measures forge_matmul_f32_tq1_0 on $FORGE_BACKEND.
 func BenchmarkMatMulF32TQ1_0(b *testing.B) {
-	suitetest.BenchMatMul(b, formats.TQ1_0)
+	suitetest.Bench(b, "matmul_f32/TQ1_0")
 }
 
-// TestMatVecF32TQ1_0 checks forge_matvec_f32_tq1_0 against the TQ1_0 spec on $FORGE_BACKEND.
+// TestMatVecF32TQ1_0 checks forge_matvec_f32_tq1_0 against the matvec family's reference on $FORGE_BACKEND.
 func TestMatVecF32TQ1_0(t *testing.T) {
-	suitetest.CheckMatVec(t, formats.TQ1_0)
+	suitetest.Check(t, "matvec_f32/TQ1_0")
 }
 
 // BenchmarkMatVecF32TQ1_0 measures forge_matvec_f32_tq1_0 on $FORGE_BACKEND.
 func BenchmarkMatVecF32TQ1_0(b *testing.B) {
-	suitetest.BenchMatVec(b, formats.TQ1_0)
+	suitetest.Bench(b, "matvec_f32/TQ1_0")
 }

@@ -9,24 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocmforge/forge/internal/modroot"
 )
 
 // Root is the directory holding go.mod, found upward from the working
 // directory.
 func Root(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	d := modroot.FromWorkingDir()
+	if d == "" {
+		t.Fatal("no go.mod above the working directory")
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above " + wd)
-		}
-	}
+	return d
 }
 
 // Copy copies go.mod, go.sum and the named top-level directories of the

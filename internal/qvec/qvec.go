@@ -4,6 +4,7 @@ package qvec
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -101,4 +102,45 @@ func floats(b []byte) []float32 {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
+}
+
+// Manifest is a vectors folder's index (manifest.json): which file holds
+// which format's vectors of which kind. It is the authority on which formats
+// have known answers at all; a format it does not list has none.
+type Manifest struct {
+	Files []Entry `json:"files"`
+}
+
+// Entry is one file of the manifest.
+type Entry struct {
+	File   string `json:"file"`   // "q4_k.dequant.bin", relative to the folder
+	Format string `json:"format"` // "Q4_K"
+	Kind   string `json:"kind"`   // "dequant", "quantize", "quantize_edge" or "quantize_chunk"
+}
+
+// ReadManifest reads a manifest.json.
+func ReadManifest(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(m.Files) == 0 {
+		return nil, fmt.Errorf("%s: lists no files", path)
+	}
+	return &m, nil
+}
+
+// File is the name of the file holding format's vectors of kind, or "" when
+// the manifest lists none.
+func (m *Manifest) File(format, kind string) string {
+	for _, e := range m.Files {
+		if e.Format == format && e.Kind == kind {
+			return e.File
+		}
+	}
+	return ""
 }

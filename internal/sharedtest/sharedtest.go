@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rocmforge/forge/internal/modroot"
 )
 
 // EnvDir overrides where the shared folder is.
@@ -22,22 +24,15 @@ func Dir() string {
 	if d := os.Getenv(EnvDir); d != "" {
 		return d
 	}
-	wd, err := os.Getwd()
-	if err != nil {
+	root := modroot.FromWorkingDir()
+	if root == "" {
 		return ""
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			s := filepath.Join(filepath.Dir(d), "shared")
-			if fi, err := os.Stat(s); err == nil && fi.IsDir() {
-				return s
-			}
-			return ""
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
+	d := filepath.Join(filepath.Dir(root), "shared")
+	if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		return d
 	}
+	return ""
 }
 
 // Path returns the path of rel inside the shared folder. It skips the test,

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -28,9 +30,10 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Options control how Measure samples each benchmark.
 //
-// One sample is one iteration: one kernel launch timed with device events
-// on a suite.DeviceBackend (Resident.Run(1)), one Dequantize or
-// DequantizeF16 call timed with the wall clock on any other backend. Each
+// One sample is one iteration: one run of the benchmark's resident kernel
+// (its family's Measure; Resident.Run(1)), one launch timed with device
+// events on a backend.Device, one call timed with the wall clock on the
+// cpu. Each
 // benchmark first runs Warmup iterations, then samples until:
 //   - by default, Count samples;
 //   - with MinTime, at least Count samples adding up to at least MinTime of
@@ -55,11 +58,11 @@ type Options struct {
 	// (16 Mi on the cpu, 64 Mi on a GPU).
 	Elems int
 	// Weights is how a device holds a weight matrix (matvec's W):
-	// suite.WeightsRotate (byte-identical copies totalling at least twice
-	// the L2, one per launch in turn) or suite.WeightsReuse (one copy);
+	// backend.WeightsRotate (byte-identical copies totalling at least twice
+	// the L2, one per launch in turn) or backend.WeightsReuse (one copy);
 	// "": rotate on a device backend. The cpu always reuses its one host
 	// buffer. Each Result records what was done (Result.Weights).
-	Weights suite.WeightMode
+	Weights backend.WeightMode
 	// CopyBytes sizes the copy roofline's buffers; 0: suite.HostCopyBytes
 	// on the cpu, suite.CopyBytes on a GPU; negative: no roofline (and no
 	// %copy).
@@ -103,14 +106,17 @@ type Target struct {
 	Suite suite.Suite
 	// Name is the result's name; "" for the suite's.
 	Name string
-	// Shape is the elements per dimension; their product must be a whole
-	// number of the format's blocks. nil: [Options.Elems rounded down to
-	// whole blocks].
+	// Shape is the benchmark's shape, checked by its family
+	// (family.Descriptor.Plan): for dequant the elements per dimension,
+	// their product a whole number of the format's blocks (nil:
+	// [Options.Elems rounded down to whole blocks]); for matvec [rows,
+	// cols] (nil: each of the family's shapes, ExpandShapes).
 	Shape []int
-	// Input returns the blocks to decode, exactly the Shape's elements'
-	// worth; nil: reference-quantized data (suite.QuantizedBlocks, the
-	// same the generated benchmarks decode). It is called when the
-	// benchmark runs, so that a model's tensors are read one at a time.
+	// Input returns the blocks to decode (a family of Blocks only),
+	// exactly the Shape's elements' worth; nil: reference-quantized data
+	// (suite.QuantizedBlocks, the same the generated benchmarks decode).
+	// It is called when the benchmark runs, so that a model's tensors are
+	// read one at a time.
 	Input func() ([]byte, error)
 }
 
@@ -133,35 +139,19 @@ func (t *Target) name() string {
 	return t.Suite.Name
 }
 
-// plan is a checked target: its size and its input's cache key.
+// plan is a checked target: its family, its shape and its input's
+// cache key.
 type plan struct {
 	t       *Target
+	fam     *family.Descriptor // nil for a scenario
 	shape   []int
-	elems   int
-	nBlocks int
-	// matvec targets (suite Family MatVecFamily): y = W·x, W rows × cols.
-	matvec     bool
-	rows, cols int
-	// matmul targets (suite Family MatMulFamily): Y = W·X, W rows × cols,
-	// X batch vectors.
-	matmul bool
-	batch  int
+	nBlocks int // the blocks a Blocks family's benchmark decodes
 	// scenario targets (suite.Suite.Scenario): they run and report their
 	// own cases.
 	scenario bool
 }
 
-// MatMulFamily is the family name of the matmul suites, which Measure runs
-// as Y = W·X at a [rows, cols, batch] shape (default suite.MatMulShape) on
-// data of suite.MatMulData, on a backend that is a suite.MatMulBackend.
-const MatMulFamily = "matmul"
-
-// MatVecFamily is the family name of the matvec suites, which Measure runs
-// as y = W·x at a [rows, cols] shape (default: each of suite.MatVecShapes)
-// on data of suite.MatVecData, on a backend that is a suite.MatVecBackend.
-const MatVecFamily = "matvec"
-
-func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
+func (t *Target) plan(b backend.Backend, elems int) (plan, error) {
 	f := t.Suite.Format
 	if t.Suite.IsScenario() {
 		if t.Shape != nil || t.Input != nil {
@@ -172,35 +162,34 @@ func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 	switch {
 	case f == nil:
 		return plan{}, fmt.Errorf("%s: suite has no format", t.name())
-	case suite.OutputSize(t.Suite.Output) == 0:
+	case backend.OutputSize(t.Suite.Output) == 0:
 		return plan{}, fmt.Errorf("%s: unknown output %q", t.name(), t.Suite.Output)
 	}
-	p := plan{t: t}
-	if t.Suite.Family == MatVecFamily {
-		return t.planMatVec(b)
+	fam, err := family.Of(t.Suite)
+	if err != nil {
+		return plan{}, err
 	}
-	if t.Suite.Family == MatMulFamily {
-		return t.planMatMul(b)
+	if fam.Measure == nil || fam.Runs == nil {
+		return plan{}, fmt.Errorf("%s: the %s family has no benchmark of its own", t.name(), fam.Name)
 	}
-	if t.Shape == nil {
-		p.nBlocks = max(1, elems/f.BlockElems)
-		p.elems = p.nBlocks * f.BlockElems
-		p.shape = []int{p.elems}
-		return p, nil
+	if !fam.Runs(b) {
+		return plan{}, fmt.Errorf("%s: backend %s does not run %s (leave the family out: --family dequant)", t.name(), b.Name(), fam.Name)
 	}
-	n := int64(1)
-	for _, d := range t.Shape {
-		if d <= 0 {
-			return plan{}, fmt.Errorf("%s: shape %v: every dimension must be positive", t.name(), t.Shape)
+	if t.Input != nil && !fam.Blocks {
+		return plan{}, fmt.Errorf("%s: %s targets take no input of their own", t.name(), fam.Name)
+	}
+	shape, err := fam.Plan(f, t.Shape, elems)
+	if err != nil {
+		return plan{}, fmt.Errorf("%s: %w", t.name(), err)
+	}
+	p := plan{t: t, fam: fam, shape: shape}
+	if fam.Blocks {
+		n := 1
+		for _, x := range shape {
+			n *= x
 		}
-		if n *= int64(d); n > 1<<40 {
-			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
-		}
+		p.nBlocks = n / f.BlockElems
 	}
-	if n%int64(f.BlockElems) != 0 {
-		return plan{}, fmt.Errorf("%s: shape %v: %d elements is not a whole number of %d-element %s blocks", t.name(), t.Shape, n, f.BlockElems, f.Name)
-	}
-	p.shape, p.elems, p.nBlocks = append([]int(nil), t.Shape...), int(n), int(n)/f.BlockElems
 	return p, nil
 }
 
@@ -214,7 +203,7 @@ func (t *Target) plan(b suite.Backend, elems int) (plan, error) {
 // When ctx ends, Measure stops at the next sample and returns the results
 // that finished, Run.Interrupted set, and an error wrapping ErrInterrupted.
 // On a failure it returns the results so far and the error.
-func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Options) (*Run, error) {
+func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Options) (*Run, error) {
 	opts = opts.withDefaults()
 	elems := opts.Elems
 	if elems <= 0 {
@@ -262,16 +251,11 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 		roofGBps = run.Roofline.GBps
 	}
 
-	var in inputCache
 	for i, p := range plans {
 		if ctx.Err() != nil {
 			return finish(nil)
 		}
 		progress(i, p.t.name())
-		src, err := in.get(p)
-		if err != nil {
-			return finish(err)
-		}
 		if p.scenario {
 			err := runScenario(ctx, b, p, opts, func(res *Result) {
 				res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, roofGBps)
@@ -285,7 +269,7 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 			}
 			continue
 		}
-		res, err := measureOne(ctx, b, p, src, opts)
+		res, err := measureOne(ctx, b, p, opts)
 		if err != nil {
 			return finish(err)
 		}
@@ -302,30 +286,23 @@ func Measure(ctx context.Context, b suite.Backend, targets []Target, opts Option
 	return finish(nil)
 }
 
-// defaultShapes is the default shape set of suite s's family on backend b;
-// nil for a family whose targets run at one default size (dequant).
-func defaultShapes(b suite.Backend, s suite.Suite) ([]suite.BenchShape, error) {
-	switch s.Family {
-	case MatVecFamily:
-		if _, ok := b.(suite.MatVecBackend); !ok {
-			return nil, nil // planMatVec says why it cannot run
-		}
-		return suite.MatVecShapes(b, s.Format)
-	case MatMulFamily:
-		if _, ok := b.(suite.MatMulBackend); !ok {
-			return nil, nil // planMatMul says why it cannot run
-		}
-		return suite.MatMulShapes(b, s.Format)
+// defaultShapes is the default shape set of suite s's family on backend
+// b; nil for a family whose targets run at one default size (dequant),
+// and for one b does not run (Measure says why).
+func defaultShapes(b backend.Backend, s suite.Suite) ([]suite.BenchShape, error) {
+	fam, err := family.Of(s)
+	if err != nil || fam.Runs == nil || !fam.Runs(b) {
+		return nil, nil
 	}
-	return nil, nil
+	return fam.Shapes(b, s.Format)
 }
 
 // ExpandShapes replaces each target without a Shape whose family has a
-// default shape set on b (matvec: suite.MatVecShapes, issue 6's four
-// shapes on a device) by one target per shape, named
+// default shape set on b (family.Descriptor.Shapes: matvec's four on a
+// device) by one target per shape, named
 // "<target>/<shape name>": "matvec_f32/Q4_0/4096x14336",
 // "matvec_f32/Q4_0/output". Other targets are kept as they are.
-func ExpandShapes(b suite.Backend, targets []Target) ([]Target, error) {
+func ExpandShapes(b backend.Backend, targets []Target) ([]Target, error) {
 	var out []Target
 	for _, t := range targets {
 		if t.Shape != nil || t.Suite.Format == nil {
@@ -349,8 +326,10 @@ func ExpandShapes(b suite.Backend, targets []Target) ([]Target, error) {
 	return out, nil
 }
 
-// groupByInput moves each target that decodes generated data of the same
-// format and size as an earlier one right after it (a stable grouping).
+// groupByInput moves each target that decodes generated blocks of the
+// same format and size as an earlier one (a Blocks family's: dequant's f32
+// and f16) right after it (a stable grouping), so that the family's input
+// cache quantizes once per format.
 func groupByInput(plans []plan) []plan {
 	type key struct {
 		f       *formats.Format
@@ -360,7 +339,7 @@ func groupByInput(plans []plan) []plan {
 	groups := map[key][]plan{}
 	var out []plan
 	for _, p := range plans {
-		if p.t.Input != nil || p.matvec || p.matmul || p.scenario {
+		if p.t.Input != nil || p.scenario || !p.fam.Blocks {
 			k := key{nil, len(order)} // a group of its own
 			order = append(order, k)
 			groups[k] = []plan{p}
@@ -378,43 +357,9 @@ func groupByInput(plans []plan) []plan {
 	return out
 }
 
-// inputCache keeps the last generated input.
-type inputCache struct {
-	f       *formats.Format
-	nBlocks int
-	src     []byte
-}
-
-func (c *inputCache) get(p plan) ([]byte, error) {
-	f := p.t.Suite.Format
-	if p.matvec || p.matmul || p.scenario {
-		return nil, nil // measureMatVec, measureMatMul and scenarios make their own
-	}
-	if p.t.Input != nil {
-		src, err := p.t.Input()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.t.name(), err)
-		}
-		if len(src) != p.nBlocks*f.BlockBytes {
-			return nil, fmt.Errorf("%s: input of %d bytes, want %d (%d %s blocks)", p.t.name(), len(src), p.nBlocks*f.BlockBytes, p.nBlocks, f.Name)
-		}
-		return src, nil
-	}
-	if c.f == f && c.nBlocks == p.nBlocks {
-		return c.src, nil
-	}
-	c.f, c.src = nil, nil // let the old input go first
-	src, err := suite.QuantizedBlocks(f, p.nBlocks, suite.Seed(f.Name))
-	if err != nil {
-		return nil, fmt.Errorf("%s: reference quantizer: %w", p.t.name(), err)
-	}
-	c.f, c.nBlocks, c.src = f, p.nBlocks, src
-	return src, nil
-}
-
 // measureRoofline measures the copy bandwidth on b.
-func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error) {
-	if db, ok := b.(suite.DeviceBackend); ok {
+func measureRoofline(b backend.Backend, bytes int64, elems int) (*Roofline, error) {
+	if db, ok := backend.DeviceOf(b); ok {
 		if bytes == 0 {
 			bytes = suite.CopyBytes(db, elems)
 		}
@@ -434,17 +379,26 @@ func measureRoofline(b suite.Backend, bytes int64, elems int) (*Roofline, error)
 	return &Roofline{Bytes: r.Bytes, GBps: r.GBps, Method: fmt.Sprintf("go copy, %d goroutines", runtime.GOMAXPROCS(0))}, nil
 }
 
-// measureOne samples one benchmark; it returns nil, nil when ctx ended
-// before it finished.
-func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts Options) (*Result, error) {
-	if p.matvec {
-		return measureMatVec(ctx, b, p, opts)
-	}
-	if p.matmul {
-		return measureMatMul(ctx, b, p, opts)
-	}
+// measureOne samples one benchmark through its family's Measure; it
+// returns nil, nil when ctx ended before it finished.
+func measureOne(ctx context.Context, b backend.Backend, p plan, opts Options) (*Result, error) {
 	s, f := p.t.Suite, p.t.Suite.Format
-	size := suite.OutputSize(s.Output)
+	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
+	var input []byte
+	if p.t.Input != nil {
+		var err error
+		if input, err = p.t.Input(); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.t.name(), err)
+		}
+		if len(input) != p.nBlocks*f.BlockBytes {
+			return nil, fmt.Errorf("%s: input of %d bytes, want %d (%d %s blocks)", p.t.name(), len(input), p.nBlocks*f.BlockBytes, p.nBlocks, f.Name)
+		}
+	}
+	m, err := p.fam.Measure(b, s, p.shape, input, opts.Weights)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer m.Resident.Close()
 	res := &Result{
 		Name:         p.t.name(),
 		Suite:        s.Name,
@@ -452,41 +406,16 @@ func measureOne(ctx context.Context, b suite.Backend, p plan, src []byte, opts O
 		Kernel:       s.Kernel,
 		Format:       f.Name,
 		Output:       s.Output,
-		Shape:        p.shape,
-		Elements:     int64(p.elems),
-		BytesRead:    int64(len(src)),
-		BytesWritten: int64(p.elems) * int64(size),
+		Shape:        m.Shape,
+		Elements:     m.Elements,
+		BytesRead:    m.BytesRead,
+		BytesWritten: m.BytesWritten,
+		FLOPs:        m.FLOPs,
 		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
+		Weights:      m.Weights,
 		Warmup:       opts.Warmup,
 	}
-	what := fmt.Sprintf("%s on %s", res.Name, b.Name())
-
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceBackend); ok {
-		r, err := db.PrepareDequant(f, s.Output, src)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		var call func() error
-		switch s.Output {
-		case suite.OutputF32:
-			dst := make([]float32, p.elems)
-			call = func() error { return b.Dequantize(f, dst, src) }
-		case suite.OutputF16:
-			dst := make([]uint16, p.elems)
-			call = func() error { return b.DequantizeF16(f, dst, src) }
-		}
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := call()
-			return time.Since(start), err
-		}
-	}
-
-	return sample(ctx, res, what, once, opts)
+	return sample(ctx, res, what, func() (time.Duration, error) { return m.Resident.Run(1) }, opts)
 }
 
 // sample runs once opts.Warmup times, then samples it into res as Options
@@ -540,174 +469,11 @@ func sample(ctx context.Context, res *Result, what string, once func() (time.Dur
 	return res, nil
 }
 
-// planMatVec checks a matvec target: its shape is [rows, cols] (cols a
-// whole number of blocks; ExpandShapes gives a target without one each of
-// suite.MatVecShapes); the backend must run matvec.
-func (t *Target) planMatVec(b suite.Backend) (plan, error) {
-	f := t.Suite.Format
-	if _, ok := b.(suite.MatVecBackend); !ok {
-		return plan{}, fmt.Errorf("%s: backend %s does not run matvec (leave the family out: --family dequant)", t.name(), b.Name())
-	}
-	if t.Input != nil {
-		return plan{}, fmt.Errorf("%s: matvec targets take no input of their own", t.name())
-	}
-	p := plan{t: t, matvec: true}
-	if t.Shape == nil {
-		return plan{}, fmt.Errorf("%s: no shape (ExpandShapes gives one)", t.name())
-	}
-	if len(t.Shape) != 2 || t.Shape[0] <= 0 || t.Shape[1] <= 0 {
-		return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols], both positive", t.name(), t.Shape)
-	}
-	p.rows, p.cols = t.Shape[0], t.Shape[1]
-	if p.cols%f.BlockElems != 0 {
-		return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
-	}
-	if int64(p.rows)*int64(p.cols) > 1<<40 {
-		return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
-	}
-	p.shape = []int{p.rows, p.cols}
-	p.elems = p.rows * p.cols
-	p.nBlocks = p.elems / f.BlockElems
-	return p, nil
-}
-
-// measureMatVec samples one matvec benchmark on data of suite.MatVecData:
-// bytes read are W's (one copy: what one launch reads, whatever the weight
-// mode) and x's, bytes written y's; FLOPs 2·rows·cols. On a device W is
-// held as opts.Weights says; Result.Weights records it.
-func measureMatVec(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
-	s, f := p.t.Suite, p.t.Suite.Format
-	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
-	w, x, err := suite.MatVecData(f, p.rows, p.cols, suite.Seed(f.Name))
-	if err != nil {
-		return nil, fmt.Errorf("%s: inputs: %w", what, err)
-	}
-	res := &Result{
-		Name:         p.t.name(),
-		Suite:        s.Name,
-		Family:       s.Family,
-		Kernel:       s.Kernel,
-		Format:       f.Name,
-		Output:       s.Output,
-		Shape:        p.shape,
-		Elements:     int64(p.elems),
-		BytesRead:    int64(len(w)) + 4*int64(len(x)),
-		BytesWritten: 4 * int64(p.rows),
-		FLOPs:        2 * int64(p.elems),
-		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
-		Warmup:       opts.Warmup,
-	}
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceMatVecBackend); ok {
-		r, weights, err := db.PrepareMatVec(f, w, x, p.rows, p.cols, suite.ResolveWeightMode(b, opts.Weights))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		res.Weights = &weights
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
-		res.Weights = &weights
-		mv := b.(suite.MatVecBackend) // checked by planMatVec
-		y := make([]float32, p.rows)
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := mv.MatVec(f, y, w, x, p.rows, p.cols)
-			return time.Since(start), err
-		}
-	}
-	return sample(ctx, res, what, once, opts)
-}
-
-// planMatMul checks a matmul target: its shape is [rows, cols, batch] (cols
-// a whole number of blocks), or suite.MatMulShape's; the backend must run
-// matmul.
-func (t *Target) planMatMul(b suite.Backend) (plan, error) {
-	f := t.Suite.Format
-	if _, ok := b.(suite.MatMulBackend); !ok {
-		return plan{}, fmt.Errorf("%s: backend %s does not run matmul (leave the family out: --family dequant)", t.name(), b.Name())
-	}
-	if t.Input != nil {
-		return plan{}, fmt.Errorf("%s: matmul targets take no input of their own", t.name())
-	}
-	p := plan{t: t, matmul: true}
-	if t.Shape == nil {
-		shapes, err := suite.MatMulShapes(b, f)
-		if err != nil {
-			return plan{}, fmt.Errorf("%s: %w", t.name(), err)
-		}
-		p.rows, p.cols, p.batch = shapes[0].Dims[0], shapes[0].Dims[1], shapes[0].Dims[2]
-	} else {
-		if len(t.Shape) != 3 || t.Shape[0] <= 0 || t.Shape[1] <= 0 || t.Shape[2] <= 0 {
-			return plan{}, fmt.Errorf("%s: shape %v: want [rows, cols, batch], all positive", t.name(), t.Shape)
-		}
-		p.rows, p.cols, p.batch = t.Shape[0], t.Shape[1], t.Shape[2]
-		if p.cols%f.BlockElems != 0 {
-			return plan{}, fmt.Errorf("%s: shape %v: %d columns is not a whole number of %d-element %s blocks", t.name(), t.Shape, p.cols, f.BlockElems, f.Name)
-		}
-		if int64(p.rows)*int64(p.cols) > 1<<40 || int64(p.batch)*int64(max(p.rows, p.cols)) > 1<<40 {
-			return plan{}, fmt.Errorf("%s: shape %v: too many elements", t.name(), t.Shape)
-		}
-	}
-	p.shape = []int{p.rows, p.cols, p.batch}
-	p.elems = p.rows * p.batch // Y's entries
-	p.nBlocks = p.rows * p.cols / f.BlockElems
-	return p, nil
-}
-
-// measureMatMul samples one matmul benchmark on data of suite.MatMulData:
-// bytes read are W's and X's, bytes written Y's; FLOPs 2·rows·cols·batch.
-func measureMatMul(ctx context.Context, b suite.Backend, p plan, opts Options) (*Result, error) {
-	s, f := p.t.Suite, p.t.Suite.Format
-	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
-	w, x, err := suite.MatMulData(f, p.rows, p.cols, p.batch, suite.Seed(f.Name))
-	if err != nil {
-		return nil, fmt.Errorf("%s: inputs: %w", what, err)
-	}
-	res := &Result{
-		Name:         p.t.name(),
-		Suite:        s.Name,
-		Family:       s.Family,
-		Kernel:       s.Kernel,
-		Format:       f.Name,
-		Output:       s.Output,
-		Shape:        p.shape,
-		Elements:     int64(p.elems),
-		BytesRead:    int64(len(w)) + 4*int64(len(x)),
-		BytesWritten: 4 * int64(p.rows) * int64(p.batch),
-		FLOPs:        2 * int64(p.rows) * int64(p.cols) * int64(p.batch),
-		Compression:  4 * float64(f.BlockElems) / float64(f.BlockBytes),
-		Warmup:       opts.Warmup,
-	}
-	var once func() (time.Duration, error)
-	if db, ok := b.(suite.DeviceMatMulBackend); ok {
-		r, weights, err := db.PrepareMatMul(f, w, x, p.rows, p.cols, p.batch, suite.ResolveWeightMode(b, opts.Weights))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		defer r.Close()
-		res.Weights = &weights
-		once = func() (time.Duration, error) { return r.Run(1) }
-	} else {
-		weights := suite.WeightPlan(suite.WeightsReuse, int64(len(w)), 0, 0)
-		res.Weights = &weights
-		mm := b.(suite.MatMulBackend) // checked by planMatMul
-		y := make([]float32, p.rows*p.batch)
-		once = func() (time.Duration, error) {
-			start := time.Now()
-			err := mm.MatMul(f, y, w, x, p.rows, p.cols, p.batch)
-			return time.Since(start), err
-		}
-	}
-	return sample(ctx, res, what, once, opts)
-}
-
 // runScenario runs a scenario suite: its Env samples as opts say and
 // turns each Measurement into a Result named "<suite>/<case>", handed to
 // add. A context that ends stops it without an error (Measure reports the
 // interruption).
-func runScenario(ctx context.Context, b suite.Backend, p plan, opts Options, add func(*Result)) error {
+func runScenario(ctx context.Context, b backend.Backend, p plan, opts Options, add func(*Result)) error {
 	s := p.t.Suite
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
 	env := &suite.Env{

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -172,7 +173,7 @@ func TestMeasureInterrupted(t *testing.T) {
 	}
 }
 
-// fakeDevice is a suite.DeviceBackend whose kernels take the durations
+// fakeDevice is a backend.Device whose kernels take the durations
 // dur(i) gives, i counting every launch; copies run at 100 GB/s.
 type fakeDevice struct {
 	*cpu.Backend
@@ -185,7 +186,7 @@ func (d *fakeDevice) Name() string     { return "fakedev" }
 func (d *fakeDevice) Describe() string { return "a fake device" }
 func (d *fakeDevice) L2Bytes() int64   { return 1 << 20 }
 
-func (d *fakeDevice) PrepareDequant(f *formats.Format, output string, src []byte) (suite.Resident, error) {
+func (d *fakeDevice) PrepareBlocks(k backend.Kernel, ref backend.BlockRef, src []byte) (backend.Resident, error) {
 	return &fakeResident{run: func(n int) time.Duration {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -198,7 +199,7 @@ func (d *fakeDevice) PrepareDequant(f *formats.Format, output string, src []byte
 	}}, nil
 }
 
-func (d *fakeDevice) PrepareCopy(bytes int64) (suite.Resident, error) {
+func (d *fakeDevice) PrepareCopy(bytes int64) (backend.Resident, error) {
 	return &fakeResident{run: func(n int) time.Duration {
 		return time.Duration(float64(n) * 2 * float64(bytes) / 100e9 * 1e9)
 	}}, nil
@@ -319,10 +320,10 @@ func suitesOf(f *formats.Format) []suite.Suite {
 }
 
 // dequantOnly hides the cpu backend's MatVec: a backend without matvec.
-type dequantOnly struct{ suite.Backend }
+type dequantOnly struct{ backend.Backend }
 
 func TestMeasureMatVec(t *testing.T) {
-	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: MatVecFamily, Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
+	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
 	targets := []Target{{Suite: mv, Shape: []int{37, 96}}, {Suite: dequantSuite(formats.Q4_0, "f32")}}
 	run, err := Measure(context.Background(), cpu.New(1), targets, quick())
 	if err != nil {
@@ -336,7 +337,7 @@ func TestMeasureMatVec(t *testing.T) {
 		t.Errorf("dequant result %+v", run.Results[1])
 	}
 	for _, bad := range []struct {
-		b     suite.Backend
+		b     backend.Backend
 		shape []int
 		want  string
 	}{
@@ -352,7 +353,7 @@ func TestMeasureMatVec(t *testing.T) {
 }
 
 func TestMeasureMatMul(t *testing.T) {
-	mm := suite.Suite{Name: "matmul_f32/Q4_0", Family: MatMulFamily, Kernel: "matmul_f32", Output: "f32", Format: formats.Q4_0}
+	mm := suite.Suite{Name: "matmul_f32/Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Format: formats.Q4_0}
 	run, err := Measure(context.Background(), cpu.New(1), []Target{{Suite: mm, Shape: []int{37, 96, 5}}}, quick())
 	if err != nil {
 		t.Fatal(err)
@@ -362,7 +363,7 @@ func TestMeasureMatMul(t *testing.T) {
 		t.Errorf("matmul result %+v", r)
 	}
 	for _, bad := range []struct {
-		b     suite.Backend
+		b     backend.Backend
 		shape []int
 		want  string
 	}{

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -55,9 +57,9 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: MatVecFamily, Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
+	mv := suite.Suite{Name: "matvec_f32/Q4_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Format: formats.Q4_0}
 
-	t.Setenv(suite.EnvBenchMatVec, "")
+	t.Setenv(family.MatVec.EnvShape(), "")
 	ts, err := ExpandShapes(b, []Target{{Suite: mv}, {Suite: dequantSuite(formats.Q4_0, "f32")}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +74,9 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		t.Errorf("device targets %q, want %q", names, want)
 	}
 
-	t.Setenv(suite.EnvBenchMatVec, "64x256")
+	t.Setenv(family.MatVec.EnvShape(), "64x256")
 	wBytes := int64(64 * 8 * 18)
-	for _, mode := range []suite.WeightMode{"", suite.WeightsRotate, suite.WeightsReuse} {
+	for _, mode := range []backend.WeightMode{"", backend.WeightsRotate, backend.WeightsReuse} {
 		run, err := Measure(context.Background(), b, []Target{{Suite: mv}}, Options{Count: 3, Weights: mode, CopyBytes: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -90,12 +92,12 @@ func TestMeasureMatVecFakeGPU(t *testing.T) {
 		switch {
 		case w == nil:
 			t.Errorf("%q: no weights recorded", mode)
-		case mode == suite.WeightsReuse:
-			if w.Mode != suite.WeightsReuse || w.Copies != 1 || w.TotalBytes != wBytes {
+		case mode == backend.WeightsReuse:
+			if w.Mode != backend.WeightsReuse || w.Copies != 1 || w.TotalBytes != wBytes {
 				t.Errorf("reuse: %+v", w)
 			}
 		default:
-			if w.Mode != suite.WeightsRotate || w.Copies < 2 || w.TotalBytes < 2*(1<<20) || w.CopyBytes != wBytes || w.L2Bytes != 1<<20 {
+			if w.Mode != backend.WeightsRotate || w.Copies < 2 || w.TotalBytes < 2*(1<<20) || w.CopyBytes != wBytes || w.L2Bytes != 1<<20 {
 				t.Errorf("%q: %+v, want rotate over ≥ 2 MiB", mode, w)
 			}
 		}

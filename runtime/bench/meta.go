@@ -12,14 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/device/gpu"
-	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/backend"
 )
 
-// gpuDevice is implemented by the GPU backends (runtime/backend/gpu): the
-// device behind a suite.DeviceBackend, for its description.
-type gpuDevice interface {
-	Device() *gpu.Device
+// deviceDescriber is a backend that describes its device in plain values:
+// the GPU backends (runtime/backend/gpu).
+type deviceDescriber interface {
+	DeviceInfo() backend.DeviceInfo
 }
 
 // CollectMeta describes the machine and software a run on backend b
@@ -29,7 +28,7 @@ type gpuDevice interface {
 // GOMAXPROCS, the Go version, GOOS/GOARCH, the host name and forge's
 // version (the build's module version and VCS stamp; "devel" when the
 // binary carries none, as under `go run` with -buildvcs=false).
-func CollectMeta(b suite.Backend) Meta {
+func CollectMeta(b backend.Backend) Meta {
 	m := Meta{
 		Backend:   b.Name(),
 		Device:    CPUModel(),
@@ -40,18 +39,18 @@ func CollectMeta(b suite.Backend) Meta {
 	}
 	m.Hostname, _ = os.Hostname()
 	m.ForgeVersion, m.ForgeCommit, m.ForgeModified = ForgeVersion()
-	if g, ok := b.(gpuDevice); ok {
-		info := g.Device().Info()
+	if d, ok := b.(deviceDescriber); ok {
+		info := d.DeviceInfo()
 		m.Library = info.Library
 		m.Device = info.Name
 		m.Arch = info.Arch
 		m.Target = info.Target
 		m.WaveSize = info.WaveSize
 		m.ComputeUnits = info.ComputeUnits
-		m.MemoryBytes = info.TotalMem
+		m.MemoryBytes = info.MemoryBytes
 		m.Driver = versionString(info.Vendor, info.DriverVersion)
 		m.Toolkit = versionString(info.Vendor, info.RuntimeVersion)
-	} else if db, ok := b.(suite.DeviceBackend); ok {
+	} else if db, ok := b.(backend.Device); ok {
 		m.Device = db.Describe()
 	}
 	return m

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
@@ -490,7 +491,7 @@ func WeightsSummary(run *Run) string {
 			}
 		}
 		switch {
-		case mode != string(suite.WeightsRotate):
+		case mode != string(backend.WeightsRotate):
 			parts = append(parts, mode+": one copy of W, read by every launch (what the L2 holds of it is served from there)")
 		default:
 			n := strconv.Itoa(lo)

@@ -11,9 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rocmforge/forge/runtime/backend"
 	"golang.org/x/perf/benchfmt"
-
-	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // fixture is a Run written by hand, as the writers' tests and the other
@@ -234,14 +233,14 @@ func TestWeightsReported(t *testing.T) {
 	if s := WeightsSummary(run); s != "" {
 		t.Errorf("no matvec: %q", s)
 	}
-	mv := func(name string, w suite.Weights) Result {
+	mv := func(name string, w backend.Weights) Result {
 		r := run.Results[0]
 		r.Name, r.Family, r.Weights = name, "matvec", &w
 		return r
 	}
 	run.Results = append(run.Results,
-		mv("matvec_f32/Q4_0/4096x4096", suite.WeightPlan(suite.WeightsRotate, 9<<20, 50<<20, 0)),
-		mv("matvec_f32/Q4_0/output", suite.WeightPlan(suite.WeightsRotate, 280<<20, 50<<20, 0)))
+		mv("matvec_f32/Q4_0/4096x4096", backend.WeightPlan(backend.WeightsRotate, 9<<20, 50<<20, 0)),
+		mv("matvec_f32/Q4_0/output", backend.WeightPlan(backend.WeightsRotate, 280<<20, 50<<20, 0)))
 	want := "rotate: each launch reads the next of 2 to 12 byte-identical copies of W, together at least 2.2 × the 50 MiB L2; GB/s counts one copy per launch"
 	if s := WeightsSummary(run); s != want {
 		t.Errorf("summary %q, want %q", s, want)
@@ -274,7 +273,7 @@ func TestWeightsReported(t *testing.T) {
 		t.Errorf("JSON lacks the weights:\n%s", buf.String())
 	}
 	for i := range run.Results[3:] {
-		run.Results[3+i].Weights = &suite.Weights{Mode: suite.WeightsReuse, Copies: 1, CopyBytes: 9 << 20, TotalBytes: 9 << 20}
+		run.Results[3+i].Weights = &backend.Weights{Mode: backend.WeightsReuse, Copies: 1, CopyBytes: 9 << 20, TotalBytes: 9 << 20}
 	}
 	if s := WeightsSummary(run); s != "reuse: one copy of W, read by every launch (what the L2 holds of it is served from there)" {
 		t.Errorf("reuse: %q", s)

@@ -4,47 +4,16 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 )
-
-// AttentionBackend is a Backend that runs flash attention forward (the
-// attention family, not format-specific). The layout is
-// [batch, heads, seq, dim] everywhere (cpu.AttentionShape has the
-// contract). Inputs and output are float32 slices whatever dtype says;
-// for dtype "f16" the inputs must already be f16 values (AttentionData
-// rounds them) and the kernel rounds o to f16, which o then holds widened
-// to float32. The cpu backend computes the float64 reference for either
-// dtype. HeadDim must be one the backend has a kernel for.
-type AttentionBackend interface {
-	Backend
-	Attention(dtype string, s cpu.AttentionShape, q, k, v, o []float32) error
-}
-
-// DeviceAttentionBackend is a DeviceBackend that runs attention with its
-// data resident in device memory, for benchmarks.
-type DeviceAttentionBackend interface {
-	DeviceBackend
-	AttentionBackend
-	// PrepareAttention uploads q, k and v (as dtype) and allocates o; Run
-	// launches the kernel.
-	PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (Resident, error)
-}
 
 // AttentionDTypes are the element types of the attention kernels.
 var AttentionDTypes = []string{"f16", "f32"}
 
 // AttentionElemSize is the bytes per element of dtype ("f16" 2, "f32" 4),
 // 0 for another.
-func AttentionElemSize(dtype string) int {
-	switch dtype {
-	case "f16":
-		return 2
-	case "f32":
-		return 4
-	}
-	return 0
-}
+func AttentionElemSize(dtype string) int { return backend.AttentionElemSize(dtype) }
 
 // AttentionTolerance is what a kernel's o may differ from the float64
 // reference (computed from the same, already rounded, inputs): the
@@ -78,7 +47,7 @@ var AttentionTolerances = map[string]AttentionTolerance{
 // k and v 1, so the scores (scale 1/sqrt(d)) have a spread of about 2 and
 // the softmax is neither uniform nor one-hot. For dtype "f16" every value
 // is rounded to f16 (and stays exact in float32).
-func AttentionData(dtype string, s cpu.AttentionShape, seed uint64) (q, k, v []float32) {
+func AttentionData(dtype string, s backend.AttentionShape, seed uint64) (q, k, v []float32) {
 	r := NewRand(seed)
 	gen := func(n int, sd float32) []float32 {
 		out := make([]float32, n)

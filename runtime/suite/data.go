@@ -5,7 +5,9 @@ import (
 	"hash/fnv"
 	"math"
 
-	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"runtime"
+
+	"github.com/rocmforge/forge/internal/parallel"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -89,10 +91,23 @@ func Inputs(f *formats.Format, nBlocks int, seed uint64) []float32 {
 // the spec's reference quantizer (on every core).
 func QuantizedBlocks(f *formats.Format, nBlocks int, seed uint64) ([]byte, error) {
 	src := make([]byte, nBlocks*f.BlockBytes)
-	if err := cpu.New(0).Quantize(f, src, Inputs(f, nBlocks, seed)); err != nil {
+	if err := Quantize(f, src, Inputs(f, nBlocks, seed)); err != nil {
 		return nil, err
 	}
 	return src, nil
+}
+
+// Quantize encodes whole blocks of x into dst with f's reference
+// quantizer, on every core; each block's bytes are the spec's whatever
+// the split.
+func Quantize(f *formats.Format, dst []byte, x []float32) error {
+	if err := f.CheckSizes(len(x), len(dst)); err != nil {
+		return err
+	}
+	parallel.Chunks(len(dst)/f.BlockBytes, runtime.GOMAXPROCS(0), max(1, (16<<10)/f.BlockElems), func(lo, hi int) {
+		_ = f.Quantize(dst[lo*f.BlockBytes:hi*f.BlockBytes], x[lo*f.BlockElems:hi*f.BlockElems])
+	})
+	return nil
 }
 
 // RandomBlocks returns nBlocks blocks of random bytes: every bit pattern a

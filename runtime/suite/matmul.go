@@ -1,40 +1,12 @@
 package suite
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 )
-
-// MatMulBackend is a Backend that also runs the matmul family: Y = W·X for a
-// batch of vectors. Like MatVecBackend, it is an interface of its own: a
-// backend without it stays a Backend, and the harness and forgebench skip
-// matmul suites on it, saying so. The cpu and GPU backends implement it.
-type MatMulBackend interface {
-	Backend
-	// MatMul computes Y = W·X: w holds rows rows of cols elements of f
-	// (cols/BlockElems whole blocks per row, rows contiguous: ggml's
-	// layout), x holds batch vectors of cols values (x[b·cols+k], ggml's
-	// src1), y receives batch vectors of rows values (y[b·rows+r], ggml's
-	// dst). cols must be a whole number of blocks.
-	MatMul(f *formats.Format, y []float32, w []byte, x []float32, rows, cols, batch int) error
-}
-
-// DeviceMatMulBackend is a DeviceBackend that runs matmul with its data
-// resident in device memory, for benchmarks.
-type DeviceMatMulBackend interface {
-	DeviceBackend
-	MatMulBackend
-	// PrepareMatMul uploads w and x (as for MatMul) and allocates y.
-	// W is held as weights says (WeightsRotate: copies past the L2, one
-	// per launch); the Weights returned say how.
-	PrepareMatMul(f *formats.Format, w []byte, x []float32, rows, cols, batch int, weights WeightMode) (Resident, Weights, error)
-}
 
 // MatMulTolerance is the largest normalised mean squared error,
 // NMSE = Σ(y−ref)² / Σref² over the whole of Y, that a matmul result may
@@ -50,99 +22,11 @@ const MatMulTolerance = 5e-4
 // (2^-11 per factor, so about 1e-3 of the magnitude at worst) with a margin.
 const MatMulEntryTolerance = 4e-3
 
-// EnvBenchMatMul sets the matmul benchmarks' shape: "ROWSxCOLSxBATCH", cols
-// rounded down to whole blocks (at least one).
-const EnvBenchMatMul = "FORGE_BENCH_MATMUL"
-
-// Default matmul benchmark shapes (rows × cols × batch): 4096×4096×64 on a
-// device backend, 256×1024×16 on the cpu.
-const (
-	DefaultMatMulRows        = 256
-	DefaultMatMulCols        = 1024
-	DefaultMatMulBatch       = 16
-	DefaultDeviceMatMulRows  = 4096
-	DefaultDeviceMatMulCols  = 4096
-	DefaultDeviceMatMulBatch = 64
-)
-
-// The matmul benchmark shapes ([rows, cols, batch]): on a device backend
-// issue 6's six, prefill batches of 16, 64 and 512 tokens through a 7B
-// model's square projection and its FFN up-projection; on the cpu one small
-// shape.
-var (
-	DeviceMatMulShapes = []BenchShape{
-		{"4096x4096x16", []int{4096, 4096, 16}},
-		{"4096x4096x64", []int{4096, 4096, 64}},
-		{"4096x4096x512", []int{4096, 4096, 512}},
-		{"4096x14336x16", []int{4096, 14336, 16}},
-		{"4096x14336x64", []int{4096, 14336, 64}},
-		{"4096x14336x512", []int{4096, 14336, 512}},
-	}
-	CPUMatMulShapes = []BenchShape{
-		{"256x1024x16", []int{DefaultMatMulRows, DefaultMatMulCols, DefaultMatMulBatch}},
-	}
-)
-
-// MatMulShapes are the matmul benchmark shapes on backend b: the one
-// $FORGE_BENCH_MATMUL names, else DeviceMatMulShapes on a device backend and
-// CPUMatMulShapes elsewhere, each cols rounded down to a whole number of
-// f's blocks (at least one).
-func MatMulShapes(b Backend, f *formats.Format) ([]BenchShape, error) {
-	shapes := CPUMatMulShapes
-	if _, ok := b.(DeviceBackend); ok {
-		shapes = DeviceMatMulShapes
-	}
-	if s := os.Getenv(EnvBenchMatMul); s != "" {
-		rows, cols, batch, err := ParseShape3(s)
-		if err != nil {
-			return nil, fmt.Errorf("$%s: %w", EnvBenchMatMul, err)
-		}
-		shapes = []BenchShape{{ShapeName(rows, cols, batch), []int{rows, cols, batch}}}
-	}
-	return WholeBlockShapes(f, shapes), nil
-}
-
-// ParseShape3 parses "ROWSxCOLSxBATCH", all positive.
-func ParseShape3(s string) (rows, cols, batch int, err error) {
-	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "x")
-	var v [3]int
-	ok := len(parts) == 3
-	for i := 0; ok && i < 3; i++ {
-		v[i], err = strconv.Atoi(parts[i])
-		ok = err == nil && v[i] > 0
-	}
-	if !ok {
-		return 0, 0, 0, fmt.Errorf("shape %q: want ROWSxCOLSxBATCH, all positive, e.g. 4096x4096x64", s)
-	}
-	return v[0], v[1], v[2], nil
-}
-
-// CheckMatMulSizes checks that y, w and x fit a rows × cols × batch matmul of f.
-func CheckMatMulSizes(f *formats.Format, nY, nW, nX, rows, cols, batch int) error {
-	if f == nil {
-		return errors.New("matmul: nil format")
-	}
-	if batch < 0 {
-		return fmt.Errorf("matmul %s: negative batch %d", f.Name, batch)
-	}
-	if err := CheckMatVecSizes(f, rows, nW, cols, rows, cols); err != nil {
-		return errors.New("matmul" + strings.TrimPrefix(err.Error(), "matvec"))
-	}
-	switch {
-	case batch > 0 && (cols > math.MaxInt/4/batch || rows > math.MaxInt/4/batch):
-		return fmt.Errorf("matmul %s: %d×%d×%d is too large", f.Name, rows, cols, batch)
-	case nX != batch*cols:
-		return fmt.Errorf("matmul %s: %d values of X, want %d for %d vectors of %d", f.Name, nX, batch*cols, batch, cols)
-	case nY != batch*rows:
-		return fmt.Errorf("matmul %s: %d values of Y, want %d for %d vectors of %d", f.Name, nY, batch*rows, batch, rows)
-	}
-	return nil
-}
-
 // MatMulData returns a deterministic rows × cols × batch matmul input of f:
 // W as MatVecData's, and X batch vectors uniform in [-1, 1).
 func MatMulData(f *formats.Format, rows, cols, batch int, seed uint64) (w []byte, x []float32, err error) {
-	if err := CheckMatMulSizes(f, batch*rows, rows*(cols/f.BlockElems)*f.BlockBytes, batch*cols, rows, cols, batch); err != nil {
+	shape := backend.MatrixShape{Rows: rows, Cols: cols, Batch: batch}
+	if err := shape.Check("matmul", f, batch*rows, shape.WBytes(f), batch*cols); err != nil {
 		return nil, nil, err
 	}
 	w, x0, err := MatVecData(f, rows, cols, seed)

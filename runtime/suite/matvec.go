@@ -1,44 +1,12 @@
 package suite
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 )
-
-// MatVecBackend is a Backend that also runs the matvec family: y = W·x.
-//
-// It is an interface of its own, not a method of Backend, so that a backend
-// (or a test double) that predates matvec, or a future one that lacks it,
-// stays a Backend; the harness and forgebench skip matvec suites on it with
-// a message saying so. The cpu and GPU backends implement it.
-type MatVecBackend interface {
-	Backend
-	// MatVec computes y = W·x: w holds rows rows of cols elements of f
-	// (cols/BlockElems whole blocks per row, rows contiguous: ggml's
-	// layout), x holds cols values, y receives rows values. cols must be a
-	// whole number of blocks.
-	MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) error
-}
-
-// DeviceMatVecBackend is a DeviceBackend that runs matvec with its data
-// resident in device memory, for benchmarks.
-type DeviceMatVecBackend interface {
-	DeviceBackend
-	MatVecBackend
-	// PrepareMatVec uploads w and x (as for MatVec) and allocates y. w is
-	// held as weights says (WeightPlan: one copy, or for WeightsRotate
-	// several byte-identical copies that successive launches read in
-	// turn, x and y shared); the returned Weights says how it was held.
-	PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int, weights WeightMode) (Resident, Weights, error)
-}
 
 // MatVecTolerance is the largest normalised mean squared error,
 // NMSE = Σ(y−ref)² / Σref², that a matvec result may have against the
@@ -48,130 +16,13 @@ type DeviceMatVecBackend interface {
 // row does not.
 const MatVecTolerance = 5e-4
 
-// EnvBenchMatVec sets the matvec benchmarks' shape, one instead of the
-// default set (MatVecShapes): "ROWSxCOLS", cols rounded down to whole
-// blocks (at least one).
-const EnvBenchMatVec = "FORGE_BENCH_MATVEC"
-
-// BenchShape is a named benchmark shape: Dims are the family's dimensions
-// (matvec: [rows, cols]). The name is what the benchmark is called by
-// (go test's sub-benchmark, forgebench's result name after the suite's).
-type BenchShape struct {
-	Name string
-	Dims []int
-}
-
-// ShapeName is the default name of a shape: its dimensions joined by "x",
-// "4096x14336".
-func ShapeName(dims ...int) string {
-	s := ""
-	for i, d := range dims {
-		if i > 0 {
-			s += "x"
-		}
-		s += strconv.Itoa(d)
-	}
-	return s
-}
-
-// The default matvec benchmark shapes ([rows, cols], W rows × cols, y =
-// W·x). On a device backend, issue 6's: a 7B/8B model's square projection
-// (4096×4096), the FFN's up/gate (14336 rows of 4096: 14336×4096) and down
-// (4096 rows of 14336: 4096×14336) projections, and the output layer of a
-// 128256-token vocabulary ("output": 128256 rows of 4096). On the cpu, one
-// small shape.
-var (
-	DeviceMatVecShapes = []BenchShape{
-		{"4096x4096", []int{4096, 4096}},
-		{"4096x14336", []int{4096, 14336}},
-		{"14336x4096", []int{14336, 4096}},
-		{"output", []int{128256, 4096}},
-	}
-	CPUMatVecShapes = []BenchShape{
-		{"1024x1024", []int{1024, 1024}},
-	}
-)
-
-// MatVecShapes are the matvec benchmark shapes on backend b: the one
-// $FORGE_BENCH_MATVEC names ("ROWSxCOLS", named so), else
-// DeviceMatVecShapes on a device backend and CPUMatVecShapes elsewhere.
-// Each shape's cols is rounded down to a whole number of f's blocks, at
-// least one (a rounded shape's default name says its rounded size).
-func MatVecShapes(b Backend, f *formats.Format) ([]BenchShape, error) {
-	shapes := CPUMatVecShapes
-	if _, ok := b.(DeviceBackend); ok {
-		shapes = DeviceMatVecShapes
-	}
-	if s := os.Getenv(EnvBenchMatVec); s != "" {
-		rows, cols, err := ParseShape(s)
-		if err != nil {
-			return nil, fmt.Errorf("$%s: %w", EnvBenchMatVec, err)
-		}
-		shapes = []BenchShape{{ShapeName(rows, cols), []int{rows, cols}}}
-	}
-	return WholeBlockShapes(f, shapes), nil
-}
-
-// WholeBlockShapes is shapes ([rows, cols, ...]) with each cols rounded
-// down to a whole number of f's blocks, at least one; a shape named by its
-// dimensions is renamed by its rounded ones. Further dimensions (matmul's
-// batch) are kept.
-func WholeBlockShapes(f *formats.Format, shapes []BenchShape) []BenchShape {
-	out := make([]BenchShape, len(shapes))
-	for i, sh := range shapes {
-		dims := slices.Clone(sh.Dims)
-		dims[1] = max(1, dims[1]/f.BlockElems) * f.BlockElems
-		name := sh.Name
-		if dims[1] != sh.Dims[1] && name == ShapeName(sh.Dims...) {
-			name = ShapeName(dims...)
-		}
-		out[i] = BenchShape{name, dims}
-	}
-	return out
-}
-
-// ParseShape parses "ROWSxCOLS", both positive.
-func ParseShape(s string) (rows, cols int, err error) {
-	r, c, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	if ok {
-		rows, err = strconv.Atoi(r)
-		if err == nil {
-			cols, err = strconv.Atoi(c)
-		}
-	}
-	if !ok || err != nil || rows <= 0 || cols <= 0 {
-		return 0, 0, fmt.Errorf("shape %q: want ROWSxCOLS, both positive, e.g. 4096x4096", s)
-	}
-	return rows, cols, nil
-}
-
-// CheckMatVecSizes checks that y, w and x fit a rows × cols matvec of f.
-func CheckMatVecSizes(f *formats.Format, nY, nW, nX, rows, cols int) error {
-	switch {
-	case f == nil:
-		return errors.New("matvec: nil format")
-	case rows < 0 || cols < 0:
-		return fmt.Errorf("matvec %s: negative shape %d×%d", f.Name, rows, cols)
-	case cols%f.BlockElems != 0:
-		return fmt.Errorf("matvec %s: %d columns is not a whole number of %d-element blocks", f.Name, cols, f.BlockElems)
-	case cols/f.BlockElems > 0 && rows > math.MaxInt/f.BlockBytes/(cols/f.BlockElems):
-		return fmt.Errorf("matvec %s: a %d×%d matrix is too large", f.Name, rows, cols)
-	case nW != rows*(cols/f.BlockElems)*f.BlockBytes:
-		return fmt.Errorf("matvec %s: %d bytes of W, want %d for %d×%d", f.Name, nW, rows*(cols/f.BlockElems)*f.BlockBytes, rows, cols)
-	case nX != cols:
-		return fmt.Errorf("matvec %s: %d values of x, want %d", f.Name, nX, cols)
-	case nY != rows:
-		return fmt.Errorf("matvec %s: %d values of y, want %d", f.Name, nY, rows)
-	}
-	return nil
-}
-
 // MatVecData returns a deterministic rows × cols matvec input of f: W the
 // spec's reference quantization of values uniform in [-1, 1), each row
 // scaled by its own factor in [1/16, 16) (so rows differ in magnitude but
 // no block overflows a format's scale), and x uniform in [-1, 1).
 func MatVecData(f *formats.Format, rows, cols int, seed uint64) (w []byte, x []float32, err error) {
-	if err := CheckMatVecSizes(f, rows, rows*(cols/f.BlockElems)*f.BlockBytes, cols, rows, cols); err != nil {
+	shape := backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}
+	if err := shape.Check("matvec", f, rows, shape.WBytes(f), cols); err != nil {
 		return nil, nil, err
 	}
 	r := NewRand(seed)
@@ -183,7 +34,7 @@ func MatVecData(f *formats.Format, rows, cols int, seed uint64) (w []byte, x []f
 		}
 	}
 	w = make([]byte, rows*(cols/f.BlockElems)*f.BlockBytes)
-	if err := cpu.New(0).Quantize(f, w, vals); err != nil {
+	if err := Quantize(f, w, vals); err != nil {
 		return nil, nil, err
 	}
 	x = make([]float32, cols)

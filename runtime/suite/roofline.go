@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/rocmforge/forge/runtime/backend"
 )
 
 // Benchmark sizes when none is asked for: on the cpu backend 16 Mi
@@ -17,9 +19,9 @@ const (
 )
 
 // DefaultElems is the default benchmark size on backend b:
-// DefaultDeviceBenchElems on a DeviceBackend, DefaultBenchElems otherwise.
-func DefaultElems(b Backend) int {
-	if _, ok := b.(DeviceBackend); ok {
+// DefaultDeviceBenchElems on a backend.Device, DefaultBenchElems otherwise.
+func DefaultElems(b backend.Backend) int {
+	if _, ok := backend.DeviceOf(b); ok {
 		return DefaultDeviceBenchElems
 	}
 	return DefaultBenchElems
@@ -41,7 +43,7 @@ type Roofline struct {
 // CopyBytes is the size of a device copy roofline's buffers: as many bytes
 // as the f32 output of elems elements, and at least 4 times the L2, so
 // that the copy streams from and to memory.
-func CopyBytes(db DeviceBackend, elems int) int64 {
+func CopyBytes(db backend.Device, elems int) int64 {
 	return max(4*db.L2Bytes(), 4*int64(elems))
 }
 
@@ -58,7 +60,7 @@ const (
 // kernel over two buffers of bytes bytes, timed with device events: the
 // best of 3 trials of back-to-back copies lasting about 50 ms each, after
 // a warm-up.
-func MeasureCopy(db DeviceBackend, bytes int64) (Roofline, error) {
+func MeasureCopy(db backend.Device, bytes int64) (Roofline, error) {
 	r, err := db.PrepareCopy(bytes)
 	if err != nil {
 		return Roofline{}, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rocmforge/forge/runtime/backend"
 )
 
 // Scenario is a suite that is not one kernel over one format's blocks:
@@ -26,7 +28,7 @@ type Scenario struct {
 // Env is what a Scenario runs with.
 type Env struct {
 	Ctx     context.Context
-	Backend Backend
+	Backend backend.Backend
 	// Quick asks for the scenario's small cases only: the ones that keep
 	// the cpu backend under a few seconds per suite (CI's `forgebench run
 	// --quick`, `go test -short`). A scenario says in each Measurement's

@@ -1,9 +1,12 @@
-// Package suite owns the registry of forge's generated suites and the
-// backends they run on. The generated package generated/suites registers one
-// Suite per format × kernel in its init; its generated tests and benchmarks
-// call the harness in runtime/suite/suitetest, which draws the inputs,
-// expected values and comparisons from here. forgebench imports this
-// package for the same registry and data without importing package testing.
+// Package suite owns the registry of forge's generated suites and what
+// checking and measuring them takes: deterministic inputs, the references
+// and tolerances they are compared with, and the copy roofline. The
+// generated package generated/suites registers one Suite per format ×
+// kernel (and one per scenario) in its init; its generated tests and
+// benchmarks call the harness in runtime/suite/suitetest, which draws the
+// inputs, expected values and comparisons from here. forgebench imports
+// this package for the same registry and data without importing package
+// testing. The backends the suites run on are runtime/backend's.
 package suite
 
 import (
@@ -11,36 +14,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 )
-
-// Backend decodes whole quant blocks: the cpu backend (runtime/backend/cpu) always,
-// the GPU backends once they exist.
-type Backend interface {
-	Name() string
-	// Dequantize decodes the whole blocks in src into dst (float32).
-	Dequantize(f *formats.Format, dst []float32, src []byte) error
-	// DequantizeF16 decodes into IEEE binary16 bits, rounded to nearest even.
-	DequantizeF16(f *formats.Format, dst []uint16, src []byte) error
-}
-
-// Outputs of the dequant kernels, as model.Kernel.Output spells them.
-const (
-	OutputF32 = "f32"
-	OutputF16 = "f16"
-)
-
-// OutputSize is the byte size of one output element, or 0 for an unknown
-// output.
-func OutputSize(output string) int {
-	switch output {
-	case OutputF32:
-		return 4
-	case OutputF16:
-		return 2
-	}
-	return 0
-}
 
 // Suite is one generated suite: a kernel of a family, for one format; or
 // a Scenario (memory, quantize, attention), which has neither kernel
@@ -78,7 +54,7 @@ func Register(s Suite) {
 	switch {
 	case s.Name == "" || s.Format == nil:
 		panic(fmt.Sprintf("suite: Register(%+v): missing name or format", s))
-	case OutputSize(s.Output) == 0:
+	case backend.OutputSize(s.Output) == 0:
 		panic(fmt.Sprintf("suite: Register(%s): unknown output %q", s.Name, s.Output))
 	case slices.ContainsFunc(suites, func(t Suite) bool { return t.Name == s.Name }):
 		panic(fmt.Sprintf("suite: Register(%s): registered twice", s.Name))

@@ -2,9 +2,9 @@ package suite
 
 import (
 	"math"
-	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -22,8 +22,8 @@ func TestRegistry(t *testing.T) {
 	old := suites
 	t.Cleanup(func() { suites = old })
 	suites = nil
-	a := Suite{Name: "dequant_f32/Q4_0", Family: "dequant", Kernel: "dequant_f32", Output: OutputF32, Format: formats.Q4_0}
-	b := Suite{Name: "dequant_f16/Q4_0", Family: "dequant", Kernel: "dequant_f16", Output: OutputF16, Format: formats.Q4_0}
+	a := Suite{Name: "dequant_f32/Q4_0", Family: "dequant", Kernel: "dequant_f32", Output: backend.OutputF32, Format: formats.Q4_0}
+	b := Suite{Name: "dequant_f16/Q4_0", Family: "dequant", Kernel: "dequant_f16", Output: backend.OutputF16, Format: formats.Q4_0}
 	Register(a)
 	Register(b)
 	if all := All(); len(all) != 2 || all[0] != a || all[1] != b {
@@ -35,7 +35,7 @@ func TestRegistry(t *testing.T) {
 	if _, ok := ByName("nope"); ok {
 		t.Error("ByName found an unregistered suite")
 	}
-	for _, bad := range []Suite{a, {Name: "x", Output: OutputF32}, {Name: "y", Output: "f8", Format: formats.Q4_0}} {
+	for _, bad := range []Suite{a, {Name: "x", Output: backend.OutputF32}, {Name: "y", Output: "f8", Format: formats.Q4_0}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -44,30 +44,6 @@ func TestRegistry(t *testing.T) {
 			}()
 			Register(bad)
 		}()
-	}
-}
-
-func TestBackendFromEnv(t *testing.T) {
-	for _, tc := range []struct {
-		env, name, err string
-	}{
-		{"", "cpu", ""},
-		{"cpu", "cpu", ""},
-		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not linked into this program: import github.com/rocmforge/forge/runtime/backend/gpu (runtime/suite/suitetest does); available: cpu, fakegpu, auto`},
-		{"cuda", "", `backend "cuda" is not linked into this program`},
-		{"tpu", "", `$FORGE_BACKEND=tpu: unknown backend "tpu"; available: cpu, fakegpu, auto`},
-	} {
-		t.Setenv(EnvBackend, tc.env)
-		t.Setenv(EnvLib, "")
-		b, err := BackendFromEnv()
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s=%q: %v", EnvBackend, tc.env, err)
-		case tc.err == "" && b.Name() != tc.name:
-			t.Errorf("%s=%q: backend %s, want %s", EnvBackend, tc.env, b.Name(), tc.name)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s=%q: error %v, want one containing %q", EnvBackend, tc.env, err, tc.err)
-		}
 	}
 }
 

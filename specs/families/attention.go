@@ -1,8 +1,10 @@
 package families
 
-// AttentionFamily is the flash-attention forward family. Unlike the
-// families above it is not format-specific: each target's library gets one
-// generated file, generated/hip/<target>/attention.hip (from
+import "strconv"
+
+// AttentionFamily is the flash-attention forward family. It is not
+// format-specific (Family is it as a Shared family): each target's library
+// gets one generated file, generated/hip/<target>/attention.hip (from
 // templates/hip/attention.hip.tmpl), with one launcher per input type ×
 // head dimension listed here:
 //
@@ -13,8 +15,8 @@ package families
 // The template documents the contract (layout [batch, heads, seq, dim],
 // grouped-query heads, bottom-right causal masking). The tuning is each
 // target's Attention field (specs/targets.AttentionTuning). gen/load
-// collects the registerAttention call with its own collector and checks
-// the lists: DTypes a non-empty subset of "f16" and "f32", HeadDims
+// collects the registerAttention call with its own collector and reports
+// Problems: DTypes a non-empty subset of "f16" and "f32", HeadDims
 // distinct multiples of 16 in [16, 256].
 type AttentionFamily struct {
 	Name     string // "attention": the template's and the generated file's name
@@ -33,3 +35,23 @@ var Attention = registerAttention(AttentionFamily{
 	DTypes:   []string{"f16", "f32"},
 	HeadDims: []int{64, 128},
 })
+
+// AttentionKernel is the kernel name of the attention launcher for input
+// type dtype and head dimension headDim: "attention_f16_d128" (its
+// launcher is forge_attention_f16_d128).
+func AttentionKernel(dtype string, headDim int) string {
+	return "attention_" + dtype + "_d" + strconv.Itoa(headDim)
+}
+
+// Family is the attention family as a Shared family of the "attention"
+// signature: one kernel per input type × head dimension, by input type
+// then head dimension, each writing its input type.
+func (a *AttentionFamily) Family() *Family {
+	f := &Family{Name: a.Name, Doc: a.Doc, Signature: "attention", Shared: true}
+	for _, d := range a.DTypes {
+		for _, h := range a.HeadDims {
+			f.Kernels = append(f.Kernels, Kernel{Name: AttentionKernel(d, h), Output: d, HeadDim: h})
+		}
+	}
+	return f
+}

@@ -1,8 +1,9 @@
 // Package targets holds forge's target-architecture specs: each GPU
 // architecture forge generates kernels for, its wave size and the tuning
 // values the kernel templates take. Like the format specs, these are plain
-// Go values; gen/load reads them from source (their fields must be
-// constants) and validates them against the wave size.
+// Go values; gen/load decodes them from source into these types (their
+// fields must be constants) and reports Target.Problems at the fields'
+// lines; a program holding a Target can call the same checks.
 package targets
 
 // Target is one architecture.

@@ -4,6 +4,9 @@ import (
 	"go/token"
 
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/specs/families"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
 // Spec and its helpers build a synthetic model by hand, for the tests of
@@ -86,55 +89,59 @@ func pos(file string, line int) token.Position {
 // layout, one without a ggml id, one with 256-element blocks), the four real
 // targets with their tuning, and the dequant family (SpecMatVec adds matvec).
 func Spec() *ir.Spec {
-	formats := []*ir.Format{
-		{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)",
+	fs := []*ir.Format{
+		{Meta: formats.Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)"},
 			GoVar: "Q4_0", BlockType: "BlockQ4_0", File: "specs/formats/q4_0.go", Pos: pos("specs/formats/q4_0.go", 4),
 			Device: q4_0Device("forge_BlockQ4_0")},
-		{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, Doc: "non-linear 4-bit codes (Q4_0's layout)",
+		{Meta: formats.Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, Doc: "non-linear 4-bit codes (Q4_0's layout)"},
 			GoVar: "IQ4_NL", BlockType: "BlockIQ4_NL", File: "specs/formats/iq4_nl.go", Pos: pos("specs/formats/iq4_nl.go", 4),
 			Device: q4_0Device("forge_BlockIQ4_NL")},
-		{Name: "TEST4_0", GGMLType: -1, BlockElems: 32, BlockBytes: 18, Doc: "no ggml id",
+		{Meta: formats.Meta{Name: "TEST4_0", GGMLType: -1, BlockElems: 32, BlockBytes: 18, Doc: "no ggml id"},
 			GoVar: "TEST4_0", BlockType: "BlockTEST4_0", File: "specs/formats/test4_0.go", Pos: pos("specs/formats/test4_0.go", 4),
 			Device: q4_0Device("forge_BlockTEST4_0")},
-		{Name: "SUPER256", GGMLType: -1, BlockElems: 256, BlockBytes: 144, Doc: "256-element super-blocks",
+		{Meta: formats.Meta{Name: "SUPER256", GGMLType: -1, BlockElems: 256, BlockBytes: 144, Doc: "256-element super-blocks"},
 			GoVar: "SUPER256", BlockType: "BlockSuper256", File: "specs/formats/super256.go", Pos: pos("specs/formats/super256.go", 4),
 			Device: super256Device()},
 	}
 	amd := "specs/targets/amd.go"
-	targets := []*ir.Target{
-		{Name: "gfx1030", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
-			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
-		{Name: "gfx1100", Vendor: "amd", Compiler: "hipcc", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
-			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
-		{Name: "gfx90a", Vendor: "amd", Compiler: "hipcc", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
-			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
-		{Name: "sm_90", Vendor: "nvidia", Compiler: "nvcc", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
-			Doc: "NVIDIA Hopper (H100), warp 32, via the portability header", GoVar: "SM90", File: "specs/targets/nvidia.go",
-			Pos: pos("specs/targets/nvidia.go", 5), Dequant: ir.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
-			MatVec: ir.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
-			MatMul: ir.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
+	ts := []*ir.Target{
+		{Target: targets.Target{Name: "gfx1030", Vendor: "amd", WaveSize: 32, Doc: "AMD RDNA2 (RX 6800/6900), wave32",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 2, Chunk: 8},                             // eight waves: the shared-memory sum
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 128, TileRows: 32, TileCols: 48, TileK: 16, ThreadRows: 2}}, // 16 × 8 threads, 2 × 6 each
+			GoVar: "GFX1030", File: amd, Pos: pos(amd, 14)},
+		{Target: targets.Target{Name: "gfx1100", Vendor: "amd", WaveSize: 32, Default: true, Doc: "AMD RDNA3 (RX 7900), wave32",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 8, Chunk: 16},
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4}},
+			GoVar: "GFX1100", File: amd, Pos: pos(amd, 4)},
+		{Target: targets.Target{Name: "gfx90a", Vendor: "amd", WaveSize: 64, Doc: "AMD CDNA2 (Instinct MI210/MI250), wave64",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 64, RowsPerBlock: 3, Chunk: 4},                             // one wave64: no shared-memory sum
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 64, TileRows: 16, TileCols: 16, TileK: 64, ThreadRows: 1}}, // one wave64, 16 × 4 threads
+			GoVar: "GFX90A", File: amd, Pos: pos(amd, 23)},
+		{Target: targets.Target{Name: "sm_90", Vendor: "nvidia", WaveSize: 32, CompileFlags: []string{"-arch=sm_90"},
+			Doc:     "NVIDIA Hopper (H100), warp 32, via the portability header",
+			Dequant: targets.DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
+			MatVec:  targets.MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
+			MatMul:  targets.MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 4}},
+			GoVar: "SM90", File: "specs/targets/nvidia.go", Pos: pos("specs/targets/nvidia.go", 5)},
 	}
-	families := []*ir.Family{
-		{Name: "dequant", Doc: "quant blocks to f32 and to f16", GoVar: "Dequant", File: "specs/families/families.go",
-			Pos:     pos("specs/families/families.go", 33),
-			Kernels: []ir.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
+	fams := []*ir.Family{
+		{Family: families.Family{Name: "dequant", Doc: "quant blocks to f32 and to f16",
+			Kernels: []families.Kernel{{Name: "dequant_f32", Output: "f32"}, {Name: "dequant_f16", Output: "f16"}}},
+			GoVar: "Dequant", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 33)},
 	}
-	return &ir.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: formats, Targets: targets, Families: families}
+	return &ir.Spec{Module: "github.com/rocmforge/forge", Root: "/nonexistent/forge", Formats: fs, Targets: ts, Families: fams}
 }
 
 // SpecMatMul is SpecMatVec with the matmul family as well, where gen/load
 // orders it (by name: dequant, matmul, matvec).
 func SpecMatMul() *ir.Spec {
 	s := SpecMatVec()
-	mm := &ir.Family{Name: "matmul", Doc: "fused dequant and matrix product for a batch of vectors, f32 out",
-		GoVar: "MatMul", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 60),
-		Kernels: []ir.Kernel{{Name: "matmul_f32", Output: "f32"}}}
+	mm := &ir.Family{Family: families.Family{Name: "matmul", Doc: "fused dequant and matrix product for a batch of vectors, f32 out",
+		Kernels: []families.Kernel{{Name: "matmul_f32", Output: "f32"}}},
+		GoVar: "MatMul", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 60)}
 	s.Families = []*ir.Family{s.Families[0], mm, s.Families[1]}
 	return s
 }
@@ -143,8 +150,8 @@ func SpecMatMul() *ir.Spec {
 // gen/load orders families, by name).
 func SpecMatVec() *ir.Spec {
 	s := Spec()
-	s.Families = append(s.Families, &ir.Family{Name: "matvec", Doc: "fused dequant and matrix-vector product, f32 out",
-		GoVar: "MatVec", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 47),
-		Kernels: []ir.Kernel{{Name: "matvec_f32", Output: "f32"}}})
+	s.Families = append(s.Families, &ir.Family{Family: families.Family{Name: "matvec", Doc: "fused dequant and matrix-vector product, f32 out",
+		Kernels: []families.Kernel{{Name: "matvec_f32", Output: "f32"}}},
+		GoVar: "MatVec", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 47)})
 	return s
 }

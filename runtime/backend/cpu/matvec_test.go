@@ -51,10 +51,10 @@ func TestMatVec(t *testing.T) {
 		nY, nW, nX, rows, cols int
 		want                   string
 	}{
-		{1, 18, 33, 1, 33, "whole number of 32-element blocks"},
-		{1, 18, 32, -1, 32, "non-negative"},
-		{2, 18, 32, 1, 32, "want 18, 32, 1"},
-		{1, 17, 32, 1, 32, "want 18, 32, 1"},
+		{1, 18, 33, 1, 33, "33 columns is not a whole number of 32-element blocks"},
+		{1, 18, 32, -1, 32, "negative shape"},
+		{2, 18, 32, 1, 32, "2 values of Y, want 1"},
+		{1, 17, 32, 1, 32, "17 bytes of W, want 18"},
 	} {
 		err := b.MatVec(f, make([]float32, c.nY), make([]byte, c.nW), make([]float32, c.nX), c.rows, c.cols)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

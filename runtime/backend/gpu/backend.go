@@ -1,16 +1,20 @@
-// Package gpu is forge's GPU backend for the suites: a suite.Backend
-// (and suite.DeviceBackend) over a kernel library loaded by runtime/device/gpu.
-// Importing it registers the "cuda" backend (NVIDIA libraries) and the
-// "hip" backend (AMD libraries) with runtime/suite, whose Select finds the
-// library (-lib, $FORGE_LIB, or a libforge_*.so beside the executable or in
-// build/). runtime/suite/suitetest imports it, so the generated suites run
-// on a GPU with `go test ./generated/suites -args -backend=cuda -lib=...`.
+// Package gpu is forge's GPU backend: a backend.Device over a kernel
+// library loaded by runtime/device/gpu, running the families' launchers
+// through their operations (backend.Blocks, backend.Matrix,
+// backend.Attention). Importing it registers the "cuda" backend (NVIDIA
+// libraries) and the "hip" backend (AMD libraries) with runtime/backend,
+// whose Select finds the library (-lib, $FORGE_LIB, or a libforge_*.so
+// beside the executable or in build/). runtime/suite/suitetest imports it,
+// so the generated suites run on a GPU with `go test ./generated/suites
+// -args -backend=cuda -lib=...`.
+// In a binary built without cgo both names are registered as backends
+// whose opening fails with runtime/device/gpu.ErrNoCgo.
 //
-// Dequantize and DequantizeF16 take host slices, like the cpu backend: they
-// copy the blocks to device memory from the device's caching allocator,
-// launch the generated launcher, synchronise and copy the output back. The
-// benchmarks' path (PrepareDequant, PrepareCopy) keeps the data on the
-// device and times the kernels alone with device events.
+// The Run methods take host slices, like the cpu backend's: they copy the
+// inputs to device memory from the device's caching allocator, launch the
+// kernel's generated launcher, synchronise and copy the output back. The
+// Prepare methods keep the data on the device for benchmarks, which time
+// the kernels alone with device events.
 package gpu
 
 import (
@@ -20,12 +24,11 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rocmforge/forge/generated/kernels"
-	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/device/devmem"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
-	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -35,7 +38,14 @@ const EnvDevice = "FORGE_DEVICE"
 
 func init() {
 	for _, name := range dev.BackendNames() {
-		suite.RegisterLibraryBackend(name, func(lib string) (suite.Backend, error) {
+		if err := dev.Available(); err != nil {
+			// A binary built without cgo loads no library: asking for the
+			// backend says so, and how to build one that can, before any
+			// library is looked for.
+			backend.Register(name, func() (backend.Backend, error) { return nil, err })
+			continue
+		}
+		backend.RegisterLibrary(name, func(lib string) (backend.Backend, error) {
 			device := 0
 			if s := os.Getenv(EnvDevice); s != "" {
 				n, err := strconv.Atoi(s)
@@ -49,15 +59,20 @@ func init() {
 	}
 }
 
-// Backend runs the dequant kernels of one kernel library on one device. It
-// is safe for concurrent use.
+// Backend runs the kernels of one kernel library on one device. It is safe
+// for concurrent use.
 type Backend struct {
 	name string
 	dev  *dev.Device
 	mem  *devmem.Allocator
 }
 
-var _ suite.DeviceBackend = (*Backend)(nil)
+var (
+	_ backend.Device    = (*Backend)(nil)
+	_ backend.Blocks    = (*Backend)(nil)
+	_ backend.Matrix    = (*Backend)(nil)
+	_ backend.Attention = (*Backend)(nil)
+)
 
 // Open opens backend name ("cuda" or "hip") on the library at lib and
 // device index device.
@@ -75,6 +90,16 @@ func (b *Backend) Name() string { return b.name }
 // Device is the device the backend runs on.
 func (b *Backend) Device() *dev.Device { return b.dev }
 
+// DeviceInfo describes the device for the benchmark records.
+func (b *Backend) DeviceInfo() backend.DeviceInfo {
+	i := b.dev.Info()
+	return backend.DeviceInfo{
+		Library: i.Library, Name: i.Name, Vendor: i.Vendor, Arch: i.Arch, Target: i.Target,
+		WaveSize: i.WaveSize, ComputeUnits: i.ComputeUnits, MemoryBytes: i.TotalMem,
+		DriverVersion: i.DriverVersion, RuntimeVersion: i.RuntimeVersion,
+	}
+}
+
 // Describe names the device and library.
 func (b *Backend) Describe() string { return b.dev.Info().String() }
 
@@ -84,66 +109,51 @@ func (b *Backend) L2Bytes() int64 { return int64(b.dev.Info().L2Bytes) }
 // Close releases the device's cached memory.
 func (b *Backend) Close() error { return b.dev.Close() }
 
-// Dequantize decodes the whole blocks in src into dst on the device.
-func (b *Backend) Dequantize(f *formats.Format, dst []float32, src []byte) error {
-	return dequantize(b, f, suite.OutputF32, dst, src)
+// missing is the error for a kernel the library has no launcher for.
+func (b *Backend) missing(k backend.Kernel) error {
+	return fmt.Errorf("%s: the kernel library has no %s launcher (%s)", b.name, k, k.Symbol())
 }
 
-// DequantizeF16 decodes the whole blocks in src into binary16 bits on the
-// device.
-func (b *Backend) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
-	return dequantize(b, f, suite.OutputF16, dst, src)
-}
-
-// launcher finds the launcher of f's dequant kernel to output.
-func (b *Backend) launcher(f *formats.Format, output string) (kernels.DequantFunc, error) {
-	kernel := "dequant_" + output
-	fn, ok := b.dev.Kernels().Dequant(kernel, f.Name)
-	if !ok {
-		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
-	}
-	return fn, nil
-}
-
-func dequantize[T float32 | uint16](b *Backend, f *formats.Format, output string, dst []T, src []byte) (err error) {
-	if err := f.CheckSizes(len(dst), len(src)); err != nil {
-		return err
-	}
-	fn, err := b.launcher(f, output)
-	if err != nil {
-		return err
-	}
-	nBlocks := len(src) / f.BlockBytes
-	if nBlocks == 0 {
-		return nil
-	}
+// bytesOf views a slice of numbers as its bytes.
+func bytesOf[T float32 | uint16](s []T) []byte {
 	var z T
-	outBytes := uint64(len(dst)) * uint64(unsafe.Sizeof(z))
-	what := fmt.Sprintf("%s dequant_%s on %s", f.Name, output, b.name)
-	dsrc, err := b.mem.Alloc(uint64(len(src)))
-	if err != nil {
-		return fmt.Errorf("%s: input: %w", what, err)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// roundTrip runs one kernel on host data: it allocates a device buffer of
+// each size (at least one byte: a launcher needs a valid pointer even for
+// an empty input), uploads in[i] into buffer i (none where in[i] is nil),
+// launches, synchronises (a kernel's own faults surface there), and
+// downloads buffer out into dst; the buffers go back to the allocator's
+// cache after the synchronous download.
+func (b *Backend) roundTrip(what string, sizes []uint64, in [][]byte, launch func(p []abi.DevicePtr) error, out int, dst []byte) (err error) {
+	p := make([]abi.DevicePtr, len(sizes))
+	for i, n := range sizes {
+		q, aerr := b.mem.Alloc(max(n, 1))
+		if aerr != nil {
+			return fmt.Errorf("%s: %w", what, aerr)
+		}
+		defer b.free(q, &err)
+		p[i] = q
 	}
-	// The buffers go back to the cache only after the synchronous copy
-	// back below: no kernel uses them any more.
-	defer b.free(dsrc, &err)
-	ddst, err := b.mem.Alloc(outBytes)
-	if err != nil {
-		return fmt.Errorf("%s: output: %w", what, err)
+	for i, src := range in {
+		if len(src) == 0 {
+			continue
+		}
+		if err := b.dev.H2D(p[i], src); err != nil {
+			return fmt.Errorf("%s: input %d: %w", what, i, err)
+		}
 	}
-	defer b.free(ddst, &err)
-	if err := b.dev.H2D(dsrc, src); err != nil {
+	if err := b.dev.Launch(func() error { return launch(p) }); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := b.dev.Launch(func() error { return fn(dsrc, ddst, int64(nBlocks), 0) }); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	// A kernel's own faults surface at the next synchronisation.
 	if err := b.dev.Synchronize(); err != nil {
 		return fmt.Errorf("%s: after the kernel: %w", what, err)
 	}
-	if err := dev.Download(b.dev, dst, ddst); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	if len(dst) > 0 {
+		if err := b.dev.D2H(dst, p[out]); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	return nil
 }
@@ -163,15 +173,27 @@ type resident struct {
 	timer  *dev.Timer
 }
 
-func (b *Backend) newResident(sizes ...uint64) (*resident, error) {
+// prepare allocates a buffer of each size, uploads in[i] into buffer i
+// (none where in[i] is nil), and returns the resident, whose launch the
+// caller sets.
+func (b *Backend) prepare(what string, sizes []uint64, in [][]byte) (*resident, error) {
 	r := &resident{b: b}
 	for _, n := range sizes {
-		p, err := b.mem.Alloc(n)
+		p, err := b.mem.Alloc(max(n, 1))
 		if err != nil {
 			r.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s on %s: %w", what, b.name, err)
 		}
 		r.bufs = append(r.bufs, p)
+	}
+	for i, src := range in {
+		if len(src) == 0 {
+			continue
+		}
+		if err := b.dev.H2D(r.bufs[i], src); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("%s on %s: %w", what, b.name, err)
+		}
 	}
 	t, err := b.dev.NewTimer(0)
 	if err != nil {
@@ -228,44 +250,16 @@ func (r *resident) Close() error {
 	return first
 }
 
-// PrepareDequant uploads src and allocates the output of f's dequant
-// kernel to output on the device.
-func (b *Backend) PrepareDequant(f *formats.Format, output string, src []byte) (suite.Resident, error) {
-	size := suite.OutputSize(output)
-	if size == 0 {
-		return nil, fmt.Errorf("%s: unknown dequant output %q", b.name, output)
-	}
-	if len(src) == 0 || len(src)%f.BlockBytes != 0 {
-		return nil, fmt.Errorf("%s: %d bytes is not a positive number of %d-byte %s blocks", b.name, len(src), f.BlockBytes, f.Name)
-	}
-	fn, err := b.launcher(f, output)
-	if err != nil {
-		return nil, err
-	}
-	nBlocks := len(src) / f.BlockBytes
-	r, err := b.newResident(uint64(len(src)), uint64(nBlocks)*uint64(f.BlockElems)*uint64(size))
-	if err != nil {
-		return nil, fmt.Errorf("%s dequant_%s on %s: %w", f.Name, output, b.name, err)
-	}
-	if err := b.dev.H2D(r.bufs[0], src); err != nil {
-		r.Close()
-		return nil, err
-	}
-	in, out := r.bufs[0], r.bufs[1]
-	r.launch = func() error { return fn(in, out, int64(nBlocks), 0) }
-	return r, nil
-}
-
 // PrepareCopy allocates two buffers of bytes bytes for forge_copy; the
 // source is filled, so that its pages are mapped before any timing.
-func (b *Backend) PrepareCopy(bytes int64) (suite.Resident, error) {
+func (b *Backend) PrepareCopy(bytes int64) (backend.Resident, error) {
 	if bytes <= 0 {
 		return nil, fmt.Errorf("%s: copy of %d bytes", b.name, bytes)
 	}
 	n := uint64(bytes)
-	r, err := b.newResident(n, n)
+	r, err := b.prepare("forge_copy of "+devmem.FormatBytes(n), []uint64{n, n}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("forge_copy of %s on %s: %w", devmem.FormatBytes(n), b.name, err)
+		return nil, err
 	}
 	for _, p := range r.bufs {
 		if err := b.dev.Memset(p, 0x5a, n); err != nil {
@@ -278,92 +272,146 @@ func (b *Backend) PrepareCopy(bytes int64) (suite.Resident, error) {
 	return r, nil
 }
 
-var _ suite.DeviceMatVecBackend = (*Backend)(nil)
-
-// matVecLauncher finds the launcher of f's matvec_f32 kernel.
-func (b *Backend) matVecLauncher(f *formats.Format) (kernels.MatVecFunc, error) {
-	const kernel = "matvec_f32"
-	fn, ok := b.dev.Kernels().MatVec(kernel, f.Name)
-	if !ok {
-		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
+// blocksLauncher finds k's launcher: a kernel of the blocks signature.
+func (b *Backend) blocksLauncher(k backend.Kernel) (func(src, dst abi.DevicePtr, nBlocks int64) error, error) {
+	if k.Format == nil {
+		return nil, fmt.Errorf("%s: %s: a blocks kernel needs a format", b.name, k.Name)
 	}
-	return fn, nil
+	fn, ok := b.dev.Kernels().Blocks(k.Name, k.Format.Name)
+	if !ok {
+		return nil, b.missing(k)
+	}
+	return func(src, dst abi.DevicePtr, n int64) error { return fn(src, dst, n, 0) }, nil
 }
 
-// MatVec computes y = W·x on the device: it uploads w and x, launches the
-// generated matvec_f32 launcher, synchronises and downloads y.
-func (b *Backend) MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) (err error) {
-	if err := suite.CheckMatVecSizes(f, len(y), len(w), len(x), rows, cols); err != nil {
+// RunBlocks runs k over the whole blocks in src on the device (ref is the
+// cpu's).
+func (b *Backend) RunBlocks(k backend.Kernel, _ backend.BlockRef, dst []float32, src []byte) error {
+	return b.runBlocks(k, len(dst), bytesOf(dst), src)
+}
+
+// RunBlocksF16 runs k, an f16 kernel, over the whole blocks in src.
+func (b *Backend) RunBlocksF16(k backend.Kernel, _ backend.BlockRef, dst []uint16, src []byte) error {
+	return b.runBlocks(k, len(dst), bytesOf(dst), src)
+}
+
+func (b *Backend) runBlocks(k backend.Kernel, nElems int, dst, src []byte) error {
+	f := k.Format
+	if f == nil {
+		return fmt.Errorf("%s: %s: a blocks kernel needs a format", b.name, k.Name)
+	}
+	if err := f.CheckSizes(nElems, len(src)); err != nil {
 		return err
 	}
-	fn, err := b.matVecLauncher(f)
+	if backend.OutputSize(k.Output)*nElems != len(dst) {
+		return fmt.Errorf("%s: %s: output %q does not fit %d bytes for %d elements", b.name, k, k.Output, len(dst), nElems)
+	}
+	fn, err := b.blocksLauncher(k)
 	if err != nil {
 		return err
 	}
-	if rows == 0 {
+	nBlocks := len(src) / f.BlockBytes
+	if nBlocks == 0 {
 		return nil
 	}
-	what := fmt.Sprintf("%s matvec_f32 %d×%d on %s", f.Name, rows, cols, b.name)
-	var bufs [3]abi.DevicePtr
-	for i, n := range []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))} {
-		// The device allocator hands out a valid pointer even for 0 bytes
-		// (a W or x of cols == 0), which the launcher requires.
-		p, aerr := b.mem.Alloc(max(n, 1))
-		if aerr != nil {
-			return fmt.Errorf("%s: %w", what, aerr)
-		}
-		// Back to the cache only after the synchronous download below.
-		defer b.free(p, &err)
-		bufs[i] = p
-	}
-	if err := b.dev.H2D(bufs[0], w); err != nil {
-		return fmt.Errorf("%s: W: %w", what, err)
-	}
-	if err := dev.Upload(b.dev, bufs[1], x); err != nil {
-		return fmt.Errorf("%s: x: %w", what, err)
-	}
-	if err := b.dev.Launch(func() error { return fn(bufs[0], bufs[1], bufs[2], int64(rows), int64(cols), 0) }); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := b.dev.Synchronize(); err != nil {
-		return fmt.Errorf("%s: after the kernel: %w", what, err)
-	}
-	if err := dev.Download(b.dev, y, bufs[2]); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
+	return b.roundTrip(fmt.Sprintf("%s on %s", k, b.name), []uint64{uint64(len(src)), uint64(len(dst))}, [][]byte{src},
+		func(p []abi.DevicePtr) error { return fn(p[0], p[1], int64(nBlocks)) }, 1, dst)
 }
 
-// PrepareMatVec uploads x, allocates y and holds w as weights says
-// (uploadWeights) for f's matvec_f32 kernel; each launch reads the next
-// copy of w in turn.
-func (b *Backend) PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, cols int, weights suite.WeightMode) (suite.Resident, suite.Weights, error) {
-	if err := suite.CheckMatVecSizes(f, rows, len(w), len(x), rows, cols); err != nil {
-		return nil, suite.Weights{}, err
+// PrepareBlocks uploads src and allocates k's output on the device.
+func (b *Backend) PrepareBlocks(k backend.Kernel, _ backend.BlockRef, src []byte) (backend.Resident, error) {
+	f := k.Format
+	size := backend.OutputSize(k.Output)
+	switch {
+	case f == nil:
+		return nil, fmt.Errorf("%s: %s: a blocks kernel needs a format", b.name, k.Name)
+	case size == 0:
+		return nil, fmt.Errorf("%s: %s: unknown output %q", b.name, k, k.Output)
+	case len(src) == 0 || len(src)%f.BlockBytes != 0:
+		return nil, fmt.Errorf("%s: %d bytes is not a positive number of %d-byte %s blocks", b.name, len(src), f.BlockBytes, f.Name)
 	}
-	if rows == 0 || cols == 0 {
-		return nil, suite.Weights{}, fmt.Errorf("%s: matvec of an empty %d×%d matrix", b.name, rows, cols)
-	}
-	fn, err := b.matVecLauncher(f)
+	fn, err := b.blocksLauncher(k)
 	if err != nil {
-		return nil, suite.Weights{}, err
+		return nil, err
 	}
-	what := fmt.Sprintf("%s matvec_f32 %d×%d on %s", f.Name, rows, cols, b.name)
-	r, err := b.newResident(4*uint64(len(x)), 4*uint64(rows))
+	nBlocks := len(src) / f.BlockBytes
+	r, err := b.prepare(k.String(), []uint64{uint64(len(src)), uint64(nBlocks) * uint64(f.BlockElems) * uint64(size)}, [][]byte{src})
 	if err != nil {
-		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
+		return nil, err
 	}
-	if err := dev.Upload(b.dev, r.bufs[0], x); err != nil {
+	in, out := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return fn(in, out, int64(nBlocks)) }
+	return r, nil
+}
+
+// matrixLauncher finds k's launcher for shape s: a kernel of the matvec
+// signature (one vector) or of the matmul signature.
+func (b *Backend) matrixLauncher(k backend.Kernel, s backend.MatrixShape) (func(w, x, y abi.DevicePtr) error, error) {
+	rows, cols, batch := int64(s.Rows), int64(s.Cols), int64(s.Batch)
+	switch k.Signature {
+	case "matvec":
+		if s.Batch != 1 {
+			return nil, fmt.Errorf("%s: %s: a matvec kernel takes one vector, not %d", b.name, k, s.Batch)
+		}
+		fn, ok := b.dev.Kernels().MatVec(k.Name, k.Format.Name)
+		if !ok {
+			return nil, b.missing(k)
+		}
+		return func(w, x, y abi.DevicePtr) error { return fn(w, x, y, rows, cols, 0) }, nil
+	case "matmul":
+		fn, ok := b.dev.Kernels().MatMul(k.Name, k.Format.Name)
+		if !ok {
+			return nil, b.missing(k)
+		}
+		return func(w, x, y abi.DevicePtr) error { return fn(w, x, y, rows, cols, batch, 0) }, nil
+	}
+	return nil, fmt.Errorf("%s: %s: signature %q is not a matrix product's", b.name, k, k.Signature)
+}
+
+// RunMatrix computes Y = W·X on the device: it uploads w and x, launches
+// k's launcher, synchronises and downloads y.
+func (b *Backend) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
+	if err := s.Check(k.Family, k.Format, len(y), len(w), len(x)); err != nil {
+		return err
+	}
+	fn, err := b.matrixLauncher(k, s)
+	if err != nil {
+		return err
+	}
+	if s.Rows == 0 || s.Batch == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s %d×%d×%d on %s", k, s.Rows, s.Cols, s.Batch, b.name)
+	return b.roundTrip(what, []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))}, [][]byte{w, bytesOf(x)},
+		func(p []abi.DevicePtr) error { return fn(p[0], p[1], p[2]) }, 2, bytesOf(y))
+}
+
+// PrepareMatrix uploads x, allocates y and holds w as mode says
+// (uploadWeights) for k's launcher; each launch reads the next copy of w
+// in turn.
+func (b *Backend) PrepareMatrix(k backend.Kernel, w []byte, x []float32, s backend.MatrixShape, mode backend.WeightMode) (backend.Resident, backend.Weights, error) {
+	if err := s.Check(k.Family, k.Format, s.Batch*s.Rows, len(w), len(x)); err != nil {
+		return nil, backend.Weights{}, err
+	}
+	if s.Rows == 0 || s.Cols == 0 || s.Batch == 0 {
+		return nil, backend.Weights{}, fmt.Errorf("%s: %s of an empty %d×%d×%d product", b.name, k, s.Rows, s.Cols, s.Batch)
+	}
+	fn, err := b.matrixLauncher(k, s)
+	if err != nil {
+		return nil, backend.Weights{}, err
+	}
+	what := fmt.Sprintf("%s %d×%d×%d", k, s.Rows, s.Cols, s.Batch)
+	r, err := b.prepare(what, []uint64{4 * uint64(len(x)), 4 * uint64(s.Batch*s.Rows)}, [][]byte{bytesOf(x)})
+	if err != nil {
+		return nil, backend.Weights{}, err
+	}
+	rot, err := r.uploadWeights(w, mode)
+	if err != nil {
 		r.Close()
-		return nil, suite.Weights{}, err
-	}
-	rot, err := r.uploadWeights(w, weights)
-	if err != nil {
-		r.Close()
-		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
+		return nil, backend.Weights{}, fmt.Errorf("%s on %s: %w", what, b.name, err)
 	}
 	px, py := r.bufs[0], r.bufs[1]
-	r.launch = func() error { return fn(rot.next(), px, py, int64(rows), int64(cols), 0) }
+	r.launch = func() error { return fn(rot.next(), px, py) }
 	return r, rot.plan, nil
 }
 
@@ -372,7 +420,7 @@ func (b *Backend) PrepareMatVec(f *formats.Format, w []byte, x []float32, rows, 
 type rotation struct {
 	ptrs []abi.DevicePtr
 	i    int
-	plan suite.Weights
+	plan backend.Weights
 }
 
 func (rt *rotation) next() abi.DevicePtr {
@@ -382,20 +430,20 @@ func (rt *rotation) next() abi.DevicePtr {
 }
 
 // uploadWeights allocates the copies of w that mode calls for
-// (suite.WeightPlan over the device's L2 and what fits in its free memory
-// and the allocator's cache: three quarters of that, leaving room for the
-// rest), uploads w into each, and adds them to r's buffers, which Close
-// frees. Any family's weights go through it.
-func (r *resident) uploadWeights(w []byte, mode suite.WeightMode) (*rotation, error) {
+// (backend.WeightPlan over the device's L2 and what fits in its free
+// memory and the allocator's cache: three quarters of that, leaving room
+// for the rest), uploads w into each, and adds them to r's buffers, which
+// Close frees. Any family's weights go through it.
+func (r *resident) uploadWeights(w []byte, mode backend.WeightMode) (*rotation, error) {
 	b := r.b
 	if mode == "" {
-		mode = suite.WeightsRotate
+		mode = backend.WeightsRotate
 	}
 	var fit int64
 	if free, _, err := b.dev.MemInfo(); err == nil {
 		fit = int64(free+b.mem.Stats().Cached) / 4 * 3
 	}
-	plan := suite.WeightPlan(mode, int64(len(w)), b.L2Bytes(), fit)
+	plan := backend.WeightPlan(mode, int64(len(w)), b.L2Bytes(), fit)
 	rt := &rotation{plan: plan}
 	for k := range plan.Copies {
 		p, err := b.mem.Alloc(max(uint64(len(w)), 1))
@@ -411,107 +459,23 @@ func (r *resident) uploadWeights(w []byte, mode suite.WeightMode) (*rotation, er
 	return rt, nil
 }
 
-var _ suite.DeviceMatMulBackend = (*Backend)(nil)
-
-// matMulLauncher finds the launcher of f's matmul_f32 kernel.
-func (b *Backend) matMulLauncher(f *formats.Format) (kernels.MatMulFunc, error) {
-	const kernel = "matmul_f32"
-	fn, ok := b.dev.Kernels().MatMul(kernel, f.Name)
-	if !ok {
-		return nil, fmt.Errorf("%s: the kernel library has no %s launcher for %s", b.name, kernel, f.Name)
-	}
-	return fn, nil
-}
-
-// MatMul computes Y = W·X on the device: it uploads w and x, launches the
-// generated matmul_f32 launcher, synchronises and downloads y.
-func (b *Backend) MatMul(f *formats.Format, y []float32, w []byte, x []float32, rows, cols, batch int) (err error) {
-	if err := suite.CheckMatMulSizes(f, len(y), len(w), len(x), rows, cols, batch); err != nil {
-		return err
-	}
-	fn, err := b.matMulLauncher(f)
-	if err != nil {
-		return err
-	}
-	if rows == 0 || batch == 0 {
-		return nil
-	}
-	what := fmt.Sprintf("%s matmul_f32 %d×%d×%d on %s", f.Name, rows, cols, batch, b.name)
-	var bufs [3]abi.DevicePtr
-	for i, n := range []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))} {
-		// A valid pointer even for 0 bytes (cols == 0), which the launcher requires.
-		p, aerr := b.mem.Alloc(max(n, 1))
-		if aerr != nil {
-			return fmt.Errorf("%s: %w", what, aerr)
-		}
-		// Back to the cache only after the synchronous download below.
-		defer b.free(p, &err)
-		bufs[i] = p
-	}
-	if err := b.dev.H2D(bufs[0], w); err != nil {
-		return fmt.Errorf("%s: W: %w", what, err)
-	}
-	if err := dev.Upload(b.dev, bufs[1], x); err != nil {
-		return fmt.Errorf("%s: X: %w", what, err)
-	}
-	if err := b.dev.Launch(func() error {
-		return fn(bufs[0], bufs[1], bufs[2], int64(rows), int64(cols), int64(batch), 0)
-	}); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := b.dev.Synchronize(); err != nil {
-		return fmt.Errorf("%s: after the kernel: %w", what, err)
-	}
-	if err := dev.Download(b.dev, y, bufs[2]); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
-}
-
-// PrepareMatMul uploads w and x and allocates y for f's matmul_f32 kernel.
-func (b *Backend) PrepareMatMul(f *formats.Format, w []byte, x []float32, rows, cols, batch int, weights suite.WeightMode) (suite.Resident, suite.Weights, error) {
-	if err := suite.CheckMatMulSizes(f, batch*rows, len(w), len(x), rows, cols, batch); err != nil {
-		return nil, suite.Weights{}, err
-	}
-	if rows == 0 || cols == 0 || batch == 0 {
-		return nil, suite.Weights{}, fmt.Errorf("%s: matmul of an empty %d×%d×%d product", b.name, rows, cols, batch)
-	}
-	fn, err := b.matMulLauncher(f)
-	if err != nil {
-		return nil, suite.Weights{}, err
-	}
-	what := fmt.Sprintf("%s matmul_f32 %d×%d×%d on %s", f.Name, rows, cols, batch, b.name)
-	r, err := b.newResident(4*uint64(len(x)), 4*uint64(batch*rows))
-	if err != nil {
-		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := dev.Upload(b.dev, r.bufs[0], x); err != nil {
-		r.Close()
-		return nil, suite.Weights{}, err
-	}
-	rot, err := r.uploadWeights(w, weights)
-	if err != nil {
-		r.Close()
-		return nil, suite.Weights{}, fmt.Errorf("%s: %w", what, err)
-	}
-	px, py := r.bufs[0], r.bufs[1]
-	r.launch = func() error { return fn(rot.next(), px, py, int64(rows), int64(cols), int64(batch), 0) }
-	return r, rot.plan, nil
-}
-
-var _ suite.DeviceAttentionBackend = (*Backend)(nil)
-
 // attentionLauncher finds the attention launcher for dtype and s's head
 // dimension.
-func (b *Backend) attentionLauncher(dtype string, s cpu.AttentionShape) (kernels.AttentionFunc, error) {
+func (b *Backend) attentionLauncher(dtype string, s backend.AttentionShape) (func(q, k, v, o abi.DevicePtr) error, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	fn, ok := b.dev.Kernels().Attention(dtype, s.HeadDim)
+	fn, ok := b.dev.Kernels().Attention(families.AttentionKernel(dtype, s.HeadDim))
 	if !ok {
 		return nil, fmt.Errorf("%s: the kernel library has no attention launcher for %s, head dimension %d", b.name, dtype, s.HeadDim)
 	}
-	return fn, nil
+	causal := int32(0)
+	if s.Causal {
+		causal = 1
+	}
+	return func(q, k, v, o abi.DevicePtr) error {
+		return fn(q, k, v, o, int64(s.Batch), int64(s.Heads), int64(s.HeadsKV), int64(s.SeqQ), int64(s.SeqKV), s.Scale, causal, 0)
+	}, nil
 }
 
 // attentionBytes encodes x as dtype's elements (f16: rounded to nearest even).
@@ -521,34 +485,29 @@ func attentionBytes(dtype string, x []float32) []byte {
 		for i, v := range x {
 			h[i] = uint16(formats.HalfFromFloat32(v))
 		}
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h))), 2*len(h))
+		return bytesOf(h)
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x))), 4*len(x))
+	return bytesOf(x)
 }
 
-// attentionArgs checks the slices against s.
-func attentionArgs(dtype string, s cpu.AttentionShape, q, k, v []float32) error {
-	if suite.AttentionElemSize(dtype) == 0 {
-		return fmt.Errorf("attention: dtype %q: want f16 or f32", dtype)
+// attentionArgs checks the slices against s and returns the element size.
+func attentionArgs(dtype string, s backend.AttentionShape, q, k, v []float32) (uint64, error) {
+	elem := backend.AttentionElemSize(dtype)
+	if elem == 0 {
+		return 0, fmt.Errorf("attention: dtype %q: want f16 or f32", dtype)
 	}
 	if len(q) != s.QElems() || len(k) != s.KVElems() || len(v) != s.KVElems() {
-		return fmt.Errorf("attention: shape %+v needs q of %d values and k and v of %d; have %d, %d, %d", s, s.QElems(), s.KVElems(), len(q), len(k), len(v))
+		return 0, fmt.Errorf("attention: shape %+v needs q of %d values and k and v of %d; have %d, %d, %d", s, s.QElems(), s.KVElems(), len(q), len(k), len(v))
 	}
-	return nil
-}
-
-func causalArg(s cpu.AttentionShape) int32 {
-	if s.Causal {
-		return 1
-	}
-	return 0
+	return uint64(elem), nil
 }
 
 // Attention runs the attention kernel for dtype on the device: it uploads
 // q, k and v (as dtype), launches, synchronises and downloads o (widened
 // to float32).
-func (b *Backend) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []float32) (err error) {
-	if err := attentionArgs(dtype, s, q, k, v); err != nil {
+func (b *Backend) Attention(dtype string, s backend.AttentionShape, q, k, v, o []float32) error {
+	elem, err := attentionArgs(dtype, s, q, k, v)
+	if err != nil {
 		return err
 	}
 	if len(o) != s.QElems() {
@@ -561,53 +520,28 @@ func (b *Backend) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []flo
 	if s.QElems() == 0 {
 		return nil
 	}
-	elem := uint64(suite.AttentionElemSize(dtype))
 	what := fmt.Sprintf("attention %s %+v on %s", dtype, s, b.name)
-	var bufs [4]abi.DevicePtr
-	for i, n := range []uint64{uint64(s.QElems()), uint64(s.KVElems()), uint64(s.KVElems()), uint64(s.QElems())} {
-		p, aerr := b.mem.Alloc(max(n*elem, 1))
-		if aerr != nil {
-			return fmt.Errorf("%s: %w", what, aerr)
-		}
-		defer b.free(p, &err)
-		bufs[i] = p
-	}
-	for i, x := range [][]float32{q, k, v} {
-		if len(x) == 0 {
-			continue
-		}
-		if err := b.dev.H2D(bufs[i], attentionBytes(dtype, x)); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-	}
-	if err := b.dev.Launch(func() error {
-		return fn(bufs[0], bufs[1], bufs[2], bufs[3], int64(s.Batch), int64(s.Heads), int64(s.HeadsKV), int64(s.SeqQ), int64(s.SeqKV), s.Scale, causalArg(s), 0)
-	}); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := b.dev.Synchronize(); err != nil {
-		return fmt.Errorf("%s: after the kernel: %w", what, err)
-	}
+	nq, nkv := uint64(s.QElems())*elem, uint64(s.KVElems())*elem
+	in := [][]byte{attentionBytes(dtype, q), attentionBytes(dtype, k), attentionBytes(dtype, v)}
+	launch := func(p []abi.DevicePtr) error { return fn(p[0], p[1], p[2], p[3]) }
 	if dtype == "f16" {
 		h := make([]uint16, len(o))
-		if err := dev.Download(b.dev, h, bufs[3]); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+		if err := b.roundTrip(what, []uint64{nq, nkv, nkv, nq}, in, launch, 3, bytesOf(h)); err != nil {
+			return err
 		}
 		for i, x := range h {
 			o[i] = formats.Half(x).Float32()
 		}
 		return nil
 	}
-	if err := dev.Download(b.dev, o, bufs[3]); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
+	return b.roundTrip(what, []uint64{nq, nkv, nkv, nq}, in, launch, 3, bytesOf(o))
 }
 
 // PrepareAttention uploads q, k and v (as dtype) and allocates o for the
 // attention kernel; Run launches it.
-func (b *Backend) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (suite.Resident, error) {
-	if err := attentionArgs(dtype, s, q, k, v); err != nil {
+func (b *Backend) PrepareAttention(dtype string, s backend.AttentionShape, q, k, v []float32) (backend.Resident, error) {
+	elem, err := attentionArgs(dtype, s, q, k, v)
+	if err != nil {
 		return nil, err
 	}
 	fn, err := b.attentionLauncher(dtype, s)
@@ -617,20 +551,13 @@ func (b *Backend) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v [
 	if s.QElems() == 0 || s.KVElems() == 0 {
 		return nil, fmt.Errorf("%s: attention of an empty shape %+v", b.name, s)
 	}
-	elem := uint64(suite.AttentionElemSize(dtype))
-	r, err := b.newResident(uint64(s.QElems())*elem, uint64(s.KVElems())*elem, uint64(s.KVElems())*elem, uint64(s.QElems())*elem)
+	nq, nkv := uint64(s.QElems())*elem, uint64(s.KVElems())*elem
+	r, err := b.prepare(fmt.Sprintf("attention %s %+v", dtype, s), []uint64{nq, nkv, nkv, nq},
+		[][]byte{attentionBytes(dtype, q), attentionBytes(dtype, k), attentionBytes(dtype, v)})
 	if err != nil {
-		return nil, fmt.Errorf("attention %s %+v on %s: %w", dtype, s, b.name, err)
-	}
-	for i, x := range [][]float32{q, k, v} {
-		if err := b.dev.H2D(r.bufs[i], attentionBytes(dtype, x)); err != nil {
-			r.Close()
-			return nil, err
-		}
+		return nil, err
 	}
 	pq, pk, pv, po := r.bufs[0], r.bufs[1], r.bufs[2], r.bufs[3]
-	r.launch = func() error {
-		return fn(pq, pk, pv, po, int64(s.Batch), int64(s.Heads), int64(s.HeadsKV), int64(s.SeqQ), int64(s.SeqKV), s.Scale, causalArg(s), 0)
-	}
+	r.launch = func() error { return fn(pq, pk, pv, po) }
 	return r, nil
 }

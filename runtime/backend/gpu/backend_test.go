@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
+	_ "github.com/rocmforge/forge/runtime/backend/cpu" // auto falls back to it
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
@@ -77,7 +79,7 @@ func TestDequantizeErrors(t *testing.T) {
 	// 10000 Q4_0 blocks: 180 KB in, 1.28 MB out, past the 1 MiB device.
 	f = formats.Q4_0
 	err = b.Dequantize(f, make([]float32, 10000*32), make([]byte, 10000*18))
-	if !errors.Is(err, dev.ErrOutOfMemory) || !strings.Contains(err.Error(), "Q4_0 dequant_f32 on cuda: output: devmem: allocating") {
+	if !errors.Is(err, dev.ErrOutOfMemory) || !strings.Contains(err.Error(), "Q4_0 dequant_f32 on cuda: devmem: allocating") {
 		t.Errorf("too large for the device: %v, want ErrOutOfMemory", err)
 	}
 	if st := b.Device().Memory().Stats(); st.InUse != 0 || st.Failures != 1 {
@@ -128,11 +130,11 @@ func TestResident(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	if got := suite.LibraryBackends(); !slices.Contains(got, "cuda") || !slices.Contains(got, "hip") {
-		t.Fatalf("LibraryBackends() = %v, want cuda and hip", got)
-	}
 	nv := gputest.Build(t, gputest.Options{})
 	amd := gputest.Build(t, gputest.Options{Vendor: "amd", Target: "gfx1100"})
+	if got := backend.LibraryBackends(); !slices.Contains(got, "cuda") || !slices.Contains(got, "hip") {
+		t.Fatalf("LibraryBackends() = %v, want cuda and hip", got)
+	}
 	for _, tc := range []struct{ name, lib, want, err string }{
 		{"cuda", nv, "cuda", ""},
 		{"auto", nv, "cuda", ""},
@@ -140,7 +142,7 @@ func TestRegistered(t *testing.T) {
 		{"hip", amd, "hip", ""},
 		{"hip", nv, "", "use backend cuda"},
 	} {
-		s, err := suite.Select(tc.name, tc.lib)
+		s, err := backend.Select(tc.name, tc.lib)
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -157,7 +159,7 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 	t.Setenv(gpubackend.EnvDevice, "x")
-	if _, err := suite.Select("cuda", gputest.Build(t, gputest.Options{})); err == nil || !strings.Contains(err.Error(), `$FORGE_DEVICE="x"`) {
+	if _, err := backend.Select("cuda", gputest.Build(t, gputest.Options{})); err == nil || !strings.Contains(err.Error(), `$FORGE_DEVICE="x"`) {
 		t.Errorf("FORGE_DEVICE=x: %v", err)
 	}
 }
@@ -169,7 +171,7 @@ func TestAutoFindsLibrary(t *testing.T) {
 	t.Chdir(dir)
 	lib := filepath.Join(dir, "build", "libforge_sm_90.so")
 	gputest.BuildAt(t, lib, gputest.Options{Name: "found fake"})
-	s, err := suite.Select("auto", "")
+	s, err := backend.Select("auto", "")
 	if err != nil || s.Name != "cuda" || s.Lib != lib || !strings.Contains(s.Why, "auto: backend cuda with "+lib+" (found)") {
 		t.Fatalf("Select(auto) = %+v, %v", s, err)
 	}
@@ -177,7 +179,7 @@ func TestAutoFindsLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	gputest.BuildAt(t, filepath.Join(dir, "build", "libforge_sm_89.so"), gputest.Options{Target: "sm_89", NoDevice: true})
-	s, err = suite.Select("auto", "")
+	s, err = backend.Select("auto", "")
 	if err != nil || s.Name != "cpu" || !strings.Contains(s.Why, "using cpu") || !strings.Contains(s.Why, "no CUDA-capable device is detected") {
 		t.Errorf("Select(auto) with a library but no device = %+v, %v", s, err)
 	}

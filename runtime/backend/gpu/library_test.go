@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
@@ -22,11 +23,11 @@ import (
 // leaves the device usable, Q4_0 decoding from many threads at once, and
 // event timing of forge_copy.
 func TestLibrary(t *testing.T) {
-	lib := os.Getenv(suite.EnvLib)
+	lib := os.Getenv(backend.EnvLib)
 	if lib == "" {
 		lib = gputest.Build(t, gputest.Options{})
 	}
-	s, err := suite.Select(suite.AutoBackend, lib)
+	s, err := backend.Select(backend.AutoBackend, lib)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
@@ -51,14 +52,14 @@ func TestMatVecWeightRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, plan, err := b.PrepareMatVec(f, w, x, rows, cols, suite.WeightsRotate)
+	r, plan, err := b.PrepareMatVec(f, w, x, rows, cols, backend.WeightsRotate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	_, py, copies := gpubackend.MatVecBuffers(r)
 	wantCopies := (2*l2 + len(w) - 1) / len(w) // 15: the fewest reaching 2 × L2
-	if plan.Mode != suite.WeightsRotate || plan.Copies != wantCopies || len(copies) != wantCopies ||
+	if plan.Mode != backend.WeightsRotate || plan.Copies != wantCopies || len(copies) != wantCopies ||
 		plan.CopyBytes != int64(len(w)) || plan.TotalBytes != int64(wantCopies*len(w)) || plan.L2Bytes != l2 || !plan.DefeatsL2() {
 		t.Fatalf("plan %+v with %d buffers; want %d copies of %d bytes over a %d-byte L2", plan, len(copies), wantCopies, len(w), l2)
 	}
@@ -112,12 +113,12 @@ func TestMatVecWeightRotation(t *testing.T) {
 		t.Errorf("after Run(%d): the next launch did not read copy %d", len(copies)+3, k)
 	}
 
-	rr, plan, err := b.PrepareMatVec(f, w, x, rows, cols, suite.WeightsReuse)
+	rr, plan, err := b.PrepareMatVec(f, w, x, rows, cols, backend.WeightsReuse)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rr.Close()
-	if _, _, c := gpubackend.MatVecBuffers(rr); len(c) != 1 || plan.Copies != 1 || plan.Mode != suite.WeightsReuse || plan.TotalBytes != int64(len(w)) {
+	if _, _, c := gpubackend.MatVecBuffers(rr); len(c) != 1 || plan.Copies != 1 || plan.Mode != backend.WeightsReuse || plan.TotalBytes != int64(len(w)) {
 		t.Errorf("reuse: %d buffers, plan %+v", len(c), plan)
 	}
 }
@@ -133,7 +134,7 @@ func TestMatVecWeightRotationFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, plan, err := b.PrepareMatVec(f, w, x, 64, 256, suite.WeightsRotate)
+	r, plan, err := b.PrepareMatVec(f, w, x, 64, 256, backend.WeightsRotate)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ type Format struct {
 	GBpsF16    float64 // dequant_f16
 }
 
-// Formats are the 21 formats forge has specs for, with the throughputs
+// Formats are the 21 formats forge had specs for when the throughputs were
 // measured on an NVIDIA H100 (docs/PERFORMANCE.md).
 var Formats = []Format{
 	{Name: "F32", BlockElems: 1, BlockBytes: 4, GBpsF32: 2967, GBpsF16: 2969},

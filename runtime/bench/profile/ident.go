@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocmforge/forge/runtime/device/abi"
+	"github.com/rocmforge/forge/runtime/suite/family"
 )
 
 // Identity is a profiled kernel as forge knows it.
@@ -22,37 +23,40 @@ type Identity struct {
 }
 
 // Identifier maps kernel names, as profilers print them, to forge's
-// launchers. The templates name each launcher's __global__ kernel
-// <symbol>_kernel (matmul's NVIDIA tensor-core path <symbol>_kernel_wmma);
-// the attention launchers forge_attention_<dtype>_d<dim> launch
-// forge_attn_generic<T, D, ...>, forge_attn_wmma<D, ...> or forge_attn_mma<D, ...>, and the copy
-// roofline forge_copy_kernel. Names come demangled ("void
-// forge_matvec_f32_q4_k_kernel<256u, 4u, 8u, true, unsigned int>(forge_BlockQ4_K
-// const*, ...)", also nvcc's "(unsigned int)256" spelling) or mangled
-// ("_Z28forge_matvec_f32_q4_k_kernelILj256E...").
+// launchers, through each launcher's family's profiler mapping
+// (runtime/suite/family.Profile): by default the templates name each
+// launcher's __global__ kernel <symbol>_kernel (matmul's NVIDIA
+// tensor-core path <symbol>_kernel_wmma); the glue's drop the element type;
+// the attention launchers share templates (forge_attn_generic<T, D, ...>,
+// forge_attn_wmma<D, ...>, forge_attn_mma<D, ...>) whose arguments name
+// the launcher; the copy roofline is forge_copy_kernel. Names come
+// demangled ("void forge_matvec_f32_q4_k_kernel<256u, 4u, 8u, true,
+// unsigned int>(forge_BlockQ4_K const*, ...)", also nvcc's "(unsigned
+// int)256" spelling) or mangled ("_Z28forge_matvec_f32_q4_k_kernelILj256E...").
 type Identifier struct {
-	byKernel map[string]abi.KernelInfo // "<symbol>_kernel" and "<symbol>_kernel_wmma"
-	bySymbol map[string]abi.KernelInfo
-	Target   string
+	byKernel  map[string]abi.KernelInfo // a __global__ kernel's name → its launcher
+	bySymbol  map[string]abi.KernelInfo
+	templates map[string]func(template, args string) (string, bool) // shared templates → the launcher of their arguments
+	Target    string
 }
 
 // NewIdentifier indexes a kernel table (generated/kernels.Kernels).
 func NewIdentifier(table []abi.KernelInfo, target string) *Identifier {
-	id := &Identifier{byKernel: map[string]abi.KernelInfo{}, bySymbol: map[string]abi.KernelInfo{}, Target: target}
+	id := &Identifier{byKernel: map[string]abi.KernelInfo{}, bySymbol: map[string]abi.KernelInfo{},
+		templates: map[string]func(string, string) (string, bool){}, Target: target}
 	for _, k := range table {
 		id.bySymbol[k.Symbol] = k
-		id.byKernel[k.Symbol+"_kernel"] = k
-		id.byKernel[k.Symbol+"_kernel_wmma"] = k
-	}
-	// The glue launchers' kernels drop the element type:
-	// forge_glue_rmsnorm_f32 launches forge_glue_rmsnorm_kernel.
-	for _, k := range table {
-		for _, suffix := range []string{"_f32", "_f16"} {
-			if base, ok := strings.CutSuffix(k.Symbol, suffix); ok {
-				if _, taken := id.byKernel[base+"_kernel"]; !taken {
-					id.byKernel[base+"_kernel"] = k
-				}
+		var p family.Profile
+		if d, ok := family.ByName(k.Family); ok {
+			p = d.Profile
+		}
+		for _, name := range p.KernelNames(k.Symbol) {
+			if _, taken := id.byKernel[name]; !taken {
+				id.byKernel[name] = k
 			}
+		}
+		for _, t := range p.Templates {
+			id.templates[t] = p.Launcher
 		}
 	}
 	return id
@@ -99,14 +103,8 @@ func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-var (
-	// Template arguments after forge_attn_*: demangled "<unsigned short,
-	// 128u, ..." or "<float, (unsigned int)128, ...", mangled "ItLj128E" /
-	// "IfLj128E"; the wmma path's first argument is the head dimension.
-	attnDemangled = regexp.MustCompile(`^<\s*(?:(unsigned short|float|__half|half|uint16_t)\s*,\s*)?(?:\(unsigned int\))?(\d+)`)
-	attnMangled   = regexp.MustCompile(`^I([tf])?Lj(\d+)E`)
-	blockType     = regexp.MustCompile(`forge_Block([A-Za-z0-9_]+?)(?:_Dequant)?$`)
-)
+// blockType is a format's block type among a kernel's parameters.
+var blockType = regexp.MustCompile(`forge_Block([A-Za-z0-9_]+?)(?:_Dequant)?$`)
 
 // Identify maps one kernel name; ok is false for a kernel forge did not
 // generate (a runtime's fill or copy kernel, another library's).
@@ -124,32 +122,14 @@ func (id *Identifier) Identify(name string) (Identity, bool) {
 			}
 			return out, true
 		}
-		switch ident {
-		case "forge_copy_kernel":
+		if ident == "forge_copy_kernel" {
 			return Identity{Symbol: "forge_copy", Kernel: "copy", Family: "copy", Variant: ident, Target: id.Target}, true
-		case "forge_attn_generic", "forge_attn_wmma", "forge_attn_mma":
-			rest := name[strings.Index(name, ident)+len(ident):]
-			dtype, dim := "", ""
-			if m := attnMangled.FindStringSubmatch(rest); m != nil {
-				dtype, dim = m[1], m[2]
-			} else if m := attnDemangled.FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
-				dtype, dim = m[1], m[2]
-			} else {
-				continue
+		}
+		if launcher := id.templates[ident]; launcher != nil {
+			sym, ok := launcher(ident, name[strings.Index(name, ident)+len(ident):])
+			if k, found := id.bySymbol[sym]; ok && found {
+				return Identity{Symbol: k.Symbol, Kernel: k.Kernel, Family: k.Family, Output: k.Output, Variant: ident, Target: id.Target}, true
 			}
-			switch {
-			case ident == "forge_attn_wmma", ident == "forge_attn_mma", dtype == "t", dtype == "unsigned short", dtype == "uint16_t", strings.Contains(dtype, "half"):
-				dtype = "f16" // the wmma path is f16 only; f16 travels as uint16_t
-			case dtype == "f", dtype == "float":
-				dtype = "f32"
-			default:
-				continue
-			}
-			k, ok := id.bySymbol["forge_attention_"+dtype+"_d"+dim]
-			if !ok {
-				continue
-			}
-			return Identity{Symbol: k.Symbol, Kernel: k.Kernel, Family: k.Family, Output: k.Output, Variant: ident, Target: id.Target}, true
 		}
 	}
 	return Identity{}, false

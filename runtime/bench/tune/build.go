@@ -16,7 +16,6 @@ import (
 
 	"github.com/rocmforge/forge/gen/build"
 	"github.com/rocmforge/forge/gen/hipgen"
-	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
 )
@@ -45,11 +44,6 @@ type CompilerBuilder struct {
 	sources []string
 }
 
-// ModelTarget is t as gen/build wants it.
-func ModelTarget(t *targets.Target) *ir.Target {
-	return &ir.Target{Name: t.Name, Vendor: t.Vendor, WaveSize: t.WaveSize, CompileFlags: t.CompileFlags}
-}
-
 func (b *CompilerBuilder) prepare(ctx context.Context) error {
 	b.once.Do(func() { b.err = b.doPrepare(ctx) })
 	return b.err
@@ -68,9 +62,8 @@ func (b *CompilerBuilder) doPrepare(ctx context.Context) error {
 		return fmt.Errorf("%s --version: %v\n%s", b.Compiler, err, out)
 	}
 	b.version = string(out)
-	mt := ModelTarget(b.Target)
 	var opts build.CompileOptions
-	if opts.NoGPULib, err = build.NeedNoGPULib(ctx, mt, b.Compiler); err != nil {
+	if opts.NoGPULib, err = build.NeedNoGPULib(ctx, b.Target, b.Compiler); err != nil {
 		return err
 	}
 	if b.sources, err = build.Sources(b.Root, b.Target.Name); err != nil {
@@ -91,7 +84,7 @@ func (b *CompilerBuilder) doPrepare(ctx context.Context) error {
 		return err
 	}
 	b.objDir = filepath.Join(dir, "obj", b.Target.Name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if b.plan, err = build.NewPlan(mt, b.Compiler, b.sources, b.objDir, "", opts); err != nil {
+	if b.plan, err = build.NewPlan(b.Target, b.Compiler, b.sources, b.objDir, "", opts); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(b.objDir, 0o755); err != nil {

@@ -5,13 +5,16 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/tuned"
 )
 
-// MatVecRunner checks and times the matvec family through
-// suite.DeviceMatVecBackend, with suite's data, reference and tolerances.
+// MatVecRunner checks and times the matvec family through a backend's
+// backend.Matrix operation on a device, with suite's data, reference and
+// tolerances.
 type MatVecRunner struct {
 	Iters int // launches per timed repetition; 0: 10
 
@@ -54,8 +57,8 @@ func (m *MatVecRunner) input(f *formats.Format, rows, cols int, seed uint64) (ma
 
 // Check runs f's matvec at MatVecCheckShapes against suite.MatVecRef: the
 // NMSE must be at most suite.MatVecTolerance and no row bad (suite.BadRows).
-func (m *MatVecRunner) Check(b suite.Backend, f *formats.Format) error {
-	mb, ok := b.(suite.MatVecBackend)
+func (m *MatVecRunner) Check(b backend.Backend, f *formats.Format) error {
+	mb, ok := backend.MatrixOp.Of(b)
 	if !ok {
 		return fmt.Errorf("backend %s does not run matvec", b.Name())
 	}
@@ -66,7 +69,7 @@ func (m *MatVecRunner) Check(b suite.Backend, f *formats.Format) error {
 			return err
 		}
 		y := make([]float32, rows)
-		if err := mb.MatVec(f, y, in.w, in.x, rows, cols); err != nil {
+		if err := mb.RunMatrix(matVecKernel(f), y, in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
 			return err
 		}
 		ref, mag := suite.MatVecRef(f, in.w, in.x, rows, cols)
@@ -79,10 +82,10 @@ func (m *MatVecRunner) Check(b suite.Backend, f *formats.Format) error {
 
 // Time is the median over reps repetitions of Iters launches of the µs per
 // launch at class's shape, W held as weights says (rotate: copies beyond
-// the L2, suite.WeightPlan).
-func (m *MatVecRunner) Time(b suite.Backend, f *formats.Format, class *tuned.Class, weights suite.WeightMode, reps int) (float64, error) {
-	db, ok := b.(suite.DeviceMatVecBackend)
-	if !ok {
+// the L2, backend.WeightPlan).
+func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.Class, weights backend.WeightMode, reps int) (float64, error) {
+	mb, ok := backend.MatrixOp.Of(b)
+	if _, dev := backend.DeviceOf(b); !ok || !dev {
 		return 0, fmt.Errorf("backend %s cannot time matvec on a device", b.Name())
 	}
 	rows, cols := ClassShape(f, class)
@@ -90,7 +93,7 @@ func (m *MatVecRunner) Time(b suite.Backend, f *formats.Format, class *tuned.Cla
 	if err != nil {
 		return 0, err
 	}
-	r, _, err := db.PrepareMatVec(f, in.w, in.x, rows, cols, weights)
+	r, _, err := mb.PrepareMatrix(matVecKernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
 	if err != nil {
 		return 0, err
 	}
@@ -112,4 +115,9 @@ func (m *MatVecRunner) Time(b suite.Backend, f *formats.Format, class *tuned.Cla
 	}
 	sort.Float64s(us)
 	return us[len(us)/2], nil
+}
+
+// matVecKernel is format f's matvec_f32 kernel, the one the tuner times.
+func matVecKernel(f *formats.Format) backend.Kernel {
+	return family.MatVec.Kernel(suite.Suite{Family: family.MatVec.Name, Kernel: "matvec_f32", Output: backend.OutputF32, Format: f})
 }

@@ -24,7 +24,9 @@ import (
 	"time"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/check"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
@@ -91,13 +93,11 @@ func Enumerate(fam *tuned.Family, space Space) []Candidate {
 // FamilySpace is target t's tuning space and default configuration for a
 // tunable family, from the target spec.
 func FamilySpace(t *targets.Target, fam *tuned.Family) (Space, Candidate, error) {
-	switch fam.Name {
-	case tuned.MatVec.Name:
-		s := t.MatVecSpace
-		return Space{"threads": s.ThreadsPerBlock, "rows": s.RowsPerBlock, "chunk": s.Chunk},
-			Candidate{"threads": t.MatVec.ThreadsPerBlock, "rows": t.MatVec.RowsPerBlock, "chunk": t.MatVec.Chunk}, nil
+	space, def, ok := t.TuningSpace(fam.Name)
+	if !ok {
+		return nil, nil, fmt.Errorf("family %s: no tuning space in specs/targets yet", fam.Name)
 	}
-	return nil, nil, fmt.Errorf("family %s: no tuning space in specs/targets yet", fam.Name)
+	return space, def, nil
 }
 
 // Builder builds the kernel library of one candidate.
@@ -119,15 +119,15 @@ type CompileError struct{ Output string }
 func (e *CompileError) Error() string { return "does not compile: " + e.Output }
 
 // Opener opens a kernel library on the device and names the device.
-type Opener func(lib string) (b suite.Backend, device string, err error)
+type Opener func(lib string) (b backend.Backend, device string, err error)
 
 // Runner checks and times one family's kernel.
 type Runner interface {
 	// Check runs the kernel of f on small, odd shapes against the Go
 	// reference; an error says why it fails.
-	Check(b suite.Backend, f *formats.Format) error
+	Check(b backend.Backend, f *formats.Format) error
 	// Time is the median µs per launch at class's shape.
-	Time(b suite.Backend, f *formats.Format, class *tuned.Class, weights suite.WeightMode, reps int) (float64, error)
+	Time(b backend.Backend, f *formats.Format, class *tuned.Class, weights backend.WeightMode, reps int) (float64, error)
 }
 
 // Config is one tuning run.
@@ -140,14 +140,14 @@ type Config struct {
 	Builder  Builder
 	Open     Opener
 	Runner   Runner
-	Weights  suite.WeightMode // suite.WeightsRotate unless set
-	Reps     int              // timed repetitions per candidate and class (median); 0: 7
-	Jobs     int              // compiles at once; 0: 8
-	CacheDir string           // "" : no cache
-	NoCache  bool             // ignore cached results (still write new ones)
-	Log      io.Writer        // progress; nil: none
-	Now      func() time.Time // nil: time.Now
-	Rev      string           // forge's git revision, if known
+	Weights  backend.WeightMode // backend.WeightsRotate unless set
+	Reps     int                // timed repetitions per candidate and class (median); 0: 7
+	Jobs     int                // compiles at once; 0: 8
+	CacheDir string             // "" : no cache
+	NoCache  bool               // ignore cached results (still write new ones)
+	Log      io.Writer          // progress; nil: none
+	Now      func() time.Time   // nil: time.Now
+	Rev      string             // forge's git revision, if known
 }
 
 // Timing is one candidate's result for one (format, class).
@@ -196,7 +196,7 @@ type cacheEntry struct {
 }
 
 // CacheKey hashes everything that determines a candidate's result.
-func CacheKey(fingerprint string, fam *tuned.Family, c Candidate, device string, class *tuned.Class, shape string, weights suite.WeightMode) string {
+func CacheKey(fingerprint string, fam *tuned.Family, c Candidate, device string, class *tuned.Class, shape string, weights backend.WeightMode) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "forge tune v1\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", fingerprint, fam.Name, c.String(fam), device, class.Name, shape, weights)
 	return hex.EncodeToString(h.Sum(nil))
@@ -264,7 +264,7 @@ func (cfg *Config) logf(format string, args ...any) {
 // into winners file entries.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Weights == "" {
-		cfg.Weights = suite.WeightsRotate
+		cfg.Weights = backend.WeightsRotate
 	}
 	if cfg.Reps <= 0 {
 		cfg.Reps = 7
@@ -283,6 +283,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cands := Enumerate(fam, cfg.Space)
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("tune: target %s: the %s tuning space is empty", cfg.Target.Name, fam.Name)
+	}
+	// go generate rejects a winner the target cannot compile, by the same
+	// rules: refuse such a candidate before spending time on it.
+	for _, c := range append([]Candidate{cfg.Default}, cands...) {
+		if err := check.Err("tune: target "+cfg.Target.Name+": candidate "+c.String(fam), cfg.Target.KnobProblems(fam.Name, c)); err != nil {
+			return nil, err
+		}
 	}
 	hasDefault := false
 	for _, c := range cands {

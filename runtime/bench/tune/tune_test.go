@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
@@ -41,20 +41,20 @@ func TestEnumerate(t *testing.T) {
 func TestCacheKeySensitivity(t *testing.T) {
 	c := Candidate{"threads": 256, "rows": 4, "chunk": 8}
 	class := &tuned.MatVec.Classes[0]
-	base := CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsRotate)
+	base := CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", backend.WeightsRotate)
 	for name, k := range map[string]string{
-		"source":  CacheKey("src-b", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsRotate),
-		"knob":    CacheKey("src-a", tuned.MatVec, Candidate{"threads": 128, "rows": 4, "chunk": 8}, "H100", class, "14336x4096", suite.WeightsRotate),
-		"device":  CacheKey("src-a", tuned.MatVec, c, "H200", class, "14336x4096", suite.WeightsRotate),
-		"class":   CacheKey("src-a", tuned.MatVec, c, "H100", &tuned.MatVec.Classes[1], "14336x4096", suite.WeightsRotate),
-		"shape":   CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4064", suite.WeightsRotate),
-		"weights": CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", suite.WeightsReuse),
+		"source":  CacheKey("src-b", tuned.MatVec, c, "H100", class, "14336x4096", backend.WeightsRotate),
+		"knob":    CacheKey("src-a", tuned.MatVec, Candidate{"threads": 128, "rows": 4, "chunk": 8}, "H100", class, "14336x4096", backend.WeightsRotate),
+		"device":  CacheKey("src-a", tuned.MatVec, c, "H200", class, "14336x4096", backend.WeightsRotate),
+		"class":   CacheKey("src-a", tuned.MatVec, c, "H100", &tuned.MatVec.Classes[1], "14336x4096", backend.WeightsRotate),
+		"shape":   CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4064", backend.WeightsRotate),
+		"weights": CacheKey("src-a", tuned.MatVec, c, "H100", class, "14336x4096", backend.WeightsReuse),
 	} {
 		if k == base {
 			t.Errorf("changing the %s keeps the key", name)
 		}
 	}
-	if again := CacheKey("src-a", tuned.MatVec, Candidate{"chunk": 8, "rows": 4, "threads": 256}, "H100", class, "14336x4096", suite.WeightsRotate); again != base {
+	if again := CacheKey("src-a", tuned.MatVec, Candidate{"chunk": 8, "rows": 4, "threads": 256}, "H100", class, "14336x4096", backend.WeightsRotate); again != base {
 		t.Error("the same inputs give another key")
 	}
 }
@@ -91,19 +91,19 @@ func (fakeBackend) DequantizeF16(*formats.Format, []uint16, []byte) error {
 // threads=64 rows=1 chunk=8 for the wide one.
 type fakeRunner struct{ timed int }
 
-func knobsOf(b suite.Backend) (th, r, ch int) {
+func knobsOf(b backend.Backend) (th, r, ch int) {
 	fmt.Sscanf(b.(fakeBackend).lib[strings.Index(b.(fakeBackend).lib, "/")+1:], "%d/%d/%d", &th, &r, &ch)
 	return
 }
 
-func (fakeRunner) Check(b suite.Backend, f *formats.Format) error {
+func (fakeRunner) Check(b backend.Backend, f *formats.Format) error {
 	if _, _, ch := knobsOf(b); ch == 32 {
 		return errors.New("67×288: NMSE 0.5 (tolerance 0.0005), 67 bad rows")
 	}
 	return nil
 }
 
-func (r *fakeRunner) Time(b suite.Backend, f *formats.Format, class *tuned.Class, _ suite.WeightMode, _ int) (float64, error) {
+func (r *fakeRunner) Time(b backend.Backend, f *formats.Format, class *tuned.Class, _ backend.WeightMode, _ int) (float64, error) {
 	r.timed++
 	th, rw, ch := knobsOf(b)
 	if class.Name == "narrow" {
@@ -124,9 +124,24 @@ func testConfig(t *testing.T, b Builder, r Runner, cache string) Config {
 	return Config{
 		Target: targets.SM90, Family: tuned.MatVec, Formats: []*formats.Format{formats.Q4_0}, Space: space, Default: def,
 		Builder: b, Runner: r, CacheDir: cache,
-		Open: func(lib string) (suite.Backend, string, error) { return fakeBackend{lib}, "Fake GPU", nil },
+		Open: func(lib string) (backend.Backend, string, error) { return fakeBackend{lib}, "Fake GPU", nil },
 		Now:  func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) },
 		Rev:  "abc123",
+	}
+}
+
+// A space value the target cannot compile (go generate would reject it as
+// a winner) stops the run before anything is built.
+func TestRunRejectsInvalidCandidate(t *testing.T) {
+	b := &fakeBuilder{source: "v1"}
+	cfg := testConfig(t, b, &fakeRunner{}, "")
+	cfg.Space = Space{"threads": {128, 100}, "rows": {2}, "chunk": {16}}
+	_, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "tune: target sm_90: candidate threads=100 rows=2 chunk=16: threads 100 must be a multiple of the wave size 32, at most 1024") {
+		t.Fatalf("err = %v", err)
+	}
+	if b.builds != 0 {
+		t.Errorf("%d builds before the check", b.builds)
 	}
 }
 

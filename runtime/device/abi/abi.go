@@ -10,7 +10,9 @@
 package abi
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -71,13 +73,23 @@ type Resolver func(symbol string) (unsafe.Pointer, error)
 // KernelInfo describes one generated launcher.
 type KernelInfo struct {
 	Symbol     string // extern "C" name: "forge_dequant_f32_q4_0"
-	Format     string // format name: "Q4_0"
+	Format     string // format name: "Q4_0"; "" for a shared family's launcher
 	Family     string // kernel family: "dequant"
 	Kernel     string // kernel within the family: "dequant_f32"
 	Output     string // element type written: "f32" or "f16"
+	Signature  string // the launcher's C signature, as specs/families names it: "blocks"
 	BlockElems int    // elements per block of Format
 	BlockBytes int    // bytes per block of Format
+	HeadDim    int    // an attention launcher's head dimension
 }
+
+// ErrNoCgo is the error of everything that would load or call a kernel
+// library in a binary built without cgo: the GPU runtime's Open and Bind
+// of the generated wrappers. The cpu backend needs no cgo; the GPU
+// backends do, to dlopen a library and call its launchers.
+var ErrNoCgo = errors.New("this binary was built without cgo (CGO_ENABLED=0, or no C compiler found when it was built), " +
+	"and the GPU backends load kernel libraries through cgo: rebuild it with a C compiler (gcc or clang) on the PATH and CGO_ENABLED=1, " +
+	"e.g. CGO_ENABLED=1 go install ./cmd/forgebench, or CGO_ENABLED=1 go test ...")
 
 // LaunchError is a launcher's non-zero return code.
 type LaunchError struct {
@@ -90,4 +102,17 @@ func (e *LaunchError) Error() string {
 		return fmt.Sprintf("%s: returned %d (invalid argument)", e.Symbol, e.Code)
 	}
 	return fmt.Sprintf("%s: returned %d (device runtime error)", e.Symbol, e.Code)
+}
+
+// Symbol is the extern "C" name of a launcher: forge_<kernel>_<format in
+// lower case> for a kernel of a format-specific family ("dequant_f32",
+// "Q4_0" → forge_dequant_f32_q4_0), forge_<kernel> for one of a family
+// that is not ("attention_f16_d128", "" → forge_attention_f16_d128). The
+// generator names the launchers by it and the backends look them up by
+// it.
+func Symbol(kernel, format string) string {
+	if format == "" {
+		return "forge_" + kernel
+	}
+	return "forge_" + kernel + "_" + strings.ToLower(format)
 }

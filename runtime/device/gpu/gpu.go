@@ -16,177 +16,12 @@
 // goroutines move between threads: every call into the library first makes
 // sure the calling thread has selected the Device's device (a thread-local
 // check, calling forge_rt_init once per thread and device).
+//
+// Only cgo.go binds C: the Device's logic here drives a loaded library
+// through the runtimeLib interface. A binary built without cgo
+// (CGO_ENABLED=0) keeps the whole API, but Open returns ErrNoCgo, which
+// says how to build one that can load libraries.
 package gpu
-
-/*
-#cgo LDFLAGS: -ldl
-#include <dlfcn.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-// The runtime ABI's device description (BRIEF4, forge_portability.h).
-typedef struct forge_device_info {
-	char name[256];
-	char arch[64];
-	char vendor[16];
-	char target[32];
-	int32_t wave_size;
-	int32_t compute_units;
-	int32_t clock_khz;
-	int32_t mem_clock_khz;
-	int32_t mem_bus_width_bits;
-	int32_t runtime_version;
-	int32_t driver_version;
-	int32_t pad;
-	uint64_t total_mem;
-	uint64_t l2_bytes;
-} forge_device_info;
-
-_Static_assert(sizeof(forge_device_info) == 416, "forge_device_info is 416 bytes");
-_Static_assert(offsetof(forge_device_info, wave_size) == 368, "forge_device_info.wave_size at 368");
-_Static_assert(offsetof(forge_device_info, total_mem) == 400, "forge_device_info.total_mem at 400");
-
-// Indices of the runtime ABI's functions in forge_rt.fn; rtSymbols in Go
-// lists their names in this order.
-enum {
-	RT_ABI_VERSION, RT_INIT, RT_ERROR_STRING, RT_DEVICE_INFO, RT_MEM_INFO,
-	RT_MALLOC, RT_FREE, RT_H2D, RT_D2H, RT_MEMSET, RT_SYNCHRONIZE,
-	RT_STREAM_CREATE, RT_STREAM_DESTROY, RT_EVENT_CREATE, RT_EVENT_DESTROY,
-	RT_EVENT_RECORD, RT_EVENT_ELAPSED, RT_COPY, RT_N
-};
-
-// forge_rt is one opened device of one library: its functions and device
-// number. It lives in C memory and is never freed (a thread may still name
-// it as its current one).
-typedef struct forge_rt {
-	void* fn[RT_N];
-	int device;
-} forge_rt;
-
-// The forge_rt whose device this thread last selected.
-static __thread const forge_rt* forge_current;
-
-static int forge_select(const forge_rt* rt) {
-	int rc = ((int (*)(int))rt->fn[RT_INIT])(rt->device);
-	forge_current = rc == 0 ? rt : NULL;
-	return rc;
-}
-
-static int forge_ensure(const forge_rt* rt) {
-	return forge_current == rt ? 0 : forge_select(rt);
-}
-
-static forge_rt* forge_rt_new(int device) {
-	forge_rt* rt = calloc(1, sizeof(forge_rt));
-	if (rt) rt->device = device;
-	return rt;
-}
-
-// dlopen and dlerror in one call: dlerror's state is the calling thread's.
-static void* forge_dlopen(const char* path, char* err, size_t n) {
-	void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
-		const char* e = dlerror();
-		snprintf(err, n, "%s", e ? e : "dlopen failed");
-	}
-	return h;
-}
-
-static void* forge_dlsym(void* h, const char* name) {
-	dlerror();
-	return dlsym(h, name);
-}
-
-static void forge_rt_set(forge_rt* rt, int i, void* fn) { rt->fn[i] = fn; }
-
-static int rt_abi_version(const forge_rt* rt) { return ((int (*)(void))rt->fn[RT_ABI_VERSION])(); }
-
-static const char* rt_error_string(const forge_rt* rt, int code) {
-	return ((const char* (*)(int))rt->fn[RT_ERROR_STRING])(code);
-}
-
-static int rt_device_info(const forge_rt* rt, forge_device_info* out) {
-	int rc = forge_ensure(rt);
-	if (rc) return rc;
-	rc = ((int (*)(forge_device_info*))rt->fn[RT_DEVICE_INFO])(out);
-	// The strings are fixed arrays: terminate them whatever the library wrote.
-	out->name[sizeof out->name - 1] = 0;
-	out->arch[sizeof out->arch - 1] = 0;
-	out->vendor[sizeof out->vendor - 1] = 0;
-	out->target[sizeof out->target - 1] = 0;
-	return rc;
-}
-
-static int rt_mem_info(const forge_rt* rt, uint64_t* free_bytes, uint64_t* total_bytes) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(uint64_t*, uint64_t*))rt->fn[RT_MEM_INFO])(free_bytes, total_bytes);
-}
-
-static int rt_malloc(const forge_rt* rt, uint64_t bytes, uintptr_t* out) {
-	void* p = NULL;
-	int rc = forge_ensure(rt);
-	if (rc == 0) rc = ((int (*)(uint64_t, void**))rt->fn[RT_MALLOC])(bytes, &p);
-	*out = (uintptr_t)p;
-	return rc;
-}
-
-static int rt_free(const forge_rt* rt, uintptr_t p) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*))rt->fn[RT_FREE])((void*)p);
-}
-
-static int rt_h2d(const forge_rt* rt, uintptr_t dst, const void* src, uint64_t bytes) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*, const void*, uint64_t))rt->fn[RT_H2D])((void*)dst, src, bytes);
-}
-
-static int rt_d2h(const forge_rt* rt, void* dst, uintptr_t src, uint64_t bytes) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*, const void*, uint64_t))rt->fn[RT_D2H])(dst, (const void*)src, bytes);
-}
-
-static int rt_memset(const forge_rt* rt, uintptr_t p, int value, uint64_t bytes) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*, int, uint64_t))rt->fn[RT_MEMSET])((void*)p, value, bytes);
-}
-
-static int rt_synchronize(const forge_rt* rt) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void))rt->fn[RT_SYNCHRONIZE])();
-}
-
-static int rt_create(const forge_rt* rt, int i, uintptr_t* out) {
-	void* h = NULL;
-	int rc = forge_ensure(rt);
-	if (rc == 0) rc = ((int (*)(void**))rt->fn[i])(&h);
-	*out = (uintptr_t)h;
-	return rc;
-}
-
-static int rt_destroy(const forge_rt* rt, int i, uintptr_t h) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*))rt->fn[i])((void*)h);
-}
-
-static int rt_event_record(const forge_rt* rt, uintptr_t e, uintptr_t stream) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*, void*))rt->fn[RT_EVENT_RECORD])((void*)e, (void*)stream);
-}
-
-static int rt_event_elapsed(const forge_rt* rt, uintptr_t start, uintptr_t end, float* ms) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(void*, void*, float*))rt->fn[RT_EVENT_ELAPSED])((void*)start, (void*)end, ms);
-}
-
-static int rt_copy(const forge_rt* rt, uintptr_t src, uintptr_t dst, uint64_t bytes, uintptr_t stream) {
-	int rc = forge_ensure(rt);
-	return rc ? rc : ((int (*)(const void*, void*, uint64_t, void*))rt->fn[RT_COPY])((const void*)src, (void*)dst, bytes, (void*)stream);
-}
-*/
-import "C"
 
 import (
 	"errors"
@@ -204,26 +39,49 @@ import (
 	"github.com/rocmforge/forge/runtime/device/devmem"
 )
 
-// rtSymbols are the runtime ABI's functions, in the order of the C enum.
-var rtSymbols = [C.RT_N]string{
-	C.RT_ABI_VERSION:    abi.ABIVersionSymbol,
-	C.RT_INIT:           "forge_rt_init",
-	C.RT_ERROR_STRING:   "forge_rt_error_string",
-	C.RT_DEVICE_INFO:    "forge_rt_device_info",
-	C.RT_MEM_INFO:       "forge_rt_mem_info",
-	C.RT_MALLOC:         "forge_rt_malloc",
-	C.RT_FREE:           "forge_rt_free",
-	C.RT_H2D:            "forge_rt_memcpy_h2d",
-	C.RT_D2H:            "forge_rt_memcpy_d2h",
-	C.RT_MEMSET:         "forge_rt_memset",
-	C.RT_SYNCHRONIZE:    "forge_rt_synchronize",
-	C.RT_STREAM_CREATE:  "forge_rt_stream_create",
-	C.RT_STREAM_DESTROY: "forge_rt_stream_destroy",
-	C.RT_EVENT_CREATE:   "forge_rt_event_create",
-	C.RT_EVENT_DESTROY:  "forge_rt_event_destroy",
-	C.RT_EVENT_RECORD:   "forge_rt_event_record",
-	C.RT_EVENT_ELAPSED:  "forge_rt_event_elapsed_ms",
-	C.RT_COPY:           "forge_copy",
+// Indices of the runtime ABI's functions in rtSymbols.
+const (
+	rtABIVersion = iota
+	rtInit
+	rtErrorString
+	rtDeviceInfo
+	rtMemInfo
+	rtMalloc
+	rtFree
+	rtH2D
+	rtD2H
+	rtMemset
+	rtSynchronize
+	rtStreamCreate
+	rtStreamDestroy
+	rtEventCreate
+	rtEventDestroy
+	rtEventRecord
+	rtEventElapsed
+	rtCopy
+	rtN
+)
+
+// rtSymbols are the runtime ABI's functions.
+var rtSymbols = [rtN]string{
+	rtABIVersion:    abi.ABIVersionSymbol,
+	rtInit:          "forge_rt_init",
+	rtErrorString:   "forge_rt_error_string",
+	rtDeviceInfo:    "forge_rt_device_info",
+	rtMemInfo:       "forge_rt_mem_info",
+	rtMalloc:        "forge_rt_malloc",
+	rtFree:          "forge_rt_free",
+	rtH2D:           "forge_rt_memcpy_h2d",
+	rtD2H:           "forge_rt_memcpy_d2h",
+	rtMemset:        "forge_rt_memset",
+	rtSynchronize:   "forge_rt_synchronize",
+	rtStreamCreate:  "forge_rt_stream_create",
+	rtStreamDestroy: "forge_rt_stream_destroy",
+	rtEventCreate:   "forge_rt_event_create",
+	rtEventDestroy:  "forge_rt_event_destroy",
+	rtEventRecord:   "forge_rt_event_record",
+	rtEventElapsed:  "forge_rt_event_elapsed_ms",
+	rtCopy:          "forge_copy",
 }
 
 // RuntimeSymbols lists the functions of the runtime ABI a kernel library
@@ -235,6 +93,20 @@ func RuntimeSymbols() []string { return slices.Clone(rtSymbols[:]) }
 // is devmem.ErrOutOfMemory, so the caching allocator retries after
 // releasing its cache.
 var ErrOutOfMemory = devmem.ErrOutOfMemory
+
+// ErrNoCgo is Open's error in a binary built without cgo (abi.ErrNoCgo):
+// loading a kernel library needs cgo, and the error says how to build a
+// binary that has it.
+var ErrNoCgo = abi.ErrNoCgo
+
+// Available is nil where this binary can load kernel libraries, and
+// ErrNoCgo where it was built without cgo.
+func Available() error {
+	if !haveCgo {
+		return ErrNoCgo
+	}
+	return nil
+}
 
 // ErrClosed is the error of a call on a closed Device.
 var ErrClosed = errors.New("gpu: device is closed")
@@ -337,11 +209,35 @@ func (i Info) String() string {
 		i.RuntimeVersion, i.DriverVersion, i.Library, i.Device)
 }
 
+// runtimeLib is the runtime ABI of one loaded library on one device, as
+// cgo.go binds it: each method calls its forge_rt_* function (or
+// forge_copy) and returns that function's code, 0 for success. Every
+// method but selectDevice, ensure and errorString first makes sure the
+// calling thread has selected the device.
+type runtimeLib interface {
+	selectDevice() int // forge_rt_init(device) on this thread
+	ensure() int       // selectDevice, unless this thread's last selection was this one
+	errorString(code int) (string, bool)
+	deviceInfo() (Info, int) // all but Library and Device
+	memInfo() (free, total uint64, code int)
+	malloc(bytes uint64) (abi.DevicePtr, int)
+	free(p abi.DevicePtr) int
+	h2d(dst abi.DevicePtr, src []byte) int
+	d2h(dst []byte, src abi.DevicePtr) int
+	memset(p abi.DevicePtr, value byte, bytes uint64) int
+	synchronize() int
+	copy(dst, src abi.DevicePtr, bytes uint64, stream abi.Stream) int
+	createHandle(k handleKind) (uintptr, int)
+	destroyHandle(k handleKind, h uintptr) int
+	recordEvent(e uintptr, stream abi.Stream) int
+	elapsedMs(start, end uintptr) (float32, int)
+}
+
 // Device is one device driven by one kernel library. It is safe for
 // concurrent use.
 type Device struct {
 	path    string
-	rt      *C.forge_rt
+	rt      runtimeLib
 	info    Info
 	kernels *kernels.Library
 	mem     *devmem.Allocator
@@ -358,6 +254,9 @@ type Device struct {
 // (unloading a GPU runtime mid-process is unsafe; dlopen of a loaded
 // library is cheap), so a library may be opened many times.
 func Open(path string, device int) (*Device, error) {
+	if err := Available(); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
 	if device < 0 {
 		return nil, fmt.Errorf("gpu: device %d: want an index >= 0", device)
 	}
@@ -376,78 +275,20 @@ func Open(path string, device int) (*Device, error) {
 	if !strings.Contains(path, "/") {
 		path = "./" + path
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	var cerr [1024]C.char
-	h := C.forge_dlopen(cpath, &cerr[0], C.size_t(len(cerr)))
-	if h == nil {
-		return nil, fmt.Errorf("gpu: loading %s: %s (a library needs the HIP or CUDA runtime it was built against on the loader's path, e.g. LD_LIBRARY_PATH)",
-			path, C.GoString(&cerr[0]))
-	}
-	rt := C.forge_rt_new(C.int(device))
-	if rt == nil {
-		return nil, errors.New("gpu: out of host memory")
-	}
-	lookup := func(symbol string) unsafe.Pointer {
-		cs := C.CString(symbol)
-		defer C.free(unsafe.Pointer(cs))
-		return C.forge_dlsym(h, cs)
-	}
-	var missing []string
-	for i, s := range rtSymbols {
-		p := lookup(s)
-		if p == nil {
-			missing = append(missing, s)
-		}
-		C.forge_rt_set(rt, C.int(i), p)
-	}
-	// A library of another ABI version may lack symbols too; its version
-	// is the error.
-	if rt.fn[C.RT_ABI_VERSION] != nil {
-		if v := int(C.rt_abi_version(rt)); v != abi.ABIVersion {
-			return nil, &ABIVersionError{Path: path, Have: v, Want: abi.ABIVersion}
-		}
-	}
-	lib, bindErr := kernels.Bind(func(symbol string) (unsafe.Pointer, error) {
-		if p := lookup(symbol); p != nil {
-			return p, nil
-		}
-		if symbol != abi.ABIVersionSymbol { // already listed
-			missing = append(missing, symbol)
-		}
-		return nil, fmt.Errorf("undefined symbol: %s", symbol)
-	})
-	if len(missing) > 0 {
-		return nil, &MissingSymbolsError{Path: path, Symbols: missing}
-	}
-	if bindErr != nil {
-		return nil, fmt.Errorf("gpu: %s: %w", path, bindErr)
+	rt, lib, err := load(path, device)
+	if err != nil {
+		return nil, err
 	}
 	d := &Device{path: path, rt: rt, kernels: lib}
-	if rc := C.forge_select(rt); rc != 0 {
+	if rc := rt.selectDevice(); rc != 0 {
 		return nil, fmt.Errorf("gpu: %s: selecting device %d: %w", path, device, d.err("forge_rt_init", rc))
 	}
-	var ci C.forge_device_info
-	if rc := C.rt_device_info(rt, &ci); rc != 0 {
+	info, rc := rt.deviceInfo()
+	if rc != 0 {
 		return nil, fmt.Errorf("gpu: %s: %w", path, d.err("forge_rt_device_info", rc))
 	}
-	d.info = Info{
-		Library:         path,
-		Device:          device,
-		Name:            C.GoString(&ci.name[0]),
-		Arch:            C.GoString(&ci.arch[0]),
-		Vendor:          C.GoString(&ci.vendor[0]),
-		Target:          C.GoString(&ci.target[0]),
-		WaveSize:        int(ci.wave_size),
-		ComputeUnits:    int(ci.compute_units),
-		ClockKHz:        int(ci.clock_khz),
-		MemClockKHz:     int(ci.mem_clock_khz),
-		MemBusWidthBits: int(ci.mem_bus_width_bits),
-		RuntimeVersion:  int(ci.runtime_version),
-		DriverVersion:   int(ci.driver_version),
-		TotalMem:        uint64(ci.total_mem),
-		L2Bytes:         uint64(ci.l2_bytes),
-	}
+	info.Library, info.Device = path, device
+	d.info = info
 	if v := d.info.Vendor; v != VendorNVIDIA && v != VendorAMD {
 		return nil, fmt.Errorf("gpu: %s reports vendor %q, want %q or %q", path, v, VendorAMD, VendorNVIDIA)
 	}
@@ -497,20 +338,16 @@ func OpenBackend(backend, path string, device int) (*Device, error) {
 }
 
 // err turns a non-zero code of op into an *Error.
-func (d *Device) err(op string, code C.int) error {
-	return &Error{Op: op, Code: int(code), Msg: d.ErrorString(int(code))}
+func (d *Device) err(op string, code int) error {
+	return &Error{Op: op, Code: code, Msg: d.ErrorString(code)}
 }
 
 // ErrorString is the runtime's message for an error code.
 func (d *Device) ErrorString(code int) string {
-	if d.rt.fn[C.RT_ERROR_STRING] == nil {
-		return "unknown error"
+	if s, ok := d.rt.errorString(code); ok {
+		return s
 	}
-	s := C.rt_error_string(d.rt, C.int(code))
-	if s == nil {
-		return "unknown error"
-	}
-	return C.GoString(s)
+	return "unknown error"
 }
 
 // DescribeLaunch adds the runtime's message to a launcher's *abi.LaunchError.
@@ -542,7 +379,7 @@ func (d *Device) Launch(fn func() error) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if rc := C.forge_ensure(d.rt); rc != 0 {
+	if rc := d.rt.ensure(); rc != 0 {
 		return fmt.Errorf("gpu: selecting device %d: %w", d.info.Device, d.err("forge_rt_init", rc))
 	}
 	return d.DescribeLaunch(fn())
@@ -565,11 +402,11 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 	if err := d.check(); err != nil {
 		return 0, 0, err
 	}
-	var f, t C.uint64_t
-	if rc := C.rt_mem_info(d.rt, &f, &t); rc != 0 {
+	free, total, rc := d.rt.memInfo()
+	if rc != 0 {
 		return 0, 0, d.err("forge_rt_mem_info", rc)
 	}
-	return uint64(f), uint64(t), nil
+	return free, total, nil
 }
 
 // Malloc allocates device memory directly (no cache): prefer Memory().
@@ -578,8 +415,8 @@ func (d *Device) Malloc(bytes uint64) (abi.DevicePtr, error) {
 	if err := d.check(); err != nil {
 		return 0, err
 	}
-	var p C.uintptr_t
-	if rc := C.rt_malloc(d.rt, C.uint64_t(bytes), &p); rc != 0 {
+	p, rc := d.rt.malloc(bytes)
+	if rc != 0 {
 		e := d.err("forge_rt_malloc", rc).(*Error)
 		e.Context = fmt.Sprintf("allocating %d bytes on %s", bytes, d.info.Name)
 		return 0, e
@@ -587,7 +424,7 @@ func (d *Device) Malloc(bytes uint64) (abi.DevicePtr, error) {
 	if p == 0 {
 		return 0, fmt.Errorf("gpu: forge_rt_malloc(%d) returned a null pointer without an error", bytes)
 	}
-	return abi.DevicePtr(p), nil
+	return p, nil
 }
 
 // Free releases memory from Malloc.
@@ -595,7 +432,7 @@ func (d *Device) Free(p abi.DevicePtr) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_free(d.rt, C.uintptr_t(p)); rc != 0 {
+	if rc := d.rt.free(p); rc != 0 {
 		return d.err("forge_rt_free", rc)
 	}
 	return nil
@@ -615,7 +452,7 @@ func (d *Device) H2D(dst abi.DevicePtr, src []byte) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_h2d(d.rt, C.uintptr_t(dst), unsafe.Pointer(&src[0]), C.uint64_t(len(src))); rc != 0 {
+	if rc := d.rt.h2d(dst, src); rc != 0 {
 		return d.err("forge_rt_memcpy_h2d", rc)
 	}
 	return nil
@@ -629,7 +466,7 @@ func (d *Device) D2H(dst []byte, src abi.DevicePtr) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_d2h(d.rt, unsafe.Pointer(&dst[0]), C.uintptr_t(src), C.uint64_t(len(dst))); rc != 0 {
+	if rc := d.rt.d2h(dst, src); rc != 0 {
 		return d.err("forge_rt_memcpy_d2h", rc)
 	}
 	return nil
@@ -660,7 +497,7 @@ func (d *Device) Memset(p abi.DevicePtr, value byte, bytes uint64) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_memset(d.rt, C.uintptr_t(p), C.int(value), C.uint64_t(bytes)); rc != 0 {
+	if rc := d.rt.memset(p, value, bytes); rc != 0 {
 		return d.err("forge_rt_memset", rc)
 	}
 	return nil
@@ -671,7 +508,7 @@ func (d *Device) Synchronize() error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_synchronize(d.rt); rc != 0 {
+	if rc := d.rt.synchronize(); rc != 0 {
 		return d.err("forge_rt_synchronize", rc)
 	}
 	return nil
@@ -684,7 +521,7 @@ func (d *Device) Copy(dst, src abi.DevicePtr, bytes uint64, stream abi.Stream) e
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_copy(d.rt, C.uintptr_t(src), C.uintptr_t(dst), C.uint64_t(bytes), C.uintptr_t(stream)); rc != 0 {
+	if rc := d.rt.copy(dst, src, bytes, stream); rc != 0 {
 		return d.err("forge_copy", rc)
 	}
 	return nil
@@ -721,32 +558,29 @@ const (
 	eventHandle
 )
 
-var handleFns = [...]struct {
-	create, destroy C.int
-	createOp        string
-	destroyOp       string
-}{
-	streamHandle: {C.RT_STREAM_CREATE, C.RT_STREAM_DESTROY, "forge_rt_stream_create", "forge_rt_stream_destroy"},
-	eventHandle:  {C.RT_EVENT_CREATE, C.RT_EVENT_DESTROY, "forge_rt_event_create", "forge_rt_event_destroy"},
+// handleFns are the indices in rtSymbols of each kind's functions.
+var handleFns = [...]struct{ create, destroy int }{
+	streamHandle: {rtStreamCreate, rtStreamDestroy},
+	eventHandle:  {rtEventCreate, rtEventDestroy},
 }
 
 func (d *Device) createHandle(k handleKind) (uintptr, error) {
 	if err := d.check(); err != nil {
 		return 0, err
 	}
-	var h C.uintptr_t
-	if rc := C.rt_create(d.rt, handleFns[k].create, &h); rc != 0 {
-		return 0, d.err(handleFns[k].createOp, rc)
+	h, rc := d.rt.createHandle(k)
+	if rc != 0 {
+		return 0, d.err(rtSymbols[handleFns[k].create], rc)
 	}
-	return uintptr(h), nil
+	return h, nil
 }
 
 func (d *Device) destroyHandle(k handleKind, h uintptr) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_destroy(d.rt, handleFns[k].destroy, C.uintptr_t(h)); rc != 0 {
-		return d.err(handleFns[k].destroyOp, rc)
+	if rc := d.rt.destroyHandle(k, h); rc != 0 {
+		return d.err(rtSymbols[handleFns[k].destroy], rc)
 	}
 	return nil
 }
@@ -755,7 +589,7 @@ func (d *Device) recordEvent(e uintptr, s abi.Stream) error {
 	if err := d.check(); err != nil {
 		return err
 	}
-	if rc := C.rt_event_record(d.rt, C.uintptr_t(e), C.uintptr_t(s)); rc != 0 {
+	if rc := d.rt.recordEvent(e, s); rc != 0 {
 		return d.err("forge_rt_event_record", rc)
 	}
 	return nil
@@ -765,9 +599,9 @@ func (d *Device) elapsedMs(start, end uintptr) (float32, error) {
 	if err := d.check(); err != nil {
 		return 0, err
 	}
-	var ms C.float
-	if rc := C.rt_event_elapsed(d.rt, C.uintptr_t(start), C.uintptr_t(end), &ms); rc != 0 {
+	ms, rc := d.rt.elapsedMs(start, end)
+	if rc != 0 {
 		return 0, d.err("forge_rt_event_elapsed_ms", rc)
 	}
-	return float32(ms), nil
+	return ms, nil
 }

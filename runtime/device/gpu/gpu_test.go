@@ -1,3 +1,8 @@
+//go:build cgo
+
+// The whole file opens libraries: without cgo, Open returns ErrNoCgo first
+// (nocgo_test.go).
+
 package gpu_test
 
 import (
@@ -370,7 +375,7 @@ func TestLaunch(t *testing.T) {
 	if err := d.H2D(dsrc, src); err != nil {
 		t.Fatal(err)
 	}
-	fn, ok := d.Kernels().Dequant("dequant_f32", "Q4_0")
+	fn, ok := d.Kernels().Blocks("dequant_f32", "Q4_0")
 	if !ok {
 		t.Fatal("no dequant_f32/Q4_0")
 	}
@@ -391,7 +396,7 @@ func TestLaunch(t *testing.T) {
 		}
 	}
 	// A launcher the fake does not implement: its code, with the runtime's message.
-	fn, _ = d.Kernels().Dequant("dequant_f32", "Q4_K")
+	fn, _ = d.Kernels().Blocks("dequant_f32", "Q4_K")
 	err := d.Launch(func() error { return fn(dsrc, ddst, 1, 0) })
 	var le *abi.LaunchError
 	if !errors.As(err, &le) || le.Code != gputest.CodeNotImplemented || !strings.Contains(err.Error(), "fake: launcher not implemented") {
@@ -404,7 +409,7 @@ func TestLaunch(t *testing.T) {
 // device, so this passes only if every call selects it first.
 func TestThreads(t *testing.T) {
 	d := open(t)
-	fn, _ := d.Kernels().Dequant("dequant_f16", "Q4_0")
+	fn, _ := d.Kernels().Blocks("dequant_f16", "Q4_0")
 	src := q4_0Blocks(t, 4)
 	var wg sync.WaitGroup
 	for g := range 16 {

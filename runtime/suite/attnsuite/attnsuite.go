@@ -3,7 +3,7 @@
 // against the cpu reference. The generated package generated/suites
 // registers Attention(spec) for each workloads.Attention spec.
 //
-// On a device backend (suite.DeviceAttentionBackend) each variant (input
+// On a device backend (backend.Device) each variant (input
 // type × head dimension × masking) is first checked against the cpu
 // reference (cpu.Backend.AttentionRef) on small cases — b2 h4 s256, and
 // seq_q 100 against seq_kv 300 with 8 query heads over 2 key/value heads —
@@ -14,7 +14,7 @@
 // as "-", where it would cost more: never extrapolated). On the cpu
 // backend the scenario times the reference itself.
 //
-// FLOPs per case follow FlashAttention's convention (cpu.AttentionShape's
+// FLOPs per case follow FlashAttention's convention (backend.AttentionShape's
 // FLOPs): 4·b·h·s²·d, counting only the attended (query, key) pairs under
 // causal masking (about half). BytesRead is q, k and v once; BytesWritten
 // o once.
@@ -27,6 +27,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/workloads"
@@ -39,7 +40,7 @@ const CPUMaxFLOPs = 2e9
 // Case is one timed case of the suite.
 type Case struct {
 	DType  string
-	Shape  cpu.AttentionShape
+	Shape  backend.AttentionShape
 	Name   string // "f16/d128/causal/b1_h32_s2048"
 	Causal bool
 }
@@ -81,7 +82,7 @@ func Cases(spec workloads.Attention, quick bool) []Case {
 				for _, x := range sizes {
 					out = append(out, Case{
 						DType: dt, Causal: causal,
-						Shape: cpu.AttentionShape{Batch: x.b, Heads: x.h, HeadsKV: x.h, SeqQ: x.s, SeqKV: x.s, HeadDim: d,
+						Shape: backend.AttentionShape{Batch: x.b, Heads: x.h, HeadsKV: x.h, SeqQ: x.s, SeqKV: x.s, HeadDim: d,
 							Scale: float32(1 / math.Sqrt(float64(d))), Causal: causal},
 						Name: fmt.Sprintf("%s/d%d/%s/b%d_h%d_s%d", dt, d, mask, x.b, x.h, x.s),
 					})
@@ -95,9 +96,9 @@ func Cases(spec workloads.Attention, quick bool) []Case {
 // CheckShapes are the small cases each variant is checked on before it is
 // timed on a device: plain multi-head attention, and seq_q ≠ seq_kv with
 // grouped-query heads.
-func CheckShapes(d int, causal bool) []cpu.AttentionShape {
+func CheckShapes(d int, causal bool) []backend.AttentionShape {
 	scale := float32(1 / math.Sqrt(float64(d)))
-	return []cpu.AttentionShape{
+	return []backend.AttentionShape{
 		{Batch: 2, Heads: 4, HeadsKV: 4, SeqQ: 256, SeqKV: 256, HeadDim: d, Scale: scale, Causal: causal},
 		{Batch: 1, Heads: 8, HeadsKV: 2, SeqQ: 100, SeqKV: 300, HeadDim: d, Scale: scale, Causal: causal},
 	}
@@ -112,11 +113,11 @@ func Attention(spec workloads.Attention) *suite.Scenario {
 }
 
 func run(spec workloads.Attention, env *suite.Env) error {
-	ab, ok := env.Backend.(suite.AttentionBackend)
+	ab, ok := backend.AttentionOp.Of(env.Backend)
 	if !ok {
 		return fmt.Errorf("backend %s has no attention kernels", env.Backend.Name())
 	}
-	dev, _ := env.Backend.(suite.DeviceAttentionBackend)
+	_, dev := backend.DeviceOf(env.Backend)
 	ref := cpu.New(0)
 	checked := map[string]bool{}
 	// On a backend without device kernels the case is the Go reference
@@ -134,16 +135,16 @@ func run(spec workloads.Attention, env *suite.Env) error {
 		if env.Ctx.Err() != nil {
 			return nil
 		}
-		if dev == nil && float64(c.Shape.FLOPs()) > CPUMaxFLOPs {
+		if !dev && float64(c.Shape.FLOPs()) > CPUMaxFLOPs {
 			skipped = append(skipped, c.Name)
 			most = max(most, float64(c.Shape.FLOPs()))
 			continue
 		}
 		variant := c.Name[:len(c.Name)-len(fmt.Sprintf("b%d_h%d_s%d", c.Shape.Batch, c.Shape.Heads, c.Shape.SeqQ))]
-		if dev != nil && !checked[variant] {
+		if dev && !checked[variant] {
 			checked[variant] = true
 			for _, s := range CheckShapes(c.Shape.HeadDim, c.Causal) {
-				if err := Check(ab, ref, c.DType, s); err != nil {
+				if err := Check(env.Backend.Name(), ab, ref, c.DType, s); err != nil {
 					return err
 				}
 			}
@@ -163,21 +164,21 @@ func run(spec workloads.Attention, env *suite.Env) error {
 
 // Check runs shape s on backend b and compares its output with the cpu
 // reference.
-func Check(b suite.AttentionBackend, ref *cpu.Backend, dtype string, s cpu.AttentionShape) error {
+func Check(name string, b backend.Attention, ref *cpu.Backend, dtype string, s backend.AttentionShape) error {
 	q, k, v := suite.AttentionData(dtype, s, suite.Seed(fmt.Sprintf("attention/%s/%+v", dtype, s)))
 	o := make([]float32, s.QElems())
 	want := make([]float32, s.QElems())
 	if err := b.Attention(dtype, s, q, k, v, o); err != nil {
-		return fmt.Errorf("attention %s %+v on %s: %w", dtype, s, b.Name(), err)
+		return fmt.Errorf("attention %s %+v on %s: %w", dtype, s, name, err)
 	}
 	if err := ref.AttentionRef(s, q, k, v, want); err != nil {
 		return err
 	}
 	return suite.CheckAttention(fmt.Sprintf("attention %s d%d causal=%v b%d h%d/%d sq%d skv%d on %s",
-		dtype, s.HeadDim, s.Causal, s.Batch, s.Heads, s.HeadsKV, s.SeqQ, s.SeqKV, b.Name()), dtype, o, want)
+		dtype, s.HeadDim, s.Causal, s.Batch, s.Heads, s.HeadsKV, s.SeqQ, s.SeqKV, name), dtype, o, want)
 }
 
-func measure(env *suite.Env, ab suite.AttentionBackend, dev suite.DeviceAttentionBackend, ref *cpu.Backend, c Case) (*suite.Measurement, error) {
+func measure(env *suite.Env, ab backend.Attention, dev bool, ref *cpu.Backend, c Case) (*suite.Measurement, error) {
 	s := c.Shape
 	q, k, v := suite.AttentionData(c.DType, s, suite.Seed(c.Name))
 	elem := int64(suite.AttentionElemSize(c.DType))
@@ -190,24 +191,13 @@ func measure(env *suite.Env, ab suite.AttentionBackend, dev suite.DeviceAttentio
 		BytesWritten: elem * int64(s.QElems()),
 		FLOPs:        int64(flops),
 	}
-	var samples []time.Duration
-	var err error
-	if dev != nil {
-		res, perr := dev.PrepareAttention(c.DType, s, q, k, v)
-		if perr != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, perr)
-		}
-		samples, err = env.Sample(func() (time.Duration, error) { return res.Run(1) })
-		if cerr := res.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	} else {
-		o := make([]float32, s.QElems())
-		samples, err = env.Sample(func() (time.Duration, error) {
-			t0 := time.Now()
-			err := ab.Attention(c.DType, s, q, k, v, o)
-			return time.Since(t0), err
-		})
+	res, err := ab.PrepareAttention(c.DType, s, q, k, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	samples, err := env.Sample(func() (time.Duration, error) { return res.Run(1) })
+	if cerr := res.Close(); err == nil && cerr != nil {
+		err = cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
@@ -221,7 +211,7 @@ func measure(env *suite.Env, ab suite.AttentionBackend, dev suite.DeviceAttentio
 		m.Add("tokens_per_s", float64(s.Batch*s.SeqQ)/med, "1/s")
 		m.Add("tflops", flops/med/1e12, "TFLOPS")
 	}
-	if dev != nil && flops <= CPUMaxFLOPs && med > 0 {
+	if dev && flops <= CPUMaxFLOPs && med > 0 {
 		o := make([]float32, s.QElems())
 		t0 := time.Now()
 		if err := ref.Attention(c.DType, s, q, k, v, o); err != nil {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
-	"github.com/rocmforge/forge/specs/formats"
 	"github.com/rocmforge/forge/specs/workloads"
 )
 
@@ -45,13 +45,10 @@ type fakeDevice struct {
 	prepared int
 }
 
-func (*fakeDevice) Name() string     { return "fake" }
-func (*fakeDevice) Describe() string { return "fake device" }
-func (*fakeDevice) L2Bytes() int64   { return 1 << 20 }
-func (*fakeDevice) PrepareDequant(*formats.Format, string, []byte) (suite.Resident, error) {
-	return nil, errors.New("no dequant")
-}
-func (*fakeDevice) PrepareCopy(int64) (suite.Resident, error) { return nil, errors.New("no copy") }
+func (*fakeDevice) Name() string                                { return "fake" }
+func (*fakeDevice) Describe() string                            { return "fake device" }
+func (*fakeDevice) L2Bytes() int64                              { return 1 << 20 }
+func (*fakeDevice) PrepareCopy(int64) (backend.Resident, error) { return nil, errors.New("no copy") }
 
 func (f *fakeDevice) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []float32) error {
 	if err := f.Backend.Attention(dtype, s, q, k, v, o); err != nil {
@@ -70,7 +67,7 @@ func (fakeResident) Run(n int) (time.Duration, error) {
 }
 func (fakeResident) Close() error { return nil }
 
-func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (suite.Resident, error) {
+func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, v []float32) (backend.Resident, error) {
 	f.prepared++
 	if len(q) != s.QElems() || len(k) != s.KVElems() || len(v) != s.KVElems() {
 		return nil, errors.New("bad sizes")
@@ -78,7 +75,7 @@ func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, 
 	return fakeResident{}, nil
 }
 
-func runEnv(t *testing.T, b suite.Backend, spec workloads.Attention) ([]suite.Measurement, error) {
+func runEnv(t *testing.T, b backend.Backend, spec workloads.Attention) ([]suite.Measurement, error) {
 	var ms []suite.Measurement
 	env := &suite.Env{
 		Ctx: context.Background(), Backend: b, Quick: true,
@@ -148,7 +145,7 @@ func TestScenarioDevice(t *testing.T) {
 }
 
 func TestScenarioNoAttention(t *testing.T) {
-	type plain struct{ suite.Backend }
+	type plain struct{ backend.Backend }
 	if _, err := runEnv(t, plain{cpu.New(0)}, workloads.AttentionFlash); err == nil {
 		t.Error("a backend without attention ran")
 	}

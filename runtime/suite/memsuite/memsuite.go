@@ -41,6 +41,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/device/devmem"
 	"github.com/rocmforge/forge/runtime/device/gpu"
@@ -51,7 +52,7 @@ import (
 // device, whose raw allocator, copy kernel, memset and free-memory report
 // it uses. runtime/backend/gpu's Backend has it.
 type DeviceBackend interface {
-	suite.Backend
+	backend.Backend
 	Device() *gpu.Device
 }
 
@@ -101,7 +102,7 @@ func (r deviceRaw) Free(p abi.DevicePtr) error            { return r.d.Free(p) }
 
 // newPlatform returns the platform of backend b: its device if it has
 // one, else Go memory.
-func newPlatform(b suite.Backend) (*platform, error) {
+func newPlatform(b backend.Backend) (*platform, error) {
 	if db, ok := b.(DeviceBackend); ok && db.Device() != nil {
 		d := db.Device()
 		t, err := d.NewTimer(0)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/device/devmem"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -34,7 +35,7 @@ var (
 
 // runScenario runs sc on backend b with n samples per case and returns
 // the measurements by case.
-func runScenario(t *testing.T, sc *suite.Scenario, b suite.Backend, quick bool, n int) map[string]suite.Measurement {
+func runScenario(t *testing.T, sc *suite.Scenario, b backend.Backend, quick bool, n int) map[string]suite.Measurement {
 	t.Helper()
 	got := map[string]suite.Measurement{}
 	var order []string

@@ -10,6 +10,7 @@ import (
 	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/runtime/device/devmem"
 	"github.com/rocmforge/forge/runtime/device/gpu"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -84,13 +85,13 @@ func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 	var ok [9]bool
 	g.mv, ok[0] = lib.MatVec("matvec_f32", w.Format.Name)
 	g.mm, ok[1] = lib.MatMul("matmul_f32", w.Format.Name)
-	g.attn, ok[2] = lib.Attention("f16", w.Shape.HeadDim)
-	g.rms, ok[3] = lib.GlueRMSNormF32()
-	g.rope, ok[4] = lib.GlueRoPEF32()
-	g.silu, ok[5] = lib.GlueSiLUMulF32()
-	g.add, ok[6] = lib.GlueAddF32()
-	g.hds, ok[7] = lib.GlueHeadsF16()
-	g.tok, ok[8] = lib.GlueTokensF32()
+	g.attn, ok[2] = lib.Attention(families.AttentionKernel("f16", w.Shape.HeadDim))
+	g.rms, ok[3] = lib.GlueNorm("glue_rmsnorm_f32")
+	g.rope, ok[4] = lib.GlueRoPE("glue_rope_f32")
+	g.silu, ok[5] = lib.GlueBinary("glue_silu_mul_f32")
+	g.add, ok[6] = lib.GlueBinary("glue_add_f32")
+	g.hds, ok[7] = lib.GlueLayout("glue_heads_f16")
+	g.tok, ok[8] = lib.GlueLayout("glue_tokens_f32")
 	for i, o := range ok {
 		if !o {
 			return nil, fmt.Errorf("model: the kernel library has no %s launcher for %s (head dimension %d)",

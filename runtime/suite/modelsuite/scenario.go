@@ -61,6 +61,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
@@ -70,7 +71,7 @@ import (
 // DeviceBackend is what the suite needs of a GPU backend: the device (its
 // kernels, allocator, events) and the copy roofline.
 type DeviceBackend interface {
-	suite.DeviceBackend
+	backend.Device
 	Device() *gpu.Device
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
-	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -17,8 +17,8 @@ import (
 func isolate(t *testing.T) {
 	t.Helper()
 	t.Cleanup(suiteflags.Set("", ""))
-	t.Setenv(suite.EnvBackend, "")
-	t.Setenv(suite.EnvLib, "")
+	t.Setenv(backend.EnvBackend, "")
+	t.Setenv(backend.EnvLib, "")
 	t.Chdir(t.TempDir())
 }
 
@@ -35,8 +35,8 @@ func quickBench(t *testing.T) {
 
 func TestChoiceFlagsWin(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "tpu")
-	t.Setenv(suite.EnvLib, "/env/libforge_x.so")
+	t.Setenv(backend.EnvBackend, "tpu")
+	t.Setenv(backend.EnvLib, "/env/libforge_x.so")
 	if c := Chosen(); c != (Choice{Backend: "tpu", BackendBy: "$FORGE_BACKEND", Lib: "/env/libforge_x.so", LibBy: "$FORGE_LIB"}) {
 		t.Errorf("from the environment: %+v", c)
 	}
@@ -53,8 +53,8 @@ func TestChoiceFlagsWin(t *testing.T) {
 		t.Errorf("-backend=tpu: %v", errs)
 	}
 	suiteflags.Set("", "")
-	t.Setenv(suite.EnvBackend, "")
-	t.Setenv(suite.EnvLib, "")
+	t.Setenv(backend.EnvBackend, "")
+	t.Setenv(backend.EnvLib, "")
 	if c := Chosen(); c.Backend != "cpu" || c.BackendBy != "default" || c.Lib != "" {
 		t.Errorf("nothing chosen: %+v", c)
 	}
@@ -67,19 +67,19 @@ func TestGPUBackend(t *testing.T) {
 	lib := gputest.Build(t, gputest.Options{})
 	suiteflags.Set("cuda", lib)
 	for _, out := range []string{"f32", "f16"} {
-		if errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, out) }); len(errs) > 0 {
+		if errs := run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q4_0, out)) }); len(errs) > 0 {
 			t.Errorf("%s: %v", out, errs)
 		}
 	}
 	// Another format's launcher is not implemented by the fake: an error, not a crash.
-	errs := strings.Join(run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q8_0, "f32") }), "\n")
+	errs := strings.Join(run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q8_0, "f32")) }), "\n")
 	if !strings.Contains(errs, "Q8_0 f32 on cuda") || !strings.Contains(errs, "fake: launcher not implemented") {
 		t.Errorf("Q8_0 on the fake: %s", errs)
 	}
 
 	t.Setenv(EnvBenchElems, "4096")
 	quickBench(t)
-	r := testing.Benchmark(func(b *testing.B) { BenchDequant(b, formats.Q4_0, "f32") })
+	r := testing.Benchmark(func(b *testing.B) { Bench(b, dequantSuite(formats.Q4_0, "f32")) })
 	if r.N == 0 {
 		t.Fatal("the device benchmark did not run")
 	}
@@ -91,7 +91,7 @@ func TestGPUBackend(t *testing.T) {
 	if r.Bytes != 0 {
 		t.Errorf("the device benchmark set bytes (host-timed MB/s): %d", r.Bytes)
 	}
-	be, err := suite.OpenBackend("cuda")
+	be, err := backend.Open("cuda")
 	if err == nil {
 		t.Errorf("cuda without a library found: %v", be)
 	}
@@ -99,7 +99,7 @@ func TestGPUBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roof, err := CopyBandwidth(s.Backend.(suite.DeviceBackend), 4096)
+	roof, err := CopyBandwidth(s.Backend.(backend.Device), 4096)
 	if err != nil || roof.Bytes != 4<<20 || roof.GBps <= 0 {
 		t.Errorf("copy roofline: %+v, %v; want 4 MiB (4 × the fake's 1 MiB L2)", roof, err)
 	}

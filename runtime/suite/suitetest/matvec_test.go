@@ -4,17 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
-// MatVec makes the shim a suite.MatVecBackend: the cpu's result, with row
-// current.at scaled by 1.5 when current.flip is set.
-func (backendShim) MatVec(f *formats.Format, y []float32, w []byte, x []float32, rows, cols int) error {
-	if err := current.Backend.MatVec(f, y, w, x, rows, cols); err != nil {
+// RunMatrix makes the shim a backend.Matrix: the cpu's result, with row
+// current.at wrong when current.flip is set.
+func (backendShim) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
+	if err := current.Backend.RunMatrix(k, y, w, x, s); err != nil {
 		return err
 	}
 	if current.flip && current.at < len(y) {
@@ -23,11 +25,15 @@ func (backendShim) MatVec(f *formats.Format, y []float32, w []byte, x []float32,
 	return nil
 }
 
+func (backendShim) PrepareMatrix(k backend.Kernel, w []byte, x []float32, s backend.MatrixShape, mode backend.WeightMode) (backend.Resident, backend.Weights, error) {
+	return current.Backend.PrepareMatrix(k, w, x, s, mode)
+}
+
 func TestCheckMatVecPassesOnCPU(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "cpu")
+	t.Setenv(backend.EnvBackend, "cpu")
 	for _, f := range []*formats.Format{formats.Q4_0, formats.Q4_K, formats.F16, formats.MXFP6_E2M3} {
-		if errs := run(t, func(tb testing.TB) { CheckMatVec(tb, f) }); len(errs) > 0 {
+		if errs := run(t, func(tb testing.TB) { Check(tb, matVecSuite(f)) }); len(errs) > 0 {
 			t.Errorf("%s: %v", f.Name, errs)
 		}
 	}
@@ -37,24 +43,13 @@ func TestCheckMatVecPassesOnCPU(t *testing.T) {
 // first among the worst rows.
 func TestCheckMatVecFindsFaults(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "broken-for-test")
+	t.Setenv(backend.EnvBackend, "broken-for-test")
 	current = &broken{Backend: cpu.New(0), at: 500, flip: true}
-	errs := run(t, func(tb testing.TB) { CheckMatVec(tb, formats.Q4_0) })
+	errs := run(t, func(tb testing.TB) { Check(tb, matVecSuite(formats.Q4_0)) })
 	if len(errs) != 1 || !strings.Contains(errs[0], "Q4_0 matvec 1003×544 on broken-for-test: NMSE ") ||
 		!strings.Contains(errs[0], ", 1 rows off by more than 0.001 of their magnitude") ||
 		!strings.Contains(errs[0], "worst rows:\n\trow 500: got ") {
 		t.Errorf("errors: %q", errs)
-	}
-}
-
-func TestParseShape(t *testing.T) {
-	if r, c, err := suite.ParseShape("4096x11008"); r != 4096 || c != 11008 || err != nil {
-		t.Errorf("4096x11008: %d %d %v", r, c, err)
-	}
-	for _, bad := range []string{"", "4096", "0x5", "5x-1", "axb"} {
-		if _, _, err := suite.ParseShape(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -66,7 +61,7 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 	lib := gputest.Build(t, gputest.Options{})
 	suiteflags.Set("cuda", lib)
 	t.Setenv(EnvBenchElems, "4096") // a small copy roofline
-	t.Setenv(suite.EnvBenchMatVec, "64x256")
+	t.Setenv(family.MatVec.EnvShape(), "64x256")
 	quickBench(t)
 	s, err := Select()
 	if err != nil {
@@ -74,18 +69,19 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 	}
 	be := s.Backend
 	for _, tc := range []struct {
-		mode   suite.WeightMode
+		mode   backend.WeightMode
 		copies float64 // at least
-	}{{suite.WeightsRotate, 2}, {suite.WeightsReuse, 1}} {
+	}{{backend.WeightsRotate, 2}, {backend.WeightsReuse, 1}} {
 		r := testing.Benchmark(func(b *testing.B) {
-			benchMatVecShape(b, be, be.(suite.MatVecBackend), formats.Q4_0, 64, 256, tc.mode)
+			s, _ := suite.ByName(matVecSuite(formats.Q4_0))
+			benchShape(b, be, family.MatVec, s, []int{64, 256}, tc.mode)
 		})
 		c := r.Extra["weight-copies"]
-		if r.N == 0 || c < tc.copies || (tc.mode == suite.WeightsReuse && c != 1) {
+		if r.N == 0 || c < tc.copies || (tc.mode == backend.WeightsReuse && c != 1) {
 			t.Errorf("%s: %d runs, %v copies: %v", tc.mode, r.N, c, r.Extra)
 		}
 		// 2 MiB of copies of a 9 KiB W (the fake's L2 is 1 MiB).
-		if tc.mode == suite.WeightsRotate && c*64*8*18 < 2<<20 {
+		if tc.mode == backend.WeightsRotate && c*64*8*18 < 2<<20 {
 			t.Errorf("rotate: %v copies of 9216 bytes are less than 2 × the 1 MiB L2", c)
 		}
 		if w, g, d := r.Extra["weight-GB/s"], r.Extra["GB/s"], r.Extra["dev-ns/op"]; w <= 0 || w >= g || d <= 0 {
@@ -94,13 +90,13 @@ func TestBenchMatVecFakeGPU(t *testing.T) {
 	}
 	// The whole benchmark, by $FORGE_BENCH_WEIGHTS: one sub-benchmark.
 	for _, env := range []string{"", "reuse", "rotate"} {
-		t.Setenv(suite.EnvBenchWeights, env)
-		if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N == 0 {
-			t.Errorf("$FORGE_BENCH_WEIGHTS=%q: BenchMatVec did not run", env)
+		t.Setenv(backend.EnvBenchWeights, env)
+		if r := testing.Benchmark(func(b *testing.B) { Bench(b, matVecSuite(formats.Q4_0)) }); r.N == 0 {
+			t.Errorf("$FORGE_BENCH_WEIGHTS=%q: Bench did not run", env)
 		}
 	}
-	t.Setenv(suite.EnvBenchWeights, "both")
-	if r := testing.Benchmark(func(b *testing.B) { BenchMatVec(b, formats.Q4_0) }); r.N != 0 {
-		t.Errorf("$FORGE_BENCH_WEIGHTS=both: BenchMatVec ran")
+	t.Setenv(backend.EnvBenchWeights, "both")
+	if r := testing.Benchmark(func(b *testing.B) { Bench(b, matVecSuite(formats.Q4_0)) }); r.N != 0 {
+		t.Errorf("$FORGE_BENCH_WEIGHTS=both: Bench ran")
 	}
 }

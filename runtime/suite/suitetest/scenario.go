@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
@@ -88,7 +89,7 @@ func BenchScenario(b *testing.B, name string) {
 
 // runScenario runs s with n samples per case (after one warm-up) and
 // returns its measurements.
-func runScenario(ctx context.Context, s suite.Suite, be suite.Backend, quick bool, n int, logf func(string, ...any)) ([]suite.Measurement, error) {
+func runScenario(ctx context.Context, s suite.Suite, be backend.Backend, quick bool, n int, logf func(string, ...any)) ([]suite.Measurement, error) {
 	var ms []suite.Measurement
 	env := &suite.Env{
 		Ctx:     ctx,

@@ -1,27 +1,30 @@
 // Package suitetest is the harness that forge's generated tests and
-// benchmarks (generated/suites) call: it checks a backend's kernels against
-// the format specs bit for bit and measures them. It is the only part of the
-// suite runtime that imports package testing.
+// benchmarks (generated/suites) call: Check checks a suite's kernel on the
+// chosen backend against its family's reference and Bench measures it,
+// both through the family's run-time descriptor (runtime/suite/family). It
+// is the only part of the suite runtime that imports package testing.
 //
 // The backend is chosen by the test flags -backend and -lib (package
 // runtime/suite/suiteflags, which this package imports: go test
 // ./generated/suites -args -backend=cuda -lib=build/libforge_sm_90.so),
 // else by $FORGE_BACKEND and $FORGE_LIB; a flag wins over its variable.
-// Importing this package links the GPU backends (runtime/backend/gpu).
+// Importing this package links the cpu backend (runtime/backend/cpu) and
+// the GPU backends (runtime/backend/gpu).
 package suitetest
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
+	_ "github.com/rocmforge/forge/runtime/backend/cpu" // registers the cpu backend
 	_ "github.com/rocmforge/forge/runtime/backend/gpu" // registers the cuda and hip backends
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/runtime/suite/suiteflags"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
 // EnvBenchElems sets how many elements a benchmark decodes per operation.
@@ -31,17 +34,6 @@ const EnvBenchElems = "FORGE_BENCH_ELEMS"
 const (
 	DefaultBenchElems       = suite.DefaultBenchElems
 	DefaultDeviceBenchElems = suite.DefaultDeviceBenchElems
-)
-
-// maxReport is how many mismatches a failing check lists.
-const maxReport = 10
-
-// sentinel fills output buffers before a call, so that an element the
-// backend never writes shows up as a mismatch (a quantizer never produces
-// these bits; random blocks do with negligible probability).
-const (
-	sentinelF32 = 0xdeadbeef
-	sentinelF16 = 0xdead
 )
 
 // Choice is the backend and library the flags and environment name, and
@@ -56,13 +48,13 @@ type Choice struct {
 func Chosen() Choice {
 	c := Choice{Backend: suiteflags.Backend(), BackendBy: "-backend", Lib: suiteflags.Lib(), LibBy: "-lib"}
 	if c.Backend == "" {
-		c.Backend, c.BackendBy = os.Getenv(suite.EnvBackend), "$"+suite.EnvBackend
+		c.Backend, c.BackendBy = os.Getenv(backend.EnvBackend), "$"+backend.EnvBackend
 		if c.Backend == "" {
-			c.Backend, c.BackendBy = suite.DefaultBackend, "default"
+			c.Backend, c.BackendBy = backend.DefaultBackend, "default"
 		}
 	}
 	if c.Lib == "" {
-		c.Lib, c.LibBy = os.Getenv(suite.EnvLib), "$"+suite.EnvLib
+		c.Lib, c.LibBy = os.Getenv(backend.EnvLib), "$"+backend.EnvLib
 	}
 	return c
 }
@@ -75,9 +67,9 @@ var (
 )
 
 // Select opens the chosen backend (see Chosen).
-func Select() (*suite.Selection, error) {
+func Select() (*backend.Selection, error) {
 	c := Chosen()
-	s, err := suite.Select(c.Backend, c.Lib)
+	s, err := backend.Select(c.Backend, c.Lib)
 	if err != nil {
 		by := c.BackendBy + "=" + c.Backend
 		if c.Lib != "" {
@@ -92,101 +84,154 @@ func Select() (*suite.Selection, error) {
 // the reason, when it is unknown or unavailable. A GPU backend, or any
 // choice "auto" makes, is announced on stderr once per process: which
 // backend, library and device the run uses.
-func Backend(tb testing.TB) suite.Backend {
+func Backend(tb testing.TB) backend.Backend {
 	tb.Helper()
 	s, err := Select()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	msg := "forge: " + s.Why
-	if db, ok := s.Backend.(suite.DeviceBackend); ok {
+	if db, ok := backend.DeviceOf(s.Backend); ok {
 		msg += ": " + db.Describe()
 	}
 	announceMu.Lock()
 	first := !announced[msg]
 	announced[msg] = true
 	announceMu.Unlock()
-	if first && (s.Name != suite.DefaultBackend || Chosen().Backend == suite.AutoBackend) {
+	if first && (s.Name != backend.DefaultBackend || Chosen().Backend == backend.AutoBackend) {
 		fmt.Fprintln(os.Stderr, msg)
 	}
 	tb.Log(msg)
 	return s.Backend
 }
 
-// checkCase is one input of CheckDequant.
-type checkCase struct {
-	name string
-	src  []byte
-}
-
-// Blocks is the block count of CheckDequant's large cases: at least 1003
-// blocks and 2^17 elements, and odd, so that no kernel's tail handling is
-// spared by a round size.
-func Blocks(f *formats.Format) int { return max(1003, (1<<17)/f.BlockElems+3) }
-
-// CheckDequant decodes format f's blocks to output ("f32" or "f16") on the
-// selected backend and compares every element with the spec's own Dequant,
-// bit for bit (any NaN matching any NaN). The inputs are deterministic per
-// format: reference-quantized blocks (Blocks of them, 1 and 0) and blocks of
-// random bytes.
-func CheckDequant(tb testing.TB, f *formats.Format, output string) {
+// runnable finds the registered suite name, its family's descriptor and
+// the chosen backend; it fails the test when the family has no check or
+// benchmark of its own (has says whether it has: what is "check" or
+// "benchmark"), and skips it on a backend that does not run the family.
+func runnable(tb testing.TB, name, what string, has func(*family.Descriptor) bool) (suite.Suite, *family.Descriptor, backend.Backend) {
 	tb.Helper()
-	if suite.OutputSize(output) == 0 {
-		tb.Fatalf("%s: unknown dequant output %q", f.Name, output)
+	s, ok := suite.ByName(name)
+	if !ok {
+		tb.Fatalf("%s is not a registered suite", name)
+	}
+	d, err := family.Of(s)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	be := Backend(tb)
-	seed := suite.Seed(f.Name)
-	n := Blocks(f)
-	big, err := suite.QuantizedBlocks(f, n, seed)
+	if !has(d) {
+		tb.Fatalf("%s: the %s family has no %s of its own", name, d.Name, what)
+	}
+	if d.Runs == nil || !d.Runs(be) {
+		tb.Skipf("backend %s does not run the %s family", be.Name(), d.Name)
+	}
+	return s, d, be
+}
+
+// Check checks the suite registered as name on the chosen backend against
+// its family's reference and tolerance (family.Descriptor.Check: dequant's
+// kernels bit for bit against the spec, matvec's and matmul's against
+// float64 products by NMSE and per entry). A backend that does not run the
+// family skips.
+func Check(tb testing.TB, name string) {
+	tb.Helper()
+	s, d, be := runnable(tb, name, "check", func(d *family.Descriptor) bool { return d.Check != nil })
+	d.Check(tb, be, s)
+}
+
+// Bench measures the suite registered as name on the chosen backend: one
+// sub-benchmark per shape of its family's (family.Descriptor.Shapes: a
+// matvec's [rows, cols], "4096x14336", "output"; $FORGE_BENCH_<FAMILY>
+// names one instead), or, for a family measured at an element count
+// (dequant), BenchElems elements rounded down to whole blocks. The input is
+// the family's own, made before the timer starts.
+//
+// On the cpu backend it times whole runs and reports bytes read plus
+// written per operation (MB/s) and elements/s. On a device backend
+// (backend.Device) the data stays in device memory and only the kernels
+// are timed, with device events around b.N back-to-back launches; it
+// reports GB/s (bytes read + written per second of device time), elems/s,
+// dev-ns/op, and %copy: GB/s as a percentage of the library's forge_copy
+// bandwidth (CopyBandwidth), the roofline. ns/op there is host time,
+// including one synchronisation per run. A family with a weight matrix
+// also reports weight-GB/s (one W's bytes per run, per second: what bounds
+// a matvec) and, on a device, weight-copies: W is held as
+// $FORGE_BENCH_WEIGHTS says, "rotate" (the default: byte-identical copies
+// totalling at least twice the L2, each launch reading the next, so W comes
+// from memory) or "reuse" (one copy, as llama.cpp's test-backend-ops perf);
+// the log says which. A family that computes reports GFLOPS.
+func Bench(b *testing.B, name string) {
+	s, d, be := runnable(b, name, "benchmark", func(d *family.Descriptor) bool { return d.Measure != nil })
+	mode, err := backend.WeightModeFromEnv()
 	if err != nil {
-		tb.Fatalf("%s: reference quantizer: %v", f.Name, err)
+		b.Fatal(err)
 	}
-	cases := []checkCase{
-		{fmt.Sprintf("%d quantized blocks", n), big},
-		{"1 quantized block", big[:f.BlockBytes]},
-		{"0 blocks", big[:0]},
-		{fmt.Sprintf("%d random blocks", n), suite.RandomBlocks(f, n, seed+1)},
+	shapes, err := d.Shapes(be, s.Format)
+	if err != nil {
+		b.Fatal(err)
 	}
-	for _, c := range cases {
-		var count int
-		var first []suite.Mismatch
-		elems := len(c.src) / f.BlockBytes * f.BlockElems
-		switch output {
-		case suite.OutputF32:
-			got := make([]float32, elems)
-			for i := range got {
-				got[i] = math.Float32frombits(sentinelF32)
-			}
-			if err := be.Dequantize(f, got, c.src); err != nil {
-				tb.Errorf("%s %s on %s, %s: %v", f.Name, output, be.Name(), c.name, err)
-				continue
-			}
-			count, first = suite.CompareF32(f, got, suite.WantF32(f, c.src), maxReport)
-		case suite.OutputF16:
-			got := make([]uint16, elems)
-			for i := range got {
-				got[i] = sentinelF16
-			}
-			if err := be.DequantizeF16(f, got, c.src); err != nil {
-				tb.Errorf("%s %s on %s, %s: %v", f.Name, output, be.Name(), c.name, err)
-				continue
-			}
-			count, first = suite.CompareF16(f, got, suite.WantF16(f, c.src), maxReport)
+	if shapes == nil {
+		elems, err := BenchElems(be)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if count > 0 {
-			msg := fmt.Sprintf("%s %s on %s, %s: %d of %d elements differ from the spec; first:", f.Name, output, be.Name(), c.name, count, elems)
-			for _, m := range first {
-				msg += "\n\t" + m.String()
-			}
-			tb.Error(msg)
+		shape, err := d.Plan(s.Format, nil, elems)
+		if err != nil {
+			b.Fatal(err)
 		}
+		benchShape(b, be, d, s, shape, mode)
+		return
+	}
+	for _, sh := range shapes {
+		b.Run(sh.Name, func(b *testing.B) { benchShape(b, be, d, s, sh.Dims, mode) })
+	}
+}
+
+// benchShape measures suite s at one shape (see Bench).
+func benchShape(b *testing.B, be backend.Backend, d *family.Descriptor, s suite.Suite, shape []int, mode backend.WeightMode) {
+	what := fmt.Sprintf("%s %v on %s", s.Name, shape, be.Name())
+	m, err := d.Measure(be, s, shape, nil, mode)
+	if err != nil {
+		b.Fatalf("%s: %v", what, err)
+	}
+	defer m.Resident.Close()
+	bytes := m.BytesRead + m.BytesWritten
+	if m.Weights != nil {
+		b.Logf("%s weights %s", what, m.Weights)
+	}
+	var secs float64
+	if db, ok := backend.DeviceOf(be); ok {
+		secs = benchDevice(b, db, m.Resident, bytes, int(m.Elements), m.CopyElems)
+		if m.Weights != nil {
+			b.ReportMetric(float64(m.Weights.Copies), "weight-copies")
+		}
+	} else {
+		b.SetBytes(bytes)
+		for b.Loop() {
+			if _, err := m.Resident.Run(1); err != nil {
+				b.Fatalf("%s: %v", what, err)
+			}
+		}
+		if secs = b.Elapsed().Seconds(); secs > 0 {
+			b.ReportMetric(float64(m.Elements)*float64(b.N)/secs, "elems/s")
+		}
+	}
+	if secs <= 0 {
+		return
+	}
+	if m.WeightBytes > 0 {
+		b.ReportMetric(float64(m.WeightBytes)*float64(b.N)/secs/1e9, "weight-GB/s")
+	}
+	if m.FLOPs > 0 {
+		b.ReportMetric(float64(m.FLOPs)*float64(b.N)/secs/1e9, "GFLOPS")
 	}
 }
 
 // BenchElems is the benchmark size on backend be: $FORGE_BENCH_ELEMS,
 // default DefaultDeviceBenchElems on a device backend and DefaultBenchElems
 // on the cpu.
-func BenchElems(be suite.Backend) (int, error) {
+func BenchElems(be backend.Backend) (int, error) {
 	s := os.Getenv(EnvBenchElems)
 	if s == "" {
 		return suite.DefaultElems(be), nil
@@ -198,94 +243,11 @@ func BenchElems(be suite.Backend) (int, error) {
 	return n, nil
 }
 
-// benchInput caches the last benchmark input: the reference quantizer
-// takes seconds over 64 Mi elements, and a format's f32 and f16
-// benchmarks, which run one after the other, decode the same blocks.
-var benchInput struct {
-	sync.Mutex
-	f       *formats.Format
-	nBlocks int
-	src     []byte
-}
-
-func quantized(f *formats.Format, nBlocks int) ([]byte, error) {
-	benchInput.Lock()
-	defer benchInput.Unlock()
-	if benchInput.f == f && benchInput.nBlocks == nBlocks {
-		return benchInput.src, nil
-	}
-	benchInput.f, benchInput.src = nil, nil // let the old input go first
-	src, err := suite.QuantizedBlocks(f, nBlocks, suite.Seed(f.Name))
-	if err != nil {
-		return nil, err
-	}
-	benchInput.f, benchInput.nBlocks, benchInput.src = f, nBlocks, src
-	return src, nil
-}
-
-// BenchDequant measures decoding BenchElems elements (rounded down to whole
-// blocks, at least one) of format f to output on the selected backend. The
-// input is reference-quantized data, made before the timer starts.
-//
-// On the cpu backend it times whole calls and reports bytes read plus
-// written per operation (MB/s) and elements/s. On a device backend
-// (suite.DeviceBackend) the input and output stay in device memory and
-// only the kernels are timed, with device events around b.N back-to-back
-// launches; it reports GB/s (bytes read + written per second of device
-// time), elems/s, dev-ns/op, and %copy: GB/s as a percentage of the
-// library's forge_copy bandwidth (CopyBandwidth), the roofline. ns/op
-// there is host time, including one synchronisation per run.
-func BenchDequant(b *testing.B, f *formats.Format, output string) {
-	size := suite.OutputSize(output)
-	if size == 0 {
-		b.Fatalf("%s: unknown dequant output %q", f.Name, output)
-	}
-	be := Backend(b)
-	elems, err := BenchElems(be)
-	if err != nil {
-		b.Fatal(err)
-	}
-	nBlocks := max(1, elems/f.BlockElems)
-	elems = nBlocks * f.BlockElems
-	src, err := quantized(f, nBlocks)
-	if err != nil {
-		b.Fatalf("%s: reference quantizer: %v", f.Name, err)
-	}
-	bytes := int64(len(src) + elems*size)
-	if db, ok := be.(suite.DeviceBackend); ok {
-		r, err := db.PrepareDequant(f, output, src)
-		if err != nil {
-			b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
-		}
-		defer r.Close()
-		benchDevice(b, db, r, bytes, elems, elems)
-		return
-	}
-	b.SetBytes(bytes)
-	var run func() error
-	switch output {
-	case suite.OutputF32:
-		dst := make([]float32, elems)
-		run = func() error { return be.Dequantize(f, dst, src) }
-	case suite.OutputF16:
-		dst := make([]uint16, elems)
-		run = func() error { return be.DequantizeF16(f, dst, src) }
-	}
-	for b.Loop() {
-		if err := run(); err != nil {
-			b.Fatalf("%s %s on %s: %v", f.Name, output, be.Name(), err)
-		}
-	}
-	if s := b.Elapsed().Seconds(); s > 0 {
-		b.ReportMetric(float64(elems)*float64(b.N)/s, "elems/s")
-	}
-}
-
 // benchDevice times b.N back-to-back runs of r, which moves bytes bytes
 // and produces elems elements per run, after one warm-up run (which loads
 // the kernel: CUDA loads modules lazily). copyElems sizes the copy
 // roofline. It returns the device time of the b.N runs, in seconds.
-func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes int64, elems, copyElems int) float64 {
+func benchDevice(b *testing.B, db backend.Device, r backend.Resident, bytes int64, elems, copyElems int) float64 {
 	if _, err := r.Run(1); err != nil {
 		b.Fatalf("warm-up on %s: %v", db.Name(), err)
 	}
@@ -315,7 +277,7 @@ func benchDevice(b *testing.B, db suite.DeviceBackend, r suite.Resident, bytes i
 type Roofline = suite.Roofline
 
 // CopyBytes is the size of the copy roofline's buffers (suite.CopyBytes).
-func CopyBytes(db suite.DeviceBackend, elems int) int64 { return suite.CopyBytes(db, elems) }
+func CopyBytes(db backend.Device, elems int) int64 { return suite.CopyBytes(db, elems) }
 
 var (
 	rooflineMu sync.Mutex
@@ -327,7 +289,7 @@ var (
 // (suite.MeasureCopy: the best of 3 trials of back-to-back copies lasting
 // about 50 ms each, timed with device events). It is what %copy compares
 // kernels with.
-func CopyBandwidth(db suite.DeviceBackend, elems int) (Roofline, error) {
+func CopyBandwidth(db backend.Device, elems int) (Roofline, error) {
 	rooflineMu.Lock()
 	defer rooflineMu.Unlock()
 	key := db.Describe()
@@ -354,7 +316,7 @@ func BenchCopy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if db, ok := be.(suite.DeviceBackend); ok {
+	if db, ok := backend.DeviceOf(be); ok {
 		bytes := CopyBytes(db, elems)
 		r, err := db.PrepareCopy(bytes)
 		if err != nil {

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/runtime/suite/family"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -45,12 +48,12 @@ type broken struct {
 	flip, skip bool
 }
 
-func (b *broken) Dequantize(f *formats.Format, dst []float32, src []byte) error {
+func (b *broken) RunBlocks(k backend.Kernel, ref backend.BlockRef, dst []float32, src []byte) error {
 	keep := float32(0)
 	if b.at < len(dst) {
 		keep = dst[b.at]
 	}
-	if err := b.Backend.Dequantize(f, dst, src); err != nil {
+	if err := b.Backend.RunBlocks(k, ref, dst, src); err != nil {
 		return err
 	}
 	if b.at < len(dst) {
@@ -64,8 +67,8 @@ func (b *broken) Dequantize(f *formats.Format, dst []float32, src []byte) error 
 	return nil
 }
 
-func (b *broken) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
-	if err := b.Backend.DequantizeF16(f, dst, src); err != nil {
+func (b *broken) RunBlocksF16(k backend.Kernel, ref backend.BlockRef, dst []uint16, src []byte) error {
+	if err := b.Backend.RunBlocksF16(k, ref, dst, src); err != nil {
 		return err
 	}
 	if b.at < len(dst) && b.flip {
@@ -76,8 +79,24 @@ func (b *broken) DequantizeF16(f *formats.Format, dst []uint16, src []byte) erro
 
 var current *broken
 
+// testSuite registers (once) and names the suite of kernel for format f,
+// as generated/suites registers it, for the tests of Check and Bench.
+func testSuite(fam, kernel, output string, f *formats.Format) string {
+	name := kernel + "/" + f.Name
+	if _, ok := suite.ByName(name); !ok {
+		suite.Register(suite.Suite{Name: name, Family: fam, Kernel: kernel, Output: output, Format: f})
+	}
+	return name
+}
+
+func dequantSuite(f *formats.Format, output string) string {
+	return testSuite("dequant", "dequant_"+output, output, f)
+}
+
+func matVecSuite(f *formats.Format) string { return testSuite("matvec", "matvec_f32", "f32", f) }
+
 func init() {
-	suite.RegisterBackend("broken-for-test", func() (suite.Backend, error) {
+	backend.Register("broken-for-test", func() (backend.Backend, error) {
 		return backendShim{}, nil
 	})
 }
@@ -87,18 +106,21 @@ func init() {
 type backendShim struct{}
 
 func (backendShim) Name() string { return "broken-for-test" }
-func (backendShim) Dequantize(f *formats.Format, dst []float32, src []byte) error {
-	return current.Dequantize(f, dst, src)
+func (backendShim) RunBlocks(k backend.Kernel, ref backend.BlockRef, dst []float32, src []byte) error {
+	return current.RunBlocks(k, ref, dst, src)
 }
-func (backendShim) DequantizeF16(f *formats.Format, dst []uint16, src []byte) error {
-	return current.DequantizeF16(f, dst, src)
+func (backendShim) RunBlocksF16(k backend.Kernel, ref backend.BlockRef, dst []uint16, src []byte) error {
+	return current.RunBlocksF16(k, ref, dst, src)
+}
+func (backendShim) PrepareBlocks(k backend.Kernel, ref backend.BlockRef, src []byte) (backend.Resident, error) {
+	return current.PrepareBlocks(k, ref, src)
 }
 
 func TestCheckDequantPassesOnCPU(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "cpu")
+	t.Setenv(backend.EnvBackend, "cpu")
 	for _, out := range []string{"f32", "f16"} {
-		if errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_K, out) }); len(errs) > 0 {
+		if errs := run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q4_K, out)) }); len(errs) > 0 {
 			t.Errorf("%s: %v", out, errs)
 		}
 	}
@@ -106,29 +128,29 @@ func TestCheckDequantPassesOnCPU(t *testing.T) {
 
 func TestCheckDequantFindsFaults(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "broken-for-test")
+	t.Setenv(backend.EnvBackend, "broken-for-test")
 	f := formats.Q5_0
-	at := Blocks(f)*32 - 1 - 32*2 // the last element of the third-last block of the large cases
+	at := family.CheckBlocks(f)*32 - 1 - 32*2 // the last element of the third-last block of the large cases
 	for _, tc := range []struct {
 		b    *broken
 		out  string
 		want []string
 	}{
 		{&broken{at: at, flip: true}, "f32", []string{
-			fmt.Sprintf("Q5_0 f32 on broken-for-test, %d quantized blocks: 1 of %d elements differ from the spec; first:\n\tblock %d element 31 (index %d): got ", Blocks(f), Blocks(f)*32, Blocks(f)-3, at),
-			fmt.Sprintf("Q5_0 f32 on broken-for-test, %d random blocks: 1 of %d elements differ", Blocks(f), Blocks(f)*32),
+			fmt.Sprintf("Q5_0 f32 on broken-for-test, %d quantized blocks: 1 of %d elements differ from the dequant reference; first:\n\tblock %d element 31 (index %d): got ", family.CheckBlocks(f), family.CheckBlocks(f)*32, family.CheckBlocks(f)-3, at),
+			fmt.Sprintf("Q5_0 f32 on broken-for-test, %d random blocks: 1 of %d elements differ", family.CheckBlocks(f), family.CheckBlocks(f)*32),
 		}},
 		{&broken{at: at, skip: true}, "f32", []string{
 			"quantized blocks: 1 of", "want", "got 0xdeadbeef",
 		}},
 		{&broken{at: 5, flip: true}, "f16", []string{
 			"Q5_0 f16 on broken-for-test, 4099 quantized blocks: 1 of 131168 elements differ",
-			"Q5_0 f16 on broken-for-test, 1 quantized block: 1 of 32 elements differ from the spec; first:\n\tblock 0 element 5 (index 5): got 0x",
+			"Q5_0 f16 on broken-for-test, 1 quantized block: 1 of 32 elements differ from the dequant reference; first:\n\tblock 0 element 5 (index 5): got 0x",
 		}},
 	} {
 		current = tc.b
 		current.Backend = cpu.New(0)
-		errs := strings.Join(run(t, func(tb testing.TB) { CheckDequant(tb, f, tc.out) }), "\n")
+		errs := strings.Join(run(t, func(tb testing.TB) { Check(tb, dequantSuite(f, tc.out)) }), "\n")
 		for _, w := range tc.want {
 			if !strings.Contains(errs, w) {
 				t.Errorf("%+v: failures\n%s\nlack %q", tc.b, errs, w)
@@ -139,15 +161,19 @@ func TestCheckDequantFindsFaults(t *testing.T) {
 
 func TestCheckDequantBadBackendAndOutput(t *testing.T) {
 	isolate(t)
-	t.Setenv(suite.EnvBackend, "hip")
-	errs := run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, "f32") })
-	if len(errs) != 1 || !strings.Contains(errs[0], `$FORGE_BACKEND=hip: backend hip needs a kernel library and none was given or found`) {
-		t.Errorf("FORGE_BACKEND=hip: %q", errs)
+	t.Setenv(backend.EnvBackend, "hip")
+	errs := run(t, func(tb testing.TB) { Check(tb, dequantSuite(formats.Q4_0, "f32")) })
+	want := `$FORGE_BACKEND=hip: backend hip needs a kernel library and none was given or found`
+	if gpu.Available() != nil {
+		want = `$FORGE_BACKEND=hip: backend hip: this binary was built without cgo`
 	}
-	t.Setenv(suite.EnvBackend, "")
-	errs = run(t, func(tb testing.TB) { CheckDequant(tb, formats.Q4_0, "f8") })
-	if len(errs) != 1 || errs[0] != `Q4_0: unknown dequant output "f8"` {
-		t.Errorf("output f8: %q", errs)
+	if len(errs) != 1 || !strings.Contains(errs[0], want) {
+		t.Errorf("FORGE_BACKEND=hip: %q, want %q", errs, want)
+	}
+	t.Setenv(backend.EnvBackend, "")
+	errs = run(t, func(tb testing.TB) { Check(tb, "dequant_f8/Q4_0") })
+	if len(errs) != 1 || errs[0] != "dequant_f8/Q4_0 is not a registered suite" {
+		t.Errorf("an unregistered suite: %q", errs)
 	}
 }
 
@@ -170,8 +196,8 @@ func TestBenchDequantRuns(t *testing.T) {
 	isolate(t)
 	t.Setenv(EnvBenchElems, "1000") // 31 Q4_0 blocks
 	quickBench(t)
-	t.Setenv(suite.EnvBackend, "cpu")
-	r := testing.Benchmark(func(b *testing.B) { BenchDequant(b, formats.Q4_0, "f16") })
+	t.Setenv(backend.EnvBackend, "cpu")
+	r := testing.Benchmark(func(b *testing.B) { Bench(b, dequantSuite(formats.Q4_0, "f16")) })
 	if r.N == 0 {
 		t.Fatal("benchmark did not run")
 	}

@@ -1,18 +1,5 @@
-// Package abitest is a fake kernel library for tests of the generated cgo
-// wrappers (generated/kernels): real C functions with the launchers' C ABI,
-// resolved by symbol name as the GPU runtime resolves a loaded library's
-// symbols with dlsym, working on host memory instead of device memory.
-//
-// Every kernel symbol resolves to its own recording launcher (with the
-// matvec signature for forge_matvec_* symbols, the matmul signature for
-// forge_matmul_* ones), which notes
-// its arguments and returns a chosen code, so a test can check that each
-// generated wrapper calls its own symbol with its own arguments. The Q4_0
-// launchers (HostKernels) really decode, in C, so a test can check the
-// data path through a trampoline end to end against the Go spec.
-//
-// The fake's state is C globals: Open takes a package-wide lock that Close
-// releases, so tests using it run one at a time.
+//go:build cgo
+
 package abitest
 
 /*
@@ -88,7 +75,7 @@ static int fake_record_attention(int slot, const void* q, const void* k, const v
 	fake_last.causal = causal;
 	return fake_code;
 }
-// Glue launchers (GluePrefix): rmsnorm records x as src, w as x, y as dst,
+// Glue launchers: rmsnorm records x as src, w as x, y as dst,
 // rows and dim as cols, eps as scale; rope x as dst, seq as rows, heads,
 // head_dim as cols, pos, theta as scale, neox as causal; the element-wise
 // ones a as src, b as x, out as dst, n as rows; the layout ones src, dst,
@@ -289,7 +276,6 @@ import "C"
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -309,12 +295,15 @@ type Options struct {
 	ABIVersion int      // what forge_abi_version returns; 0 means abi.ABIVersion
 	Missing    []string // symbols the library lacks
 	Code       int      // what the recording launchers return
+	// Kernels are the launchers the library exports (generated/kernels'
+	// table): each symbol resolves to a recorder of its Signature.
+	Kernels []abi.KernelInfo
 }
 
 // Call is the last call a recording launcher received. A matvec launcher
-// (MatVecPrefix) records w as Src, y as Dst, and X, Rows and Cols; NBlocks
-// is 0. A matmul launcher (MatMulPrefix) records Batch as well. A dequant
-// launcher leaves X, Rows, Cols and Batch 0.
+// records w as Src, y as Dst, and X, Rows and Cols; NBlocks is 0. A matmul
+// launcher records Batch as well. A blocks launcher (dequant) leaves X,
+// Rows, Cols and Batch 0.
 type Call struct {
 	Symbol  string
 	Src     abi.DevicePtr
@@ -325,7 +314,7 @@ type Call struct {
 	Rows    int64
 	Cols    int64
 	Batch   int64
-	// An attention launcher (AttentionPrefix) records q as Src, k as X, v
+	// An attention launcher records q as Src, k as X, v
 	// as V, o as Dst, and Batch, Heads, HeadsKV, SeqQ, SeqKV, Scale and
 	// Causal.
 	V       abi.DevicePtr
@@ -335,55 +324,20 @@ type Call struct {
 	SeqKV   int64
 	Scale   float32
 	Causal  int32
-	// A glue launcher (GluePrefix) records as the fake's C comment says:
+	// A glue launcher records as the fake's C comment says:
 	// rope and the layout launchers the position as Pos, layout's capacity
 	// as Cap.
 	Pos int64
 	Cap int64
 }
 
-// GluePrefix starts the symbols of the model glue; the fake resolves
-// forge_glue_rmsnorm_*, forge_glue_rope_*, forge_glue_silu_mul_* and
-// forge_glue_add_*, forge_glue_heads_* and forge_glue_tokens_* to
-// recording launchers of their four shapes (gen/gogen/glue.go), at most
-// eight symbols of each shape per library.
-const GluePrefix = "forge_glue_"
-
-// glueKind is the recorder table of a glue symbol's shape.
-func glueKind(symbol string) int {
-	rest := strings.TrimPrefix(symbol, GluePrefix)
-	switch {
-	case strings.HasPrefix(rest, "rmsnorm"):
-		return 0
-	case strings.HasPrefix(rest, "rope"):
-		return 1
-	case strings.HasPrefix(rest, "silu_mul"), strings.HasPrefix(rest, "add"):
-		return 2
-	case strings.HasPrefix(rest, "heads"), strings.HasPrefix(rest, "tokens"):
-		return 3
-	}
-	return -1
-}
-
-// AttentionPrefix starts the symbols the fake resolves to recording
-// launchers with the attention family's signature:
-// int f(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads,
-// int64_t heads_kv, int64_t seq_q, int64_t seq_kv, float scale, int32_t causal, void* stream).
-const AttentionPrefix = "forge_attention_"
-
-// MatVecPrefix starts the symbols the fake resolves to recording launchers
-// with the matvec family's signature:
-// int f(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream).
-const MatVecPrefix = "forge_matvec_"
-
-// MatMulPrefix starts the symbols the fake resolves to recording launchers
-// with the matmul family's signature:
-// int f(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, void* stream).
-const MatMulPrefix = "forge_matmul_"
+// glueKinds are the recorder tables of the glue signatures.
+var glueKinds = map[string]int{"glue_norm": 0, "glue_rope": 1, "glue_binary": 2, "glue_layout": 3}
 
 // Lib is an open fake library.
 type Lib struct {
 	missing []string
+	sigs    map[string]string         // symbol → its signature
 	slots   []string                  // recording slot → symbol
 	glue    map[string]unsafe.Pointer // glue recorders handed out, by symbol
 	nGlue   [4]int                    // and how many of each shape
@@ -401,7 +355,11 @@ func Open(o Options) *Lib {
 		v = abi.ABIVersion
 	}
 	C.fake_set(C.int(v), C.int(o.Code))
-	return &Lib{missing: slices.Clone(o.Missing)}
+	l := &Lib{missing: slices.Clone(o.Missing), sigs: map[string]string{}}
+	for _, k := range o.Kernels {
+		l.sigs[k.Symbol] = k.Signature
+	}
+	return l
 }
 
 // Close releases the fake library.
@@ -427,6 +385,14 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 	if i := slices.Index(hostKernels, symbol); i >= 0 {
 		return C.fake_host_kernel(C.int(i)), nil
 	}
+	sig := l.sigs[symbol]
+	_, glue := glueKinds[sig]
+	switch {
+	case sig == "":
+		return nil, fmt.Errorf("abitest: %s: not among Options.Kernels", symbol)
+	case !glue && sig != "blocks" && sig != "matvec" && sig != "matmul" && sig != "attention":
+		return nil, fmt.Errorf("abitest: %s: the fake has no recorder of signature %q", symbol, sig)
+	}
 	slot := slices.Index(l.slots, symbol)
 	if slot < 0 {
 		if len(l.slots) == 256 {
@@ -435,35 +401,31 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 		slot = len(l.slots)
 		l.slots = append(l.slots, symbol)
 	}
-	if strings.HasPrefix(symbol, MatVecPrefix) {
+	switch sig {
+	case "matvec":
 		return C.fake_mv_recorder(C.int(slot)), nil
-	}
-	if strings.HasPrefix(symbol, MatMulPrefix) {
+	case "matmul":
 		return C.fake_mm_recorder(C.int(slot)), nil
-	}
-	if strings.HasPrefix(symbol, AttentionPrefix) {
+	case "attention":
 		return C.fake_at_recorder(C.int(slot)), nil
 	}
-	if strings.HasPrefix(symbol, GluePrefix) {
-		kind := glueKind(symbol)
-		if kind < 0 {
-			return nil, fmt.Errorf("abitest: %s: not a glue launcher shape the fake knows", symbol)
-		}
-		if p, ok := l.glue[symbol]; ok {
-			return p, nil
-		}
-		p := C.fake_glue_recorder(C.int(kind), C.int(l.nGlue[kind]), C.int(slot))
-		if p == nil {
-			return nil, fmt.Errorf("abitest: %s: all 8 recording glue launchers of its shape are in use", symbol)
-		}
-		l.nGlue[kind]++
-		if l.glue == nil {
-			l.glue = map[string]unsafe.Pointer{}
-		}
-		l.glue[symbol] = p
+	if !glue {
+		return C.fake_recorder(C.int(slot)), nil
+	}
+	kind := glueKinds[sig]
+	if p, ok := l.glue[symbol]; ok {
 		return p, nil
 	}
-	return C.fake_recorder(C.int(slot)), nil
+	p := C.fake_glue_recorder(C.int(kind), C.int(l.nGlue[kind]), C.int(slot))
+	if p == nil {
+		return nil, fmt.Errorf("abitest: %s: all 8 recording launchers of signature %s are in use", symbol, sig)
+	}
+	l.nGlue[kind]++
+	if l.glue == nil {
+		l.glue = map[string]unsafe.Pointer{}
+	}
+	l.glue[symbol] = p
+	return p, nil
 }
 
 // Calls is the number of calls the recording launchers received.

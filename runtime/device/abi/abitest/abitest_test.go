@@ -1,3 +1,5 @@
+//go:build cgo
+
 package abitest
 
 import (
@@ -8,7 +10,17 @@ import (
 )
 
 func TestResolve(t *testing.T) {
-	l := Open(Options{Missing: []string{"forge_dequant_f32_q8_0"}})
+	kernels := []abi.KernelInfo{
+		{Symbol: "forge_dequant_f32_q4_1", Signature: "blocks"},
+		{Symbol: "forge_dequant_f16_q4_1", Signature: "blocks"},
+		{Symbol: "forge_dequant_f32_q8_0", Signature: "blocks"},
+		{Symbol: "forge_odd_f32_q4_1", Signature: "no_such_signature"},
+	}
+	many := func(i int) string { return "sym" + string(rune('a'+i%26)) + strings.Repeat("x", i) }
+	for i := 2; i < 257; i++ {
+		kernels = append(kernels, abi.KernelInfo{Symbol: many(i), Signature: "matvec"})
+	}
+	l := Open(Options{Missing: []string{"forge_dequant_f32_q8_0"}, Kernels: kernels})
 	defer l.Close()
 	a, err := l.Resolve("forge_dequant_f32_q4_1")
 	if err != nil || a == nil {
@@ -31,12 +43,19 @@ func TestResolve(t *testing.T) {
 	if _, ok := l.LastCall(); ok || l.Calls() != 0 {
 		t.Error("a fresh library reports calls")
 	}
+	// A symbol resolves by its signature, and only if the library has it.
+	if _, err := l.Resolve("forge_matvec_f32_q4_1"); err == nil || !strings.Contains(err.Error(), "not among Options.Kernels") {
+		t.Errorf("a symbol the library does not export: %v", err)
+	}
+	if _, err := l.Resolve("forge_odd_f32_q4_1"); err == nil || !strings.Contains(err.Error(), `no recorder of signature "no_such_signature"`) {
+		t.Errorf("a signature the fake does not know: %v", err)
+	}
 	for i := 2; i < 256; i++ {
-		if _, err := l.Resolve("sym" + string(rune('a'+i%26)) + strings.Repeat("x", i)); err != nil {
+		if _, err := l.Resolve(many(i)); err != nil {
 			t.Fatalf("slot %d: %v", i, err)
 		}
 	}
-	if _, err := l.Resolve("one_too_many"); err == nil {
+	if _, err := l.Resolve(many(256)); err == nil {
 		t.Error("a 257th recording launcher was handed out")
 	}
 }

@@ -111,9 +111,14 @@ func Build(tb testing.TB, o Options) string {
 	return path
 }
 
-// BuildAt compiles a fake library to path, creating its directory.
+// BuildAt compiles a fake library to path, creating its directory. It
+// skips the test in a test binary built without cgo, which could not load
+// the library.
 func BuildAt(tb testing.TB, path string, o Options) {
 	tb.Helper()
+	if err := gpu.Available(); err != nil {
+		tb.Skip("this test binary was built without cgo (CGO_ENABLED=0): the GPU runtime cannot load a fake kernel library; CGO_ENABLED=1 runs this test")
+	}
 	cc := Compiler(tb)
 	o.defaults()
 	dir := tb.TempDir()

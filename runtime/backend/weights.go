@@ -1,4 +1,4 @@
-package suite
+package backend
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func WeightModeFromEnv() (WeightMode, error) {
 // on a device backend m, or WeightsRotate when m is ""; on any other
 // backend (the cpu) WeightsReuse, since its weights are one host buffer.
 func ResolveWeightMode(b Backend, m WeightMode) WeightMode {
-	if _, ok := b.(DeviceBackend); !ok {
+	if _, ok := DeviceOf(b); !ok {
 		return WeightsReuse
 	}
 	if m == "" {

@@ -1,4 +1,4 @@
-package suite
+package backend
 
 import (
 	"errors"
@@ -8,10 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/rocmforge/forge/runtime/backend/cpu"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
 // EnvBackend names the backend that `go test` runs the generated suites on.
@@ -28,36 +24,13 @@ const DefaultBackend = "cpu"
 // library is found and opens on this machine, else cpu.
 const AutoBackend = "auto"
 
-// gpuBackends are the backends package runtime/backend/gpu registers;
-// asking for one in a program that does not link it says so instead of
-// calling it unknown.
-var gpuBackends = []string{"cuda", "hip"}
-
-// DeviceBackend is a Backend whose kernels run on a device with memory of
-// its own (the GPU backends). Benchmarks keep their data in device memory
-// and time the kernels alone, with the device's own clock.
-type DeviceBackend interface {
-	Backend
-	// Describe names the device and its library, for logs and reports.
-	Describe() string
-	// L2Bytes is the size of the device's last-level cache.
-	L2Bytes() int64
-	// PrepareDequant uploads src, whole blocks of f, and allocates the
-	// output ("f32" or "f16") of the dequant kernel on the device.
-	PrepareDequant(f *formats.Format, output string, src []byte) (Resident, error)
-	// PrepareCopy allocates two buffers of bytes bytes for the library's
-	// forge_copy kernel, the memory roofline.
-	PrepareCopy(bytes int64) (Resident, error)
-}
-
-// Resident is a kernel whose inputs and outputs are in device memory.
-type Resident interface {
-	// Run launches the kernel n times back to back and returns their
-	// device time in all (device events before the first and after the
-	// last), once they have finished.
-	Run(n int) (time.Duration, error)
-	// Close frees the buffers.
-	Close() error
+// knownBackends are forge's backends and the packages that register them,
+// so that asking for one in a program that does not link it says what to
+// import instead of calling it unknown.
+var knownBackends = map[string]string{
+	"cpu":  "github.com/rocmforge/forge/runtime/backend/cpu",
+	"cuda": "github.com/rocmforge/forge/runtime/backend/gpu",
+	"hip":  "github.com/rocmforge/forge/runtime/backend/gpu",
 }
 
 // LibraryOpener opens a backend that runs a kernel library: lib is the
@@ -72,28 +45,29 @@ type opening struct {
 }
 
 var (
-	backendMu  sync.Mutex
-	openers    = map[string]func() (Backend, error){"cpu": func() (Backend, error) { return cpu.New(0), nil }}
+	mu         sync.Mutex
+	openers    = map[string]func() (Backend, error){}
 	libOpeners = map[string]LibraryOpener{}
 	opened     = map[string]Backend{}
 	libOpened  = map[[2]string]opening{} // backend, library → outcome
 )
 
-// RegisterBackend makes a backend that needs no kernel library available by
-// name; open is called at most once, on first use.
-func RegisterBackend(name string, open func() (Backend, error)) {
-	backendMu.Lock()
-	defer backendMu.Unlock()
+// Register makes a backend that needs no kernel library available by
+// name; open is called at most once, on first use. The cpu backend
+// (runtime/backend/cpu) registers "cpu".
+func Register(name string, open func() (Backend, error)) {
+	mu.Lock()
+	defer mu.Unlock()
 	checkNewName(name)
 	openers[name] = open
 }
 
-// RegisterLibraryBackend makes a backend that runs a kernel library
-// available by name; open is called at most once per library. The GPU
-// runtime (runtime/backend/gpu) registers "cuda" and "hip".
-func RegisterLibraryBackend(name string, open LibraryOpener) {
-	backendMu.Lock()
-	defer backendMu.Unlock()
+// RegisterLibrary makes a backend that runs a kernel library available by
+// name; open is called at most once per library. The GPU backends
+// (runtime/backend/gpu) register "cuda" and "hip".
+func RegisterLibrary(name string, open LibraryOpener) {
+	mu.Lock()
+	defer mu.Unlock()
 	checkNewName(name)
 	libOpeners[name] = open
 }
@@ -102,14 +76,14 @@ func checkNewName(name string) {
 	_, dup := openers[name]
 	_, libDup := libOpeners[name]
 	if dup || libDup || name == AutoBackend || name == "" {
-		panic("suite: backend " + name + " registered twice or reserved")
+		panic("backend: " + name + " registered twice or reserved")
 	}
 }
 
 // Backends lists the available backends, sorted.
 func Backends() []string {
-	backendMu.Lock()
-	defer backendMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	return availableLocked()
 }
 
@@ -128,8 +102,8 @@ func availableLocked() []string {
 // LibraryBackends lists the available backends that run a kernel library,
 // sorted.
 func LibraryBackends() []string {
-	backendMu.Lock()
-	defer backendMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	names := make([]string, 0, len(libOpeners))
 	for n := range libOpeners {
 		names = append(names, n)
@@ -144,6 +118,10 @@ type Selection struct {
 	Name    string // the backend's registered name: "cpu", "cuda", "hip"
 	Lib     string // the kernel library it runs; "" for none
 	Why     string // how it was chosen, for logs
+	// Fallback is why AutoBackend fell back to the cpu, nil otherwise: a
+	// *NoLibraryError when no kernel library was found, so that a
+	// program can say where it looks in its own words.
+	Fallback error
 }
 
 // Select opens a backend by name: "" for DefaultBackend, AutoBackend, or
@@ -153,7 +131,8 @@ type Selection struct {
 //
 // AutoBackend picks the first library backend that opens lib (or a found
 // library), else cpu; when lib is given and no backend opens it, that is
-// an error rather than a quiet fall back to cpu.
+// an error rather than a quiet fall back to cpu. A library backend given
+// no library and finding none returns a *NoLibraryError.
 func Select(name, lib string) (*Selection, error) {
 	if name == "" {
 		name = DefaultBackend
@@ -161,9 +140,9 @@ func Select(name, lib string) (*Selection, error) {
 	if name == AutoBackend {
 		return selectAuto(lib)
 	}
-	backendMu.Lock()
+	mu.Lock()
 	_, isLib := libOpeners[name]
-	backendMu.Unlock()
+	mu.Unlock()
 	if isLib {
 		return selectLibrary(name, lib)
 	}
@@ -178,10 +157,10 @@ func Select(name, lib string) (*Selection, error) {
 	return s, nil
 }
 
-// OpenBackend returns the named backend, opening it on first use; a GPU
-// backend runs a library FindLibraries finds. An unknown or unavailable
-// backend is an error that says which exist.
-func OpenBackend(name string) (Backend, error) {
+// Open returns the named backend, opening it on first use; a GPU backend
+// runs a library FindLibraries finds. An unknown or unavailable backend is
+// an error that says which exist.
+func Open(name string) (Backend, error) {
 	s, err := Select(name, "")
 	if err != nil {
 		return nil, err
@@ -189,10 +168,10 @@ func OpenBackend(name string) (Backend, error) {
 	return s.Backend, nil
 }
 
-// BackendFromEnv returns the backend $FORGE_BACKEND names ("cpu" when it is
+// FromEnv returns the backend $FORGE_BACKEND names ("cpu" when it is
 // unset or empty), running the library $FORGE_LIB names if it is a GPU
 // backend.
-func BackendFromEnv() (Backend, error) {
+func FromEnv() (Backend, error) {
 	name := os.Getenv(EnvBackend)
 	if name == "" {
 		name = DefaultBackend
@@ -205,16 +184,16 @@ func BackendFromEnv() (Backend, error) {
 }
 
 func openPlain(name string) (Backend, error) {
-	backendMu.Lock()
-	defer backendMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	if b, ok := opened[name]; ok {
 		return b, nil
 	}
 	open, ok := openers[name]
 	if !ok {
 		avail := strings.Join(append(availableLocked(), AutoBackend), ", ")
-		if slices.Contains(gpuBackends, name) {
-			return nil, fmt.Errorf("backend %q is not linked into this program: import github.com/rocmforge/forge/runtime/backend/gpu (runtime/suite/suitetest does); available: %s", name, avail)
+		if pkg, known := knownBackends[name]; known {
+			return nil, fmt.Errorf("backend %q is not linked into this program: import %s (runtime/suite/suitetest does); available: %s", name, pkg, avail)
 		}
 		return nil, fmt.Errorf("unknown backend %q; available: %s", name, avail)
 	}
@@ -232,8 +211,8 @@ func openLibrary(name, lib string) (Backend, error) {
 		lib = abs
 	}
 	key := [2]string{name, lib}
-	backendMu.Lock()
-	defer backendMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	if o, ok := libOpened[key]; ok {
 		return o.b, o.err
 	}
@@ -245,10 +224,6 @@ func openLibrary(name, lib string) (Backend, error) {
 	return b, err
 }
 
-// libraryHint says where GPU backends look for libraries.
-const libraryHint = "pass -lib=/path/to/libforge_<target>.so (go test ... -args -lib=...) or set $" + EnvLib +
-	", or put the library beside the executable or in ./build or <module root>/build; build one: go run ./cmd/forgegen build --target <target>"
-
 func selectLibrary(name, lib string) (*Selection, error) {
 	if lib != "" {
 		b, err := openLibrary(name, lib)
@@ -259,7 +234,7 @@ func selectLibrary(name, lib string) (*Selection, error) {
 	}
 	found := FindLibraries()
 	if len(found) == 0 {
-		return nil, fmt.Errorf("backend %s needs a kernel library and none was given or found: %s", name, libraryHint)
+		return nil, &NoLibraryError{Backend: name, Dirs: LibraryDirs()}
 	}
 	var errs []error
 	for _, l := range found {
@@ -293,7 +268,7 @@ func selectAuto(lib string) (*Selection, error) {
 	}
 	if given {
 		if len(errs) == 0 {
-			return nil, fmt.Errorf("auto: kernel library %s given, but this program links no GPU backend (import runtime/backend/gpu)", lib)
+			return nil, fmt.Errorf("auto: kernel library %s given, but this program links no GPU backend (import %s)", lib, knownBackends["cuda"])
 		}
 		return nil, fmt.Errorf("auto: no backend opens %s: %w", lib, errors.Join(errs...))
 	}
@@ -301,63 +276,34 @@ func selectAuto(lib string) (*Selection, error) {
 	if err != nil {
 		return nil, err
 	}
-	var why string
+	s := &Selection{Backend: b, Name: DefaultBackend}
 	switch {
 	case len(LibraryBackends()) == 0:
-		why = "auto: this program links no GPU backend, using cpu"
+		s.Why = "auto: this program links no GPU backend, using cpu"
 	case len(found) == 0:
-		why = "auto: no kernel library found, using cpu (" + libraryHint + ")"
+		nl := &NoLibraryError{Backend: AutoBackend, Dirs: LibraryDirs()}
+		s.Fallback = nl
+		s.Why = "auto: no kernel library found, using cpu (" + nl.Hint("-lib") + ")"
 	default:
-		why = fmt.Sprintf("auto: no kernel library found could be opened, using cpu: %v", errors.Join(errs...))
+		s.Fallback = errors.Join(errs...)
+		s.Why = fmt.Sprintf("auto: no kernel library found could be opened, using cpu: %v", s.Fallback)
 	}
-	return &Selection{Backend: b, Name: DefaultBackend, Why: why}, nil
+	return s, nil
 }
 
-// FindLibraries lists the kernel libraries (libforge_*.so) beside the
-// running executable, in ./build, and in the build directory at the root
-// of the Go module containing the working directory (where `go test`
-// runs a package's tests, so that <module>/build serves every package),
-// in that order, each directory sorted, without duplicates.
-func FindLibraries() []string {
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
-	}
-	dirs = append(dirs, "build")
-	if root := moduleRoot(); root != "" {
-		dirs = append(dirs, filepath.Join(root, "build"))
-	}
-	var libs []string
-	for _, d := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(d, "libforge_*.so"))
-		slices.Sort(matches)
-		for _, m := range matches {
-			if abs, err := filepath.Abs(m); err == nil {
-				m = abs
-			}
-			if fi, err := os.Stat(m); err == nil && !fi.IsDir() && !slices.Contains(libs, m) {
-				libs = append(libs, m)
-			}
-		}
-	}
-	return libs
-}
-
-// moduleRoot is the nearest directory at or above the working directory
-// that holds a go.mod, "" if none.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+// DeviceInfo describes a device backend's device in plain values, for the
+// benchmark records (runtime/bench's Meta) to copy without importing the
+// device runtime, so that they build without cgo. The GPU backends provide
+// it (DeviceInfo() DeviceInfo).
+type DeviceInfo struct {
+	Library        string // the kernel library's path
+	Name           string // "NVIDIA H100 80GB HBM3"
+	Vendor         string // "nvidia" or "amd"
+	Arch           string // "sm_90", "gfx1100"
+	Target         string // the forge target the library was built for
+	WaveSize       int
+	ComputeUnits   int // SMs on NVIDIA
+	MemoryBytes    uint64
+	DriverVersion  int // as the vendor's runtime numbers it (CUDA: 1000·major + 10·minor)
+	RuntimeVersion int
 }

@@ -1,4 +1,4 @@
-// Package bench holds forgebench's measurement model: a Run of Results, one
+// Package bench holds forgebench's measurement schema: a Run of Results, one
 // per benchmark, with the metadata of the machine that produced it. It is
 // the schema of forgebench's JSON output, of baselines, and of the input of
 // its reports; the engine that fills it, the writers and the comparison
@@ -8,6 +8,7 @@ package bench
 import (
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
@@ -85,7 +86,7 @@ type Result struct {
 	// was held: mode "rotate" (Copies byte-identical copies, one per launch
 	// in turn, so that the L2 does not serve them) or "reuse" (one copy).
 	// BytesRead counts one copy. nil for families without weights.
-	Weights *suite.Weights `json:"weights,omitempty"`
+	Weights *backend.Weights `json:"weights,omitempty"`
 
 	// Metrics are a scenario suite's own figures (memory, quantize,
 	// attention): bytes per token, hit rate, peak memory, speedup. nil for

@@ -1,4 +1,4 @@
-package suite
+package backend
 
 import (
 	"errors"
@@ -7,18 +7,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/rocmforge/forge/runtime/backend/cpu"
 )
 
 // fakeGPU is a library backend for the selection tests: it "opens" a
 // library whose file name contains "good" and refuses any other.
 type fakeGPU struct {
-	*cpu.Backend
 	lib string
 }
 
 func (fakeGPU) Name() string { return "fakegpu" }
+
+// fakeCPU stands for the cpu backend, which this package does not link.
+type fakeCPU struct{}
+
+func (fakeCPU) Name() string { return "cpu" }
 
 var (
 	fakeOpensMu sync.Mutex
@@ -26,14 +28,15 @@ var (
 )
 
 func init() {
-	RegisterLibraryBackend("fakegpu", func(lib string) (Backend, error) {
+	Register("cpu", func() (Backend, error) { return fakeCPU{}, nil })
+	RegisterLibrary("fakegpu", func(lib string) (Backend, error) {
 		fakeOpensMu.Lock()
 		fakeOpens[lib]++
 		fakeOpensMu.Unlock()
 		if !strings.Contains(filepath.Base(lib), "good") {
 			return nil, errors.New("not a fakegpu library: " + lib)
 		}
-		return fakeGPU{cpu.New(1), lib}, nil
+		return fakeGPU{lib}, nil
 	})
 }
 
@@ -152,7 +155,57 @@ func TestRegisterTwicePanics(t *testing.T) {
 					t.Errorf("registering %q did not panic", name)
 				}
 			}()
-			RegisterLibraryBackend(name, nil)
+			RegisterLibrary(name, nil)
 		}()
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env, name, err string
+	}{
+		{"", "cpu", ""},
+		{"cpu", "cpu", ""},
+		{"hip", "", `$FORGE_BACKEND=hip: backend "hip" is not linked into this program: import github.com/rocmforge/forge/runtime/backend/gpu (runtime/suite/suitetest does); available: cpu, fakegpu, auto`},
+		{"cuda", "", `backend "cuda" is not linked into this program`},
+		{"tpu", "", `$FORGE_BACKEND=tpu: unknown backend "tpu"; available: cpu, fakegpu, auto`},
+	} {
+		t.Setenv(EnvBackend, tc.env)
+		t.Setenv(EnvLib, "")
+		b, err := FromEnv()
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s=%q: %v", EnvBackend, tc.env, err)
+		case tc.err == "" && b.Name() != tc.name:
+			t.Errorf("%s=%q: backend %s, want %s", EnvBackend, tc.env, b.Name(), tc.name)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s=%q: error %v, want one containing %q", EnvBackend, tc.env, err, tc.err)
+		}
+	}
+}
+
+// No library found is a *NoLibraryError, for a library backend asked for
+// (the error) and for auto (the cpu's Fallback), with a hint in the
+// program's own option spelling.
+func TestNoLibraryError(t *testing.T) {
+	tempTree(t)
+	_, err := Select("fakegpu", "")
+	var nl *NoLibraryError
+	if !errors.As(err, &nl) || nl.Backend != "fakegpu" || len(nl.Dirs) == 0 {
+		t.Fatalf("Select(fakegpu) with no library: %v (%#v)", err, nl)
+	}
+	s, err := Select("auto", "")
+	if err != nil || s.Name != "cpu" || !errors.As(s.Fallback, &nl) || nl.Backend != AutoBackend {
+		t.Fatalf("Select(auto) with no library: %+v, %v", s, err)
+	}
+	if h := nl.Hint("--lib"); !strings.HasPrefix(h, "pass --lib=/path/to/libforge_<target>.so or set $FORGE_LIB") || strings.Contains(h, "-args") {
+		t.Errorf("Hint(--lib) = %q", h)
+	}
+	if s, err := Select("auto", ""); err != nil || s.Fallback == nil {
+		t.Fatal(s, err)
+	}
+	dir := tempTree(t, "build/libforge_good_fallback.so")
+	if s, err := Select("auto", ""); err != nil || s.Fallback != nil || s.Lib != filepath.Join(dir, "build/libforge_good_fallback.so") {
+		t.Errorf("Select(auto) with a library: %+v, %v", s, err)
 	}
 }

@@ -1,0 +1,177 @@
+package family
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocmforge/forge/runtime/backend"
+	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/formats"
+)
+
+// matrix is what tells the families of the backend.Matrix operation apart
+// (matvec: one vector; matmul: a batch): the shapes they are checked at,
+// the per-entry tolerance, how inputs are seeded, and what a benchmark
+// counts as its elements.
+type matrix struct {
+	name   string
+	vector bool // one vector: shapes are [rows, cols], errors are per row
+	// checks are the check shapes: rows, columns in blocks, batch (1 for
+	// a vector); scalarCols, if set, counts a scalar format's columns in
+	// runs of that many, so that cols is not a multiple of a K step.
+	checks     []struct{ rows, blocks, batch int }
+	scalarCols int
+	// entryTol bounds each entry's error relative to its magnitude
+	// Σ_k |W[r][k]·x[b][k]|: it catches one wrong row or vector among
+	// many that the NMSE averages away.
+	entryTol float64
+	seed     func(f *formats.Format, s backend.MatrixShape) uint64
+	// elements is what a benchmark counts as its elements.
+	elements func(s backend.MatrixShape) int64
+}
+
+// newMatrix is the descriptor of a family of the backend.Matrix
+// operation: its kernels are checked against suite.MatMulRef (float64
+// sums of the spec's dequantized rows) by the normalised mean squared
+// error over Y, at most suite.MatMulTolerance (llama.cpp's
+// test-backend-ops metric and bound for mul_mat), and each entry within
+// m.entryTol of its magnitude; a failure lists the worst entries.
+func newMatrix(m matrix) *Descriptor {
+	d := &Descriptor{
+		Name:       m.name,
+		Signatures: []string{m.name},
+		Runs:       opRuns(backend.MatrixOp),
+		Dims:       []string{"rows", "cols", "batch"},
+	}
+	if m.vector {
+		d.Dims = d.Dims[:2]
+	}
+	d.Check = func(t T, b backend.Backend, s suite.Suite) { m.check(t, d, b, s) }
+	d.Measure = func(b backend.Backend, s suite.Suite, shape []int, _ []byte, mode backend.WeightMode) (*Benchmark, error) {
+		return m.measure(d, b, s, shape, mode)
+	}
+	return d
+}
+
+// shapeOf is a benchmark shape as a backend.MatrixShape.
+func (m matrix) shapeOf(dims []int) backend.MatrixShape {
+	s := backend.MatrixShape{Rows: dims[0], Cols: dims[1], Batch: 1}
+	if !m.vector {
+		s.Batch = dims[2]
+	}
+	return s
+}
+
+// what names a product in messages: "Q4_0 matvec 37×96", "Q4_0 matmul 37×96×5".
+func (m matrix) what(f *formats.Format, s backend.MatrixShape) string {
+	dims := []string{strconv.Itoa(s.Rows), strconv.Itoa(s.Cols)}
+	if !m.vector {
+		dims = append(dims, strconv.Itoa(s.Batch))
+	}
+	return f.Name + " " + m.name + " " + strings.Join(dims, "×")
+}
+
+func (m matrix) check(t T, d *Descriptor, b backend.Backend, s suite.Suite) {
+	t.Helper()
+	mo, ok := backend.MatrixOp.Of(b)
+	if !ok {
+		t.Skipf("backend %s does not run %s", b.Name(), m.name)
+	}
+	f, k := s.Format, d.Kernel(s)
+	for _, c := range m.checks {
+		cols := c.blocks * f.BlockElems
+		if f.BlockElems == 1 && m.scalarCols > 0 {
+			cols = c.blocks * m.scalarCols
+		}
+		sh := backend.MatrixShape{Rows: c.rows, Cols: cols, Batch: c.batch}
+		w, x, err := suite.MatMulData(f, sh.Rows, sh.Cols, sh.Batch, m.seed(f, sh))
+		if err != nil {
+			t.Fatalf("%s: inputs: %v", m.what(f, sh), err)
+		}
+		y := make([]float32, sh.Batch*sh.Rows)
+		for i := range y {
+			y[i] = math.Float32frombits(sentinelF32)
+		}
+		if err := mo.RunMatrix(k, y, w, x, sh); err != nil {
+			t.Errorf("%s on %s: %v", m.what(f, sh), b.Name(), err)
+			continue
+		}
+		ref, mag := suite.MatMulRef(f, w, x, sh.Rows, sh.Cols, sh.Batch)
+		nmse, bad := suite.NMSE(y, ref), badEntries(y, ref, mag, m.entryTol)
+		if nmse <= suite.MatMulTolerance && bad == 0 {
+			continue
+		}
+		noun := "entries"
+		if m.vector {
+			noun = "rows"
+		}
+		msg := fmt.Sprintf("%s on %s: NMSE %.3g (bound %g), %d %s off by more than %g of their magnitude; worst %s:",
+			m.what(f, sh), b.Name(), nmse, suite.MatMulTolerance, bad, noun, m.entryTol, noun)
+		if m.vector {
+			for _, e := range suite.WorstRows(y, ref, maxReport) {
+				msg += "\n\t" + e.String()
+			}
+		} else {
+			for _, e := range suite.WorstEntries(y, ref, sh.Rows, maxReport) {
+				msg += "\n\t" + e.String()
+			}
+		}
+		t.Errorf("%s", msg)
+	}
+	// A partial block is refused.
+	if f.BlockElems > 1 {
+		sh := backend.MatrixShape{Rows: 1, Cols: f.BlockElems + 1, Batch: 1}
+		if !m.vector {
+			sh.Batch = 2
+		}
+		if err := mo.RunMatrix(k, make([]float32, sh.Batch), make([]byte, f.BlockBytes), make([]float32, sh.Batch*sh.Cols), sh); err == nil {
+			t.Errorf("%s %s on %s: accepted %d columns, not a whole number of blocks", f.Name, m.name, b.Name(), sh.Cols)
+		}
+	}
+}
+
+// badEntries counts the entries whose error exceeds tol·mag (a NaN always
+// does).
+func badEntries(got []float32, ref, mag []float64, tol float64) int {
+	n := 0
+	for i, r := range ref {
+		if d := math.Abs(float64(got[i]) - r); !(d <= tol*mag[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// measure prepares a benchmark on data of suite.MatMulData: bytes read
+// are W's (one copy: what one launch reads, whatever the weight mode) and
+// X's, bytes written Y's; FLOPs 2·rows·cols·batch. W is held as mode says
+// (backend.ResolveWeightMode).
+func (m matrix) measure(d *Descriptor, b backend.Backend, s suite.Suite, shape []int, mode backend.WeightMode) (*Benchmark, error) {
+	mo, ok := backend.MatrixOp.Of(b)
+	if !ok {
+		return nil, fmt.Errorf("backend %s does not run %s", b.Name(), m.name)
+	}
+	f, sh := s.Format, m.shapeOf(shape)
+	w, x, err := suite.MatMulData(f, sh.Rows, sh.Cols, sh.Batch, suite.Seed(f.Name))
+	if err != nil {
+		return nil, fmt.Errorf("inputs: %w", err)
+	}
+	r, weights, err := mo.PrepareMatrix(d.Kernel(s), w, x, sh, backend.ResolveWeightMode(b, mode))
+	if err != nil {
+		return nil, err
+	}
+	return &Benchmark{
+		Resident:     r,
+		Shape:        slices.Clone(shape),
+		Elements:     m.elements(sh),
+		BytesRead:    int64(len(w)) + 4*int64(len(x)),
+		BytesWritten: 4 * int64(sh.Rows) * int64(sh.Batch),
+		FLOPs:        2 * int64(sh.Rows) * int64(sh.Cols) * int64(sh.Batch),
+		Weights:      &weights,
+		WeightBytes:  int64(len(w)),
+		CopyElems:    sh.Rows * sh.Cols,
+	}, nil
+}

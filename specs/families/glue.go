@@ -1,0 +1,21 @@
+package families
+
+// Glue is the model glue: the small element-wise and layout kernels a
+// decoder forward needs between forge's matvec, matmul and attention
+// kernels (templates/hip/glue.hip.tmpl has their contract). Not
+// format-specific and without tuning: one file per target,
+// generated/hip/<target>/glue.hip, with a launcher of one of four
+// signatures per kernel.
+var Glue = register(Family{
+	Name:   "glue",
+	Doc:    "the model glue: RMSNorm, RoPE, SiLU·mul, residual add and the attention layouts",
+	Shared: true,
+	Kernels: []Kernel{
+		{Name: "glue_rmsnorm_f32", Output: "f32", Signature: "glue_norm", Doc: "RMSNorm of rows × dim float32 with a weight vector"},
+		{Name: "glue_rope_f32", Output: "f32", Signature: "glue_rope", Doc: "rotary position embedding, in place on token-major [seq, heads, head_dim] float32"},
+		{Name: "glue_silu_mul_f32", Output: "f32", Signature: "glue_binary", Doc: "out = silu(gate) · up, element-wise"},
+		{Name: "glue_add_f32", Output: "f32", Signature: "glue_binary", Doc: "out = a + b, element-wise (residual adds; out may be a)"},
+		{Name: "glue_heads_f16", Output: "f16", Signature: "glue_layout", Doc: "float32 [seq, heads, head_dim] → f16 rows pos.. of [heads, cap, head_dim] (q for attention, KV-cache append)"},
+		{Name: "glue_tokens_f32", Output: "f32", Signature: "glue_layout", Doc: "f16 rows pos.. of [heads, cap, head_dim] → float32 [seq, heads, head_dim] (attention output)"},
+	},
+})

@@ -1,0 +1,43 @@
+package formats
+
+import "github.com/rocmforge/forge/specs/check"
+
+// Problems lists what is wrong with a format's metadata: a Name usable in
+// file and symbol names, a ggml id or NoGGMLType, whole 32-lane groups of
+// elements per block (or one, a scalar format), a size, a Doc. Checks
+// across formats (unique names and ids) and against the block struct (its
+// size) are gen/load's.
+func (m Meta) Problems() []check.Problem {
+	var l check.List
+	if !upperName(m.Name) {
+		l.Add("Name", "Name %q must be upper-case letters, digits and underscores, starting with a letter", m.Name)
+	}
+	if m.GGMLType < NoGGMLType {
+		l.Add("GGMLType", "GGMLType %d (use NoGGMLType for none)", m.GGMLType)
+	}
+	// Scalar formats (F32, F16, BF16) are element-wise; every quantized
+	// block must fill whole 32-lane groups of the kernels.
+	if m.BlockElems != 1 && (m.BlockElems <= 0 || m.BlockElems%32 != 0) {
+		l.Add("BlockElems", "BlockElems %d must be 1 (a scalar format) or a positive multiple of 32", m.BlockElems)
+	}
+	if m.BlockBytes <= 0 {
+		l.Add("BlockBytes", "BlockBytes %d must be positive", m.BlockBytes)
+	}
+	if m.Doc == "" {
+		l.Add("", "Doc is empty; give one line saying what the format is")
+	}
+	return l
+}
+
+func upperName(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,336 @@
+package targets
+
+import (
+	"fmt"
+
+	"github.com/rocmforge/forge/specs/check"
+)
+
+// The checks here are the constraints the kernel templates' static_asserts
+// also enforce, so that a bad spec is reported at its line (gen/load turns
+// each Problem's field into the position of that field in the spec's
+// source) rather than as a compile error. Checks across targets (unique
+// names, exactly one Default) are gen/load's, which sees them all.
+
+// LDSBytes is the most shared memory (LDS) a workgroup's static tiles may
+// take: 48 KiB, CUDA's limit for static shared memory (AMD allows 64 KiB).
+const LDSBytes = 48 << 10
+
+// Problems lists what is wrong with t. headDims are the head dimensions
+// the attention family (specs/families) has launchers for, which the
+// Attention tuning must serve; nil when there is no attention family, and
+// then Attention must be left zero.
+func (t *Target) Problems(headDims []int) []check.Problem {
+	var l check.List
+	if t.Name == "" {
+		l.Add("Name", "Name is empty")
+	}
+	if t.Vendor != "amd" && t.Vendor != "nvidia" {
+		l.Add("Vendor", "Vendor %q must be \"amd\" or \"nvidia\"", t.Vendor)
+	}
+	if t.WaveSize != 32 && t.WaveSize != 64 {
+		l.Add("WaveSize", "WaveSize %d must be 32 or 64", t.WaveSize)
+	}
+	l.In("Dequant", t.Dequant.Problems(t.WaveSize))
+	l.In("MatVec", t.MatVec.Problems(t.WaveSize))
+	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize))
+	switch {
+	case headDims != nil:
+		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, headDims))
+	case t.Attention != AttentionTuning{}:
+		l.Add("Attention", "Attention tuning, but specs/families registers no attention family")
+	}
+	l.In("MatVecSpace", t.MatVecSpace.Problems(t.WaveSize))
+	return l
+}
+
+// threadsWhy, rowsWhy and chunkWhy say why a value of a workgroup size, a
+// matvec row count and a matvec chunk is invalid, or return "".
+func threadsWhy(v, wave int) string {
+	if v <= 0 || v > 1024 || wave > 0 && v%wave != 0 {
+		return fmt.Sprintf("must be a multiple of the wave size %d, at most 1024", wave)
+	}
+	return ""
+}
+
+func rowsWhy(v, _ int) string {
+	if v < 1 || v > 16 {
+		return "must be in [1, 16]"
+	}
+	return ""
+}
+
+func chunkWhy(v, _ int) string {
+	if v < 4 || v > 64 || v&(v-1) != 0 {
+		return "must be a power of two in [4, 64]"
+	}
+	return ""
+}
+
+// Problems lists what is wrong with the dequant tuning d for a target of
+// the given wave size.
+func (d DequantTuning) Problems(wave int) []check.Problem {
+	var l check.List
+	if why := threadsWhy(d.ThreadsPerBlock, wave); why != "" {
+		l.Add("ThreadsPerBlock", "Dequant.ThreadsPerBlock %d %s", d.ThreadsPerBlock, why)
+	}
+	if v := d.VectorsPerThread; v < 1 || v > 16 {
+		l.Add("VectorsPerThread", "Dequant.VectorsPerThread %d must be in [1, 16]", v)
+	}
+	return l
+}
+
+// matVecKnob is one knob of the matvec tuning: its field, its name in the
+// winners files (specs/tuned.MatVec's knobs), its rule, and where it is in
+// a tuning and in a tuning space.
+type matVecKnob struct {
+	field, name string
+	why         func(v, wave int) string
+	in          func(*MatVecTuning) *int
+	space       func(*MatVecSpace) []int
+}
+
+var matVecKnobs = []matVecKnob{
+	{"ThreadsPerBlock", "threads", threadsWhy,
+		func(m *MatVecTuning) *int { return &m.ThreadsPerBlock }, func(s *MatVecSpace) []int { return s.ThreadsPerBlock }},
+	{"RowsPerBlock", "rows", rowsWhy,
+		func(m *MatVecTuning) *int { return &m.RowsPerBlock }, func(s *MatVecSpace) []int { return s.RowsPerBlock }},
+	{"Chunk", "chunk", chunkWhy,
+		func(m *MatVecTuning) *int { return &m.Chunk }, func(s *MatVecSpace) []int { return s.Chunk }},
+}
+
+// Problems lists what is wrong with the matvec tuning m for a target of
+// the given wave size.
+func (m MatVecTuning) Problems(wave int) []check.Problem {
+	var l check.List
+	for _, k := range matVecKnobs {
+		if v := *k.in(&m); k.why(v, wave) != "" {
+			l.Add(k.field, "MatVec.%s %d %s", k.field, v, k.why(v, wave))
+		}
+	}
+	return l
+}
+
+// Problems lists what is wrong with the matvec tuning space s for a target
+// of the given wave size: each knob's list is not empty, has no value
+// twice, and holds only values valid as MatVec's.
+func (s MatVecSpace) Problems(wave int) []check.Problem {
+	var l check.List
+	for _, k := range matVecKnobs {
+		values := k.space(&s)
+		if len(values) == 0 {
+			l.Add(k.field, "MatVecSpace.%s: the tuning space needs at least one value", k.field)
+		}
+		seen := map[int]bool{}
+		for i, v := range values {
+			if seen[v] {
+				l.Add(check.Index(k.field, i), "MatVecSpace.%s: %d is listed twice", k.field, v)
+			}
+			seen[v] = true
+			if why := k.why(v, wave); why != "" {
+				l.Add(check.Index(k.field, i), "MatVecSpace.%s: %d %s", k.field, v, why)
+			}
+		}
+	}
+	return l
+}
+
+// Knobs is m as a winners file's knobs (specs/tuned.MatVec): threads,
+// rows and chunk.
+func (m MatVecTuning) Knobs() map[string]int {
+	out := map[string]int{}
+	for _, k := range matVecKnobs {
+		out[k.name] = *k.in(&m)
+	}
+	return out
+}
+
+// MatVecOfKnobs is the matvec tuning a winners file's knobs set; a knob
+// missing is 0.
+func MatVecOfKnobs(knobs map[string]int) MatVecTuning {
+	var m MatVecTuning
+	for _, k := range matVecKnobs {
+		*k.in(&m) = knobs[k.name]
+	}
+	return m
+}
+
+// Knobs is s by knob name, as MatVecTuning.Knobs names them.
+func (s MatVecSpace) Knobs() map[string][]int {
+	out := map[string][]int{}
+	for _, k := range matVecKnobs {
+		out[k.name] = k.space(&s)
+	}
+	return out
+}
+
+// TuningSpace is t's tuning space and default knobs for the tunable family
+// (specs/tuned.Families) of that name; ok is false for a family t has no
+// space for.
+func (t *Target) TuningSpace(family string) (space map[string][]int, defaults map[string]int, ok bool) {
+	switch family {
+	case "matvec":
+		return t.MatVecSpace.Knobs(), t.MatVec.Knobs(), true
+	}
+	return nil, nil, false
+}
+
+// KnobProblems lists what keeps knobs, a winners file's entry for the
+// tunable family, from compiling on t: the rules of the family's tuning
+// (a family without rules here has none). Each problem's Field is the
+// knob's name.
+func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Problem {
+	var l check.List
+	switch family {
+	case "matvec":
+		m := MatVecOfKnobs(knobs)
+		for _, k := range matVecKnobs {
+			if v := *k.in(&m); k.why(v, t.WaveSize) != "" {
+				l.Add(k.name, "%s %d %s", k.name, v, k.why(v, t.WaveSize))
+			}
+		}
+	}
+	return l
+}
+
+// Problems lists what is wrong with the matmul tuning m for a target of the
+// given vendor and wave size.
+func (m MatMulTuning) Problems(vendor string, wave int) []check.Problem {
+	var l check.List
+	tpb, tm, tn, tk, rm := m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK, m.ThreadRows
+	if why := threadsWhy(tpb, wave); why != "" {
+		l.Add("ThreadsPerBlock", "MatMul.ThreadsPerBlock %d %s", tpb, why)
+		return l
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"TileRows", tm}, {"TileCols", tn}, {"TileK", tk}} {
+		if f.v < 1 || f.v > 256 {
+			l.Add(f.name, "MatMul.%s %d must be in [1, 256]", f.name, f.v)
+		}
+	}
+	if len(l) > 0 {
+		return l
+	}
+	// The generic path: threads form (TM/RM) × (THREADS/(TM/RM)), each with an RM × RN register tile.
+	switch {
+	case rm < 1 || tm%rm != 0:
+		l.Add("ThreadRows", "MatMul.ThreadRows %d must divide TileRows %d", rm, tm)
+	case tpb%(tm/rm) != 0 || tn%(tpb/(tm/rm)) != 0:
+		l.Add("ThreadRows", "MatMul: TileRows/ThreadRows = %d threads along rows must divide ThreadsPerBlock %d, and the %d thread columns that leaves must divide TileCols %d",
+			tm/rm, tpb, tpb/max(1, tm/rm), tn)
+	}
+	if b := 4 * tk * (tm + 1 + tn + 1); b > LDSBytes {
+		l.Add("TileK", "MatMul: the generic path's tiles take %d bytes of shared memory, more than %d", b, LDSBytes)
+	}
+	if vendor != "nvidia" {
+		if m.WarpRows != 0 {
+			l.Add("WarpRows", "MatMul.WarpRows %d: only NVIDIA targets have the tensor-core path; leave it 0", m.WarpRows)
+		}
+		return l
+	}
+	warps := tpb / 32
+	switch {
+	case tm%16 != 0 || tn%16 != 0 || tk%16 != 0:
+		l.Add("TileK", "MatMul: the tensor-core path needs TileRows %d, TileCols %d and TileK %d multiples of 16", tm, tn, tk)
+	case m.WarpRows < 1 || warps%m.WarpRows != 0 || (tm/16)%m.WarpRows != 0 || (tn/16)%(warps/m.WarpRows) != 0:
+		l.Add("WarpRows", "MatMul.WarpRows %d must divide the %d warps and TileRows/16 = %d, and the warps/WarpRows that leaves must divide TileCols/16 = %d",
+			m.WarpRows, warps, tm/16, tn/16)
+	case (tm*tk/2)%tpb != 0 || (tn*tk/2)%tpb != 0:
+		l.Add("TileK", "MatMul: the tensor-core path stages element pairs evenly: TileRows·TileK/2 = %d and TileCols·TileK/2 = %d must be multiples of ThreadsPerBlock %d",
+			tm*tk/2, tn*tk/2, tpb)
+	}
+	if b := 2 * 2 * (tm + tn) * (tk + 8); b > LDSBytes {
+		l.Add("TileK", "MatMul: the tensor-core path's double-buffered f16 tiles take %d bytes of shared memory, more than %d", b, LDSBytes)
+	} else if b < warps*1024 {
+		l.Add("TileK", "MatMul: the tensor-core path's tiles (%d bytes) must hold the %d warps' 1 KiB output scratch", b, warps)
+	}
+	return l
+}
+
+// MmaLDSBytes is the shared memory of the attention mma.sync path's
+// workgroup for head dimension d: one K and one V tile of keys × (d+8)
+// halves.
+func (a AttentionTuning) MmaLDSBytes(d int) int { return 2 * a.MmaKeysPerTile * (d + 8) * 2 }
+
+// GenericLDSBytes is the shared memory of the attention generic path's
+// workgroup for head dimension d: Q (rows × (d+1)), K (keys × (d+1)) and V
+// (keys × d) tiles and the probabilities (rows × (keys+1)), all float32.
+func (a AttentionTuning) GenericLDSBytes(d int) int {
+	return 4 * (a.QueryRows*(d+1) + a.KeysPerTile*(2*d+1) + a.QueryRows*(a.KeysPerTile+1))
+}
+
+// WmmaLDSBytes is the shared memory of the attention tensor-core path's
+// workgroup for head dimension d: two K buffers and one V buffer of keys ×
+// (d+8) halves, and per warp 16 rows of float32 scores (keys+4), of f16
+// probabilities (keys+8) and 16 floats of row factors; or, if larger, the
+// Q staging of 16·warps rows × (d+8) halves, which shares the space.
+func (a AttentionTuning) WmmaLDSBytes(d int) int {
+	bk, w := a.WmmaKeysPerTile, a.WmmaWarps
+	loop := 3*bk*(d+8)*2 + w*(16*(bk+4)*4+16*(bk+8)*2+16*4)
+	return max(loop, 16*w*(d+8)*2)
+}
+
+// Problems lists what is wrong with the attention tuning a for a target of
+// the given vendor and wave size, for every head dimension in dims.
+func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []check.Problem {
+	var l check.List
+	tpb, rows, keys := a.ThreadsPerBlock, a.QueryRows, a.KeysPerTile
+	if why := threadsWhy(tpb, wave); why != "" {
+		l.Add("ThreadsPerBlock", "Attention.ThreadsPerBlock %d %s", tpb, why)
+		return l
+	}
+	if rows < 1 || tpb%rows != 0 {
+		l.Add("QueryRows", "Attention.QueryRows %d must divide ThreadsPerBlock %d", rows, tpb)
+		return l
+	}
+	if g := tpb / rows; g&(g-1) != 0 || g > wave {
+		l.Add("QueryRows", "Attention: ThreadsPerBlock/QueryRows = %d threads per query row must be a power of two, at most the wave size %d", g, wave)
+	} else if keys < 1 || keys%g != 0 || keys > 256 {
+		l.Add("KeysPerTile", "Attention.KeysPerTile %d must be a multiple of the %d threads per query row, at most 256", keys, g)
+	} else {
+		for _, d := range dims {
+			if d%g != 0 {
+				l.Add("QueryRows", "Attention: the %d threads per query row must divide head dimension %d", g, d)
+			}
+			if b := a.GenericLDSBytes(d); b > LDSBytes {
+				l.Add("KeysPerTile", "Attention: the generic path's tiles take %d bytes of shared memory at head dimension %d, more than %d", b, d, LDSBytes)
+			}
+		}
+	}
+	if vendor != "nvidia" {
+		if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
+			l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only NVIDIA targets have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
+		}
+		if a.MmaWarps != 0 || a.MmaKeysPerTile != 0 {
+			l.Add("MmaWarps", "Attention.MmaWarps %d and MmaKeysPerTile %d: only NVIDIA targets have the mma.sync path; leave them 0", a.MmaWarps, a.MmaKeysPerTile)
+		}
+		return l
+	}
+	if a.MmaWarps < 1 || a.MmaWarps > 16 {
+		l.Add("MmaWarps", "Attention.MmaWarps %d must be in [1, 16]", a.MmaWarps)
+	} else if bk := a.MmaKeysPerTile; bk < 16 || bk%16 != 0 || bk > 256 {
+		l.Add("MmaKeysPerTile", "Attention.MmaKeysPerTile %d must be a multiple of 16 in [16, 256]", bk)
+	} else {
+		for _, d := range dims {
+			if b := a.MmaLDSBytes(d); b > LDSBytes {
+				l.Add("MmaKeysPerTile", "Attention: the mma.sync path's K and V tiles take %d bytes of shared memory at head dimension %d, more than %d", b, d, LDSBytes)
+			}
+		}
+	}
+	if a.WmmaWarps < 1 || a.WmmaWarps > 16 {
+		l.Add("WmmaWarps", "Attention.WmmaWarps %d must be in [1, 16]", a.WmmaWarps)
+		return l
+	}
+	if bk := a.WmmaKeysPerTile; bk < 16 || bk%16 != 0 || bk > 256 {
+		l.Add("WmmaKeysPerTile", "Attention.WmmaKeysPerTile %d must be a multiple of 16 in [16, 256]", bk)
+		return l
+	}
+	for _, d := range dims {
+		if b := a.WmmaLDSBytes(d); b > LDSBytes {
+			l.Add("WmmaKeysPerTile", "Attention: the tensor-core path takes %d bytes of shared memory at head dimension %d, more than %d", b, d, LDSBytes)
+		}
+	}
+	return l
+}
