@@ -7,7 +7,6 @@ package longtest
 
 import (
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -24,17 +23,4 @@ func Skip(t testing.TB, what string) {
 	if !Enabled() {
 		t.Skipf("long test (%s): runs with %s=1", what, Env)
 	}
-}
-
-// Environ is os.Environ() without $FORGE_LONG_TESTS: for a test that runs
-// `go test` on a copy of the module (TestAddFormat), so that the copy runs
-// its quick tests only and a long test does not run itself again inside it.
-func Environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, Env+"=") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
