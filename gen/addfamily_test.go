@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/gen/hipgen/hiptest"
+	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
@@ -64,9 +65,7 @@ var Scale = register(Blocks("scale", scaleRef, func(f *formats.Format, src []byt
 // one of its HIP files compiles). The template is dequant's with the value
 // doubled.
 func TestAddFamily(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests a copy of the module")
-	}
+	longtest.Skip(t, "builds and tests a copy of the module")
 	dir := modtest.Copy(t)
 	write := func(rel, data string) {
 		t.Helper()
