@@ -68,3 +68,19 @@ func Err(what string, ps []Problem) error {
 	}
 	return errors.New(strings.Join(lines, "\n"))
 }
+
+// LowerName reports whether s is lower-case letters, digits and
+// underscores, starting with a letter: a name usable in file
+// and symbol names.
+func LowerName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -22,13 +22,13 @@ func (k Kernel) Symbol(format string) string {
 // Checks across families (unique names) are gen/load's.
 func (f *Family) Problems() []check.Problem {
 	var l check.List
-	if !lowerName(f.Name) {
+	if !check.LowerName(f.Name) {
 		l.Add("Name", "Name %q must be lower-case letters, digits and underscores", f.Name)
 	}
 	seen := map[string]bool{}
 	for i, k := range f.Kernels {
 		at := check.Index("Kernels", i)
-		if !lowerName(k.Name) || seen[k.Name] {
+		if !check.LowerName(k.Name) || seen[k.Name] {
 			l.Add(at+".Name", "kernel name %q must be unique, lower-case letters, digits and underscores", k.Name)
 		}
 		seen[k.Name] = true
@@ -77,19 +77,4 @@ func (a *AttentionFamily) Problems() []check.Problem {
 		l.Add("HeadDims", "HeadDims is empty")
 	}
 	return l
-}
-
-// lowerName reports whether s is lower-case letters, digits and
-// underscores, starting with a letter.
-func lowerName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -35,7 +35,7 @@ func Problems(w any, family string) []check.Problem {
 	var l check.List
 	name, doc := About(w)
 	fam, rest, _ := strings.Cut(name, "/")
-	if fam != family || !lowerName(rest) {
+	if fam != family || !check.LowerName(rest) {
 		l.Add("Name", "Name %q must be %q followed by a lower_case name", name, family+"/")
 	}
 	if doc == "" {
@@ -113,19 +113,4 @@ func quick(l *check.List, v reflect.Value, at, key, full string) {
 			l.Add(check.Index(at, j), "%s.%s has %v, which %s does not", t.Name(), key, x, full)
 		}
 	}
-}
-
-// lowerName reports whether s is lower-case letters, digits and
-// underscores, starting with a letter.
-func lowerName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
