@@ -44,8 +44,6 @@ var layers = []struct {
 var allowed = map[[2]string]string{
 	{"runtime/bench/tune", "gen/build"}:  "the tuner compiles candidate kernels",
 	{"runtime/bench/tune", "gen/hipgen"}: "the tuner renders candidate kernels",
-	{"runtime/bench/tune", "gen/ir"}:     "the tuner reads the target specs as the generator does",
-	{"runtime/bench/tune", "gen/load"}:   "the tuner loads and validates the target specs",
 }
 
 // layerOf returns the index in layers of a module-relative package path:
