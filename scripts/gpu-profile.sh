@@ -1,5 +1,5 @@
 #!/bin/bash
-# Capture issue 8's profiler recordings on an NVIDIA GPU machine (H100) that
+# Capture forgebench profile's recordings on an NVIDIA GPU machine (H100) that
 # has the CUDA toolkit (ncu, nsys) and no Go. Build forgebench on a Go
 # machine first (it needs only libc):
 #   go build -buildvcs=true -o out/forgebench ./cmd/forgebench

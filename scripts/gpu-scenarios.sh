@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run the scenario suites (memory, quantize, attention; model, issue 8) on an NVIDIA
+# Run the scenario suites (memory, quantize, attention, model) on an NVIDIA
 # GPU machine that has nvcc, PyTorch and no Go, as docs/PERFORMANCE.md
 # records them. Build the binaries on a Go machine first (they need only
 # libc):

@@ -1,5 +1,5 @@
 """Flash attention forward through PyTorch's scaled_dot_product_attention on
-the current GPU: the bar for forge's attention suite (issue 7's H100 target:
+the current GPU: the bar for forge's attention suite (the H100 target:
 forge's TFLOPS at seq 2048, head dim 128, at least half of this).
 
     python3 scripts/sdpa.py [bBATCH_hHEADS_sSEQ_dDIM ...] [--causal|--full|--both]

@@ -59,7 +59,7 @@ func contains(t *testing.T, what, s string, wants ...string) {
 	}
 }
 
-// TestSaveThenCompareUnchanged: the check — baseline save, then
+// TestSaveThenCompareUnchanged: the acceptance check — baseline save, then
 // compare on an unchanged build, reports no regression and exits 0.
 func TestSaveThenCompareUnchanged(t *testing.T) {
 	dir, base, cur := runFiles(t, nil)

@@ -43,7 +43,7 @@ func tiny(t *testing.T) (string, tinyJSON) {
 	return p, j
 }
 
-// TestDequantEveryTinyTensor is the acceptance check: the command as
+// TestDequantEveryTinyTensor is the acceptance check: the command as
 // a user types it (flags after the arguments) writes ggml's float32 values
 // for every tensor in tiny.gguf.
 func TestDequantEveryTinyTensor(t *testing.T) {

@@ -47,9 +47,10 @@ func TestMeasureFakeGPU(t *testing.T) {
 }
 
 // TestMeasureMatVecFakeGPU runs matvec on the fake library (a real Q4_0
-// matvec): the default shapes on a device are issue 6's four, each a target
-// of its own; rotate (the default) holds copies of W totalling at least 2 ×
-// the fake's 1 MiB L2 and counts one W per launch; reuse holds one.
+// matvec): the default shapes on a device are the family's four Bench
+// shapes (specs/families), each a target of its own; rotate (the default)
+// holds copies of W totalling at least 2 × the fake's 1 MiB L2 and counts
+// one W per launch; reuse holds one.
 func TestMeasureMatVecFakeGPU(t *testing.T) {
 	lib := gputest.Build(t, gputest.Options{})
 	b, err := gpubackend.Open("cuda", lib, 0)

@@ -9,7 +9,7 @@ import (
 )
 
 // Scenario is a suite that is not one kernel over one format's blocks:
-// the memory, quantize and attention suites (issue 7). Run runs its cases
+// the memory, quantize and attention suites. Run runs its cases
 // itself, timing each through env.Sample (so forgebench's --count,
 // --min-time and --auto apply to it as to the kernel suites), and reports
 // one Measurement per case through env.Report. It returns an error for a

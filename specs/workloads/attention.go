@@ -5,7 +5,7 @@ package workloads
 // and masking; layout [batch, heads, seq, dim] throughout (the attention
 // family's launchers; runtime/suite/attnsuite runs it).
 //
-// The cases are the corners of the issue's sweep rather than its full
+// The cases are the corners of the sweep rather than its full
 // cross product: the sequence sweep (every SeqLens at the smallest batch
 // and the largest head count), the heads sweep (every Heads at SweepSeq,
 // smallest batch) and the batch sweep (every Batches at SweepSeq, largest
@@ -25,7 +25,7 @@ type Attention struct {
 	QuickSeqLens []int // a quick run's sequence lengths (with the smallest heads and batch)
 }
 
-// AttentionFlash is issue 7's attention suite.
+// AttentionFlash is the attention suite.
 var AttentionFlash = register(Attention{
 	Name: "attention/flash",
 	Doc: "flash-attention forward vs the cpu reference: time, tokens/s, TFLOPS and the GPU/CPU speedup " +

@@ -53,7 +53,7 @@ type Allocator struct {
 	TargetSpeedup float64 // the speedup the caching allocator must reach on a GPU
 }
 
-// The memory suite's specs (issue 7): a 7B model's KV cache (32 layers,
+// The memory suite's specs: a 7B model's KV cache (32 layers,
 // 32 KV heads of 128, f16: 512 KiB per token), scratch buffers of 1 MiB to
 // 256 MiB, and the caching allocator against direct allocation. Quick runs
 // keep the smallest cases, so that the cpu backend runs the three in

@@ -38,9 +38,9 @@ type Decoder struct {
 	DecodeSteps   int // decode steps timed per sample
 }
 
-// The model suite's specs (issue 8). DecoderLlama7B is Llama-3-8B-shaped
+// The model suite's specs. DecoderLlama7B is Llama-3-8B-shaped
 // (hidden 4096, 32 layers, 32 heads over 8 KV heads of 128, FFN 14336,
-// vocab 128256, RoPE base 500000); the issue's "7B" with Llama-3's grouped
+// vocab 128256, RoPE base 500000); a "7B" with Llama-3's grouped
 // KV heads and vocabulary. DecoderSmall is the same architecture small
 // enough for the cpu backend in CI.
 var (

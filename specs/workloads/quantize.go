@@ -35,7 +35,7 @@ type Model struct {
 	Cols   int // elements per row: a whole number of every format's blocks
 }
 
-// QuantizeModels is issue 7's quantization memory suite: 100M, 600M and
+// QuantizeModels is the quantization memory suite: 100M, 600M and
 // 7B shapes (one matrix shape per layer, the largest of the model's) to
 // INT2-, INT4- and INT8-class formats.
 var QuantizeModels = register(Quantize{

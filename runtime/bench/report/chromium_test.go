@@ -57,7 +57,7 @@ func tail(s string, n int) string {
 	return s
 }
 
-// TestChromiumRendersTheCharts is the acceptance check: the report
+// TestChromiumRendersTheCharts is the acceptance check: the report
 // of a GPU-like run with a baseline renders in headless Chromium, with its
 // SVG charts in the DOM and their colours on the screenshot. With
 // FORGE_REPORT_SHOT=PATH the screenshot is also copied to PATH for a human.

@@ -1,4 +1,4 @@
-// Package attnsuite is the attention scenario suite (issue 7): the
+// Package attnsuite is the attention scenario suite: the
 // flash-attention forward kernels over sequence length, heads and batch,
 // against the cpu reference. The generated package generated/suites
 // registers Attention(spec) for each workloads.Attention spec.

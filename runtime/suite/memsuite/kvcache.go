@@ -22,7 +22,7 @@ type kvShape struct {
 func (s kvShape) rowBytes() uint64 { return uint64(s.heads * s.headDim * s.elem) }
 
 // tokenBytes is one token's keys and values of every layer:
-// 2·layers·heads·head_dim·bytes, the formula.
+// 2·layers·heads·head_dim·bytes.
 func (s kvShape) tokenBytes() uint64 { return 2 * uint64(s.layers) * s.rowBytes() }
 
 // kvCache is a contiguous KV cache of one sequence, laid out

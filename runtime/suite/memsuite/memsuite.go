@@ -1,4 +1,4 @@
-// Package memsuite is forge's memory suite (issue 7): the scenario
+// Package memsuite is forge's memory suite: the scenario
 // constructors KVCache, Scratch and Allocator that gen/gogen registers,
 // one suite per spec of specs/workloads (memory/kv_cache, memory/scratch,
 // memory/allocator).
@@ -15,7 +15,7 @@
 //
 // Every figure comes from the allocators' statistics (devmem.Stats: peak,
 // current, counts, CachedFraction and RoundingWaste), read before and
-// after the work; the byte formulas the issue states (bytes per token,
+// after the work; the byte formulas of the design (bytes per token,
 // paged-cache payload) are checked against them, and a scenario fails
 // when a check does not hold. Each scenario has an "agreement" case that
 // checks the statistics against an outside report within 1%: on a GPU the

@@ -1,4 +1,4 @@
-// Package modelsuite is the model-shaped end-to-end suite (issue 8): a
+// Package modelsuite is the model-shaped end-to-end suite: a
 // llama-style decoder forward composed from forge's generated kernels and
 // the model glue, timed as an inference engine would see it. The generated
 // package generated/suites registers Decoder(spec) for each

@@ -1,4 +1,4 @@
-// Package quantsuite is the quantization memory suite (issue 7, item 2):
+// Package quantsuite is the quantization memory suite:
 // it quantizes model-shaped synthetic weights with the reference
 // quantizers (specs/formats) and reports the process's measured peak
 // resident memory in streaming mode (one layer held at a time) and batch
