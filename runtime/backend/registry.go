@@ -280,6 +280,11 @@ func selectAuto(lib string) (*Selection, error) {
 	switch {
 	case len(LibraryBackends()) == 0:
 		s.Why = "auto: this program links no GPU backend, using cpu"
+		if why := gpuUnavailable(); why != nil {
+			// The GPU backends are linked but cannot load a library (a
+			// binary built without cgo): say why rather than "no backend".
+			s.Why = fmt.Sprintf("auto: %v; using cpu", why)
+		}
 	case len(found) == 0:
 		nl := &NoLibraryError{Backend: AutoBackend, Dirs: LibraryDirs()}
 		s.Fallback = nl
@@ -306,4 +311,21 @@ type DeviceInfo struct {
 	MemoryBytes    uint64
 	DriverVersion  int // as the vendor's runtime numbers it (CUDA: 1000·major + 10·minor)
 	RuntimeVersion int
+}
+
+// gpuUnavailable returns why a GPU backend that is registered but cannot
+// load kernel libraries fails to open, or nil when none is registered so.
+func gpuUnavailable() error {
+	for _, name := range []string{"cuda", "hip"} {
+		mu.Lock()
+		open, ok := openers[name]
+		mu.Unlock()
+		if !ok {
+			continue
+		}
+		if _, err := open(); err != nil {
+			return fmt.Errorf("backend %s: %w", name, err)
+		}
+	}
+	return nil
 }

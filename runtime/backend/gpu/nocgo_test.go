@@ -15,7 +15,7 @@ import (
 // TestBackendsWithoutCgo checks what a binary built without cgo does when
 // a GPU backend is asked for: it fails, saying that the binary was built
 // without cgo and how to build one with it, whether or not a library is
-// named; auto runs on the cpu.
+// named; auto runs on the cpu and says why.
 func TestBackendsWithoutCgo(t *testing.T) {
 	for _, tc := range []struct{ backend, lib string }{{"cuda", ""}, {"hip", ""}, {"cuda", "build/libforge_sm_90.so"}} {
 		s, err := backend.Select(tc.backend, tc.lib)
@@ -34,6 +34,9 @@ func TestBackendsWithoutCgo(t *testing.T) {
 	}
 	s, err := backend.Select(backend.AutoBackend, "")
 	if err != nil || s.Name != "cpu" {
-		t.Errorf("auto: %+v, %v; want cpu", s, err)
+		t.Fatalf("auto: %+v, %v; want cpu", s, err)
+	}
+	if !strings.Contains(s.Why, "built without cgo") {
+		t.Errorf("auto's reason %q does not say the binary was built without cgo", s.Why)
 	}
 }
