@@ -54,11 +54,28 @@ type Format struct {
 // Lower is the format's name in file and symbol names: "q4_0", "mxfp6_e2m3".
 func (f *Format) Lower() string { return strings.ToLower(f.Name) }
 
-// Device is a format's Dequant translated to HIP by gen/translate.
+// Device is a format's Dequant, and its integer form where the spec has
+// one, translated to HIP by gen/translate.
 type Device struct {
 	Block string // C name of the block struct: "forge_BlockQ4_0"
 	Func  string // C name of the element function: float Func(const Block* b, int32_t j)
-	Code  string // struct, static_asserts, tables, helpers and Func, with #line directives
+	Code  string // struct, static_asserts, tables, helpers and Func (and Int's functions), with #line directives
+	// Int is the integer form's device functions; nil when the format has
+	// none, and then IntWhy says why (for forgegen explain).
+	Int    *IntForm
+	IntWhy string
+}
+
+// IntForm is a format's integer form on the device: per sub-block s of
+// Sub elements, element j's value is Scale(s)·code_j + Offset(s), and the
+// codes are int8, four to a 32-bit word. The kernels that use it (the
+// integer matvec) multiply words of codes with words of 8-bit activations
+// by 4-way dot products and apply Scale and Offset once per sub-block.
+type IntForm struct {
+	Sub    int    // elements per sub-block: 16 or 32 (divides the block)
+	Codes  string // uint32_t Codes(const Block* b, int32_t w): codes of elements 4w..4w+3, element 4w in the low byte
+	Scale  string // float Scale(const Block* b, int32_t s)
+	Offset string // float Offset(const Block* b, int32_t s); "" when the spec has no Offset (every offset is 0)
 }
 
 // Target is one target architecture: its spec (specs/targets), decoded
