@@ -4,8 +4,10 @@
 // benchmark format; `forgebench list` shows the suites and targets;
 // `forgebench baseline save|list|show|delete` keeps runs as baselines and
 // `forgebench compare` checks a run against one (exit 1 on a significant
-// regression); `forgebench report --html` renders a run, optionally against a
-// baseline; `forgebench tune` times a target's tuning space and writes the
+// regression); `forgebench compare-llama` prints a run's matvec and matmul
+// times beside llama.cpp's test-backend-ops perf output for the same formats
+// and shapes (runtime/bench/llama); `forgebench report --html` renders a
+// run, optionally against a baseline; `forgebench tune` times a target's tuning space and writes the
 // winners to specs/tuned (runtime/bench/tune); `forgebench profile` runs a
 // selection under ncu, nsys, rocprof or omniperf and maps the tool's kernels
 // back to forge's launchers (runtime/bench/profile); `forgebench formats`
@@ -46,7 +48,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), reportCommand(),
+		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
 			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand()},
 	}
 }
