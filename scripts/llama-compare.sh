@@ -67,7 +67,7 @@ tarball() {
     # shellcheck disable=SC2012 # names are ggml-<commit>.tar.xz
     t=$(ls -t out/anchors/ggml-*.tar.xz 2>/dev/null | head -1)
   fi
-  [ -n "$t" ] && [ -f "$t" ] || die "no ggml tarball: set GGML_TARBALL or copy ../shared/anchors/ggml-*.tar.xz into out/anchors/ and carry out/"
+  [ -f "$t" ] || die "no ggml tarball: set GGML_TARBALL or copy ../shared/anchors/ggml-*.tar.xz into out/anchors/ and carry out/"
   echo "$t"
 }
 
@@ -80,7 +80,8 @@ build() {
     local t gen=Ninja
     t=$(tarball) || exit 1
     command -v ninja > /dev/null || gen="Unix Makefiles"
-    rm -rf "$GGML_SRC" && mkdir -p "$GGML_SRC" || die "cannot create $GGML_SRC"
+    rm -rf "$GGML_SRC"
+    mkdir -p "$GGML_SRC" || die "cannot create $GGML_SRC"
     log tar -xJf "$t" -C "$GGML_SRC" --strip-components=1 || die "cannot extract $t"
     log cmake -S "$GGML_SRC" -B "$GGML_BUILD" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
       -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH" -DGGML_NATIVE=OFF \
