@@ -64,6 +64,7 @@ func benchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "auto", Usage: "sample each benchmark until the 95% confidence interval of its median is within ±1% (or --max-time)"},
 		&cli.DurationFlag{Name: "max-time", Usage: "with --min-time or --auto, stop each benchmark after this long (0: 5s)"},
 		&cli.IntFlag{Name: "warmup", Value: bench.DefaultWarmup, Usage: "warm-up iterations before sampling"},
+		&cli.IntFlag{Name: "launches-per-sample", Usage: "time `N` back-to-back launches per sample and record their mean, hiding the launch gap as go test -bench and llama.cpp's test-backend-ops do (0: one launch per sample)"},
 		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
 		&cli.StringFlag{Name: "weights", Usage: "how a GPU holds matvec's W: rotate (the default: byte-identical copies totalling at least 2 × the L2, each launch reading the next, so W comes from memory) or reuse (one copy, as llama.cpp's test-backend-ops perf; a small W is then served from the L2); the cpu always reuses one buffer"},
 		&cli.Int64Flag{Name: "copy-bytes", Usage: "bytes of each copy-roofline buffer (0: 256 MiB on the cpu, max(4 × L2, 4 × elems) on a GPU; -1: no roofline)"},
@@ -178,14 +179,15 @@ var testHookResult func(ctx context.Context, r *bench.Result)
 // failure before the run starts it returns a nil run.
 func measure(c *cli.Context) (*bench.Run, error) {
 	opts := bench.Options{
-		Count:     c.Int("count"),
-		MinTime:   c.Duration("min-time"),
-		Auto:      c.Bool("auto"),
-		MaxTime:   c.Duration("max-time"),
-		Warmup:    c.Int("warmup"),
-		Elems:     c.Int("elems"),
-		CopyBytes: c.Int64("copy-bytes"),
-		Quick:     c.Bool("quick"),
+		Count:             c.Int("count"),
+		MinTime:           c.Duration("min-time"),
+		Auto:              c.Bool("auto"),
+		MaxTime:           c.Duration("max-time"),
+		Warmup:            c.Int("warmup"),
+		Elems:             c.Int("elems"),
+		LaunchesPerSample: c.Int("launches-per-sample"),
+		CopyBytes:         c.Int64("copy-bytes"),
+		Quick:             c.Bool("quick"),
 	}
 	weights, err := backend.ParseWeightMode(c.String("weights"))
 	if err != nil {
@@ -197,6 +199,8 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)
 	case opts.Elems < 0:
 		return nil, fmt.Errorf("--elems %d: want 0 (the default) or more", opts.Elems)
+	case opts.LaunchesPerSample < 0:
+		return nil, fmt.Errorf("--launches-per-sample %d: want 0 (one launch per sample) or more", opts.LaunchesPerSample)
 	case opts.MinTime < 0 || opts.MaxTime < 0:
 		return nil, errors.New("--min-time and --max-time must not be negative")
 	case opts.Warmup == 0:

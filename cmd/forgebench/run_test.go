@@ -174,6 +174,7 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
 		{[]string{"--count", "-1"}, `--count -1`},
+		{[]string{"--launches-per-sample", "-2"}, `--launches-per-sample -2: want 0 (one launch per sample) or more`},
 		{[]string{"extra"}, `run: unexpected arguments ["extra"]`},
 	} {
 		code, out, errOut := forgebench(t, runArgs(tc.args...)...)
@@ -323,6 +324,24 @@ func TestRunAuto(t *testing.T) {
 	code, _, errOut := forgebench(t, "run", "--elems", "256", "--count", "1", "--format", "F16", "--suite", "*f32*", "--copy-bytes", "-1", "-q")
 	if code != 0 || !strings.Contains(errOut, "forgebench: auto: ") || !strings.Contains(errOut, "using cpu") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestRunLaunchesPerSample: the flag reaches the engine and the JSON.
+func TestRunLaunchesPerSample(t *testing.T) {
+	code, out, errOut := forgebench(t, "run", "--backend", "cpu", "--elems", "256", "--count", "2", "--format", "F16", "--suite", "dequant_f32/*",
+		"--copy-bytes", "-1", "--launches-per-sample", "3", "-q", "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var run struct {
+		Results []struct {
+			Launches int   `json:"launches_per_sample"`
+			Samples  []int `json:"samples_ns"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || len(run.Results) != 1 || run.Results[0].Launches != 3 || len(run.Results[0].Samples) != 2 {
+		t.Errorf("err %v, run %+v; want one result of 2 samples with launches_per_sample 3", err, run)
 	}
 }
 

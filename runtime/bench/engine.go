@@ -45,6 +45,11 @@ var ErrInterrupted = errors.New("interrupted")
 //
 // MinTime and Auto also stop at MaxTime of wall-clock time per benchmark
 // or at MaxSamples samples, whichever comes first.
+//
+// With LaunchesPerSample n > 1, a kernel suite's sample is instead the
+// mean of n back-to-back runs (Resident.Run(n) / n), timed as one: the
+// launch gap that one launch per event pair includes is then hidden as it
+// is in go test -bench and in llama.cpp's test-backend-ops perf.
 type Options struct {
 	Warmup     int           // warm-up iterations; 0: DefaultWarmup; negative: none
 	Count      int           // samples; the least with MinTime or Auto; 0: DefaultCount
@@ -57,6 +62,9 @@ type Options struct {
 	// rounded down to whole blocks (at least one); 0: suite.DefaultElems
 	// (16 Mi on the cpu, 64 Mi on a GPU).
 	Elems int
+	// LaunchesPerSample is the back-to-back runs each sample of a kernel
+	// suite averages (0 or 1: one); scenario suites sample as they do.
+	LaunchesPerSample int
 	// Weights is how a device holds a weight matrix (matvec's W):
 	// backend.WeightsRotate (byte-identical copies totalling at least twice
 	// the L2, one per launch in turn) or backend.WeightsReuse (one copy);
@@ -415,7 +423,14 @@ func measureOne(ctx context.Context, b backend.Backend, p plan, opts Options) (*
 		Weights:      m.Weights,
 		Warmup:       opts.Warmup,
 	}
-	return sample(ctx, res, what, func() (time.Duration, error) { return m.Resident.Run(1) }, opts)
+	n := max(1, opts.LaunchesPerSample)
+	if n > 1 {
+		res.LaunchesPerSample = n
+	}
+	return sample(ctx, res, what, func() (time.Duration, error) {
+		d, err := m.Resident.Run(n)
+		return d / time.Duration(n), err
+	}, opts)
 }
 
 // sample runs once opts.Warmup times, then samples it into res as Options

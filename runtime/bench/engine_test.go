@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -235,6 +236,22 @@ func TestMeasureDevice(t *testing.T) {
 	}
 	if run.Meta.Backend != "fakedev" || run.Meta.Device != "a fake device" {
 		t.Errorf("meta %+v", run.Meta)
+	}
+}
+
+// TestMeasureLaunchesPerSample: each sample (and each warm-up) runs the
+// launches back to back, and the sample is their mean.
+func TestMeasureLaunchesPerSample(t *testing.T) {
+	d := &fakeDevice{Backend: cpu.New(1), dur: func(i int) time.Duration { return time.Duration(1000 + i) }}
+	targets := SuiteTargets([]suite.Suite{dequantSuite(formats.Q4_0, "f32")})
+	run, err := Measure(context.Background(), d, targets, Options{Elems: 4096, Count: 2, Warmup: 1, LaunchesPerSample: 4, CopyBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Results[0]
+	// Launches 0-3 warm up; 4-7 average 1005.5 ns, 8-11 1009.5 ns (Duration truncates).
+	if want := []time.Duration{1005, 1009}; fmt.Sprint(r.Samples) != fmt.Sprint(want) || d.launches != 12 || r.LaunchesPerSample != 4 {
+		t.Errorf("samples %v after %d launches (launches_per_sample %d), want %v after 12 (4)", r.Samples, d.launches, r.LaunchesPerSample, want)
 	}
 }
 

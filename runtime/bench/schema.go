@@ -95,7 +95,11 @@ type Result struct {
 
 	Warmup  int             `json:"warmup"`     // iterations run before measuring
 	Samples []time.Duration `json:"samples_ns"` // one per measured iteration
-	Stats   Stats           `json:"stats"`
+	// LaunchesPerSample is set when each sample is the mean of this many
+	// back-to-back launches (forgebench run --launches-per-sample); 0:
+	// one launch per sample.
+	LaunchesPerSample int   `json:"launches_per_sample,omitempty"`
+	Stats             Stats `json:"stats"`
 }
 
 // Stats summarises Samples. Throughputs use the mean time per iteration.
