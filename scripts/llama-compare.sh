@@ -26,7 +26,10 @@
 # format test-export-graph-ops writes: op, type, ne, op_params, sources). Then
 # forgebench run --weights reuse (one weight buffer, as test-backend-ops
 # does) --family matvec (every matvec kernel) and --family matmul, one run per
-# shape ($FORGE_BENCH_MATVEC / $FORGE_BENCH_MATMUL), COUNT samples each.
+# shape ($FORGE_BENCH_MATVEC / $FORGE_BENCH_MATMUL), COUNT samples (default
+# 20) each the mean of LAUNCHES back-to-back launches (default 100), as
+# test-backend-ops times its runs; the table compares forge's median sample
+# with test-backend-ops' mean µs/run.
 # Shapes are forge's: ROWSxCOLS (matvec), ROWSxCOLSxBATCH (matmul); ggml's
 # m = rows, k = cols, n = batch.
 #
@@ -48,7 +51,8 @@ MATVEC_TYPES=${MATVEC_TYPES:-f16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6
 MATVEC_SHAPES=${MATVEC_SHAPES:-4096x14336}
 MATMUL_TYPES=${MATMUL_TYPES:-f16 q4_0 q4_K q8_0}
 MATMUL_SHAPES=${MATMUL_SHAPES:-4096x14336x16 4096x14336x64 4096x14336x512}
-COUNT=${COUNT:-100}
+COUNT=${COUNT:-20}
+LAUNCHES=${LAUNCHES:-100}
 
 # log runs a command, recording it and its exit status in commands.txt.
 log() {
@@ -164,7 +168,7 @@ forge() {
     for s in $shapes; do
       # The copy roofline is measured once, in the matvec runs.
       log env "$var=$s" "$FB" run --backend cuda --lib "$L" --family $fam --format "$formats" \
-        --weights reuse --count "$COUNT" --copy-bytes $copy \
+        --weights reuse --count "$COUNT" --launches-per-sample "$LAUNCHES" --copy-bytes $copy \
         --json "$OUT/forge-$fam-$s.json" > "$OUT/forge-$fam-$s.txt" 2>&1
     done
   done

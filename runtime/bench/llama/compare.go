@@ -3,16 +3,28 @@ package llama
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rocmforge/forge/runtime/bench"
 )
 
-// The statistic each side's time is.
-const (
-	ForgeStatistic = "median of the benchmark's samples (one launch each)"
-	LlamaStatistic = "mean µs/run of test-backend-ops perf (at least 1 s of graph computes, each many launches back to back on one weight buffer)"
-)
+// LlamaStatistic is what test-backend-ops' time is.
+const LlamaStatistic = "mean µs/run of test-backend-ops perf (at least 1 s of graph computes, each many launches back to back on one weight buffer)"
+
+// forgeStatistic says what forge's times are, given the launches per
+// sample of the compared results (bench.Result.LaunchesPerSample, 0 for one).
+func forgeStatistic(launches []int) string {
+	switch {
+	case len(launches) == 0:
+		return "median of the benchmark's samples"
+	case len(launches) > 1:
+		return fmt.Sprintf("median of the benchmark's samples, each the mean of %v back-to-back launches (it differs between rows)", launches)
+	case launches[0] <= 1:
+		return "median of the benchmark's samples, one launch each (so its µs include the launch gap that back-to-back timing hides: forgebench run --launches-per-sample N times as test-backend-ops does)"
+	}
+	return fmt.Sprintf("median of the benchmark's samples, each the mean of %d back-to-back launches", launches[0])
+}
 
 // Run is one forgebench run to compare, with the label its messages use
 // (its file name).
@@ -43,12 +55,15 @@ type Row struct {
 	ForgeResult  string  `json:"forge_result"` // the forge result's name
 	ForgeUS      float64 `json:"forge_us"`
 	ForgeSamples int     `json:"forge_samples"`
-	Weights      string  `json:"weights,omitempty"` // forge's weight mode: reuse, rotate
-	LlamaUS      float64 `json:"llama_us"`
-	LlamaRuns    int     `json:"llama_runs,omitempty"`
-	LlamaAt      string  `json:"llama_at"` // FILE:LINE of the case
-	Ratio        float64 `json:"ratio"`    // ForgeUS / LlamaUS
-	Winner       string  `json:"winner"`   // "forge", "llama.cpp" or "tie"
+	// ForgeLaunches is the back-to-back launches each forge sample is the
+	// mean of (1: one launch per sample).
+	ForgeLaunches int     `json:"forge_launches_per_sample"`
+	Weights       string  `json:"weights,omitempty"` // forge's weight mode: reuse, rotate
+	LlamaUS       float64 `json:"llama_us"`
+	LlamaRuns     int     `json:"llama_runs,omitempty"`
+	LlamaAt       string  `json:"llama_at"` // FILE:LINE of the case
+	Ratio         float64 `json:"ratio"`    // ForgeUS / LlamaUS
+	Winner        string  `json:"winner"`   // "forge", "llama.cpp" or "tie"
 }
 
 // Unmatched is a result or case left without a counterpart, and why.
@@ -91,7 +106,6 @@ func FormatOf(ggmlType string) string { return strings.ToUpper(ggmlType) }
 // in more than one case, the first is compared and the others are listed.
 func Compare(runs []Run, cases []Case) *Comparison {
 	c := &Comparison{
-		Forge: Side{Statistic: ForgeStatistic},
 		Llama: Side{Statistic: LlamaStatistic},
 	}
 	var devices, backends, commits []string
@@ -145,6 +159,7 @@ func Compare(runs []Run, cases []Case) *Comparison {
 	c.Llama.Device, c.Llama.Backend, c.Llama.Commit = strings.Join(devices, ", "), strings.Join(backends, ", "), strings.Join(commits, ", ")
 
 	rotated := 0
+	var launches []int
 	for _, r := range runs {
 		for _, res := range r.Run.Results {
 			what := res.Name
@@ -169,13 +184,17 @@ func Compare(runs []Run, cases []Case) *Comparison {
 			row := Row{
 				Family: res.Family, Kernel: res.Kernel, Format: res.Format, Shape: res.Shape,
 				ForgeResult: res.Name, ForgeUS: float64(res.Stats.P50) / 1e3, ForgeSamples: len(res.Samples),
-				LlamaUS: cs.TimeUS, LlamaRuns: cs.Runs, LlamaAt: fmt.Sprintf("%s:%d", cs.File, cs.Line),
+				ForgeLaunches: max(1, res.LaunchesPerSample),
+				LlamaUS:       cs.TimeUS, LlamaRuns: cs.Runs, LlamaAt: fmt.Sprintf("%s:%d", cs.File, cs.Line),
 			}
 			if res.Weights != nil {
 				row.Weights = string(res.Weights.Mode)
 				if res.Weights.Mode != "reuse" {
 					rotated++
 				}
+			}
+			if !slices.Contains(launches, row.ForgeLaunches) {
+				launches = append(launches, row.ForgeLaunches)
 			}
 			row.Ratio = row.ForgeUS / row.LlamaUS
 			switch {
@@ -189,6 +208,8 @@ func Compare(runs []Run, cases []Case) *Comparison {
 			c.Rows = append(c.Rows, row)
 		}
 	}
+	slices.Sort(launches)
+	c.Forge.Statistic = forgeStatistic(launches)
 	for _, cs := range order {
 		if !used[cs] {
 			k := key{FormatOf(cs.TypeA), cs.M, cs.N, cs.K}

@@ -209,7 +209,7 @@ func TestCompare(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows:\n got %v\nwant %v", got, want)
 	}
-	if r := c.Rows[0]; math.Abs(r.Ratio-30/15.52) > 1e-12 || r.ForgeSamples != 3 || r.LlamaRuns != 6438 || r.Weights != "reuse" {
+	if r := c.Rows[0]; math.Abs(r.Ratio-30/15.52) > 1e-12 || r.ForgeSamples != 3 || r.ForgeLaunches != 1 || r.LlamaRuns != 6438 || r.Weights != "reuse" {
 		t.Errorf("row 0: %+v", r)
 	}
 
@@ -258,7 +258,7 @@ func TestCompare(t *testing.T) {
 		"4 rows: forge faster in 2, llama.cpp in 1; geometric mean ratio",
 		"forge results without a test-backend-ops case (3):",
 		"test-backend-ops cases without a forge result (5):",
-		"each time is the " + ForgeStatistic,
+		"each time is the median of the benchmark's samples, one launch each (so its µs include the launch gap",
 		"each time is the " + LlamaStatistic,
 	} {
 		if !strings.Contains(text.String(), s) {
@@ -295,6 +295,26 @@ func TestCompareDevicesDiffer(t *testing.T) {
 	}
 	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "different devices") {
 		t.Errorf("notes: %q", c.Notes)
+	}
+}
+
+// TestForgeStatistic: the forge side says how its samples were timed.
+func TestForgeStatistic(t *testing.T) {
+	cases, err := Parse(strings.NewReader(insert(mm("q4_0", 64, 1, 256), true, 2, 10)+insert(mm("q8_0", 64, 1, 256), true, 2, 10)), "a.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := result("matvec", "matvec_f32", "Q4_0", []int{64, 256}, backend.WeightsReuse, 1)
+	b := result("matvec", "matvec_f32", "Q8_0", []int{64, 256}, backend.WeightsReuse, 1)
+	a.LaunchesPerSample, b.LaunchesPerSample = 100, 100
+	c := Compare([]Run{{"f.json", forgeRun(a, b)}}, cases)
+	if want := "median of the benchmark's samples, each the mean of 100 back-to-back launches"; c.Forge.Statistic != want || c.Rows[0].ForgeLaunches != 100 {
+		t.Errorf("statistic %q (row launches %d), want %q (100)", c.Forge.Statistic, c.Rows[0].ForgeLaunches, want)
+	}
+	b.LaunchesPerSample = 0
+	c = Compare([]Run{{"f.json", forgeRun(a, b)}}, cases)
+	if want := "each the mean of [1 100] back-to-back launches (it differs between rows)"; !strings.Contains(c.Forge.Statistic, want) {
+		t.Errorf("statistic %q, want it to contain %q", c.Forge.Statistic, want)
 	}
 }
 
