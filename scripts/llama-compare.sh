@@ -9,8 +9,8 @@
 # source at the commit of ../shared/vectors, see ../shared/anchors/README.md):
 #   go build -buildvcs=true -o out/forgebench ./cmd/forgebench
 #   mkdir -p out/anchors && cp ../shared/anchors/ggml-d99724f.tar.xz out/anchors/
-# then carry out/ (git ignores it) and, in the repository root on the GPU
-# machine:
+# then carry out/forgebench and out/anchors (git ignores out/) and, in the
+# repository root on the GPU machine:
 #   OUT=/tmp/out bash scripts/llama-compare.sh build   # test-backend-ops (~190 s) and build/libforge_sm_90.so
 #   OUT=/tmp/out bash scripts/llama-compare.sh         # build (skipped when built), llama, forge, compare
 # Steps, in order (no argument: all four): build, llama, forge, compare. The
@@ -71,7 +71,7 @@ tarball() {
     # shellcheck disable=SC2012 # names are ggml-<commit>.tar.xz
     t=$(ls -t out/anchors/ggml-*.tar.xz 2>/dev/null | head -1)
   fi
-  [ -f "$t" ] || die "no ggml tarball: set GGML_TARBALL or copy ../shared/anchors/ggml-*.tar.xz into out/anchors/ and carry out/"
+  [ -f "$t" ] || die "no ggml tarball: set GGML_TARBALL or copy ../shared/anchors/ggml-*.tar.xz into out/anchors/ and carry out/anchors"
   echo "$t"
 }
 
@@ -158,7 +158,7 @@ llama() {
 }
 
 forge() {
-  [ -x "$FB" ] || die "no $FB: build it on a Go machine (go build -o out/forgebench ./cmd/forgebench) and carry out/"
+  [ -x "$FB" ] || die "no $FB: build it on a Go machine (go build -o out/forgebench ./cmd/forgebench) and carry out/forgebench"
   [ -f "$L" ] || die "no kernel library at $L: run the build step first"
   local fam s types shapes var formats copy
   for fam in matvec matmul; do
