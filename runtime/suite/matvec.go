@@ -16,6 +16,57 @@ import (
 // row does not.
 const MatVecTolerance = 5e-4
 
+// MatVecX8Tolerance is the largest NMSE against the float64 reference that
+// a matvec_x8 result (W on the format's integer form, x quantized to 8 bits
+// per 32 elements) may have: llama.cpp's bound for mul_mat, which its
+// q8_1-activation path meets. The activations' rounding, up to half a step
+// of amax/127 per element, makes the per-row bound of matvec_f32
+// (MatVecRowTolerance) inapplicable; the NMSE is the check.
+const MatVecX8Tolerance = 5e-4
+
+// MatVecX8MinRows is the fewest rows over which a matvec_x8 result's NMSE
+// is checked: over one row it is that row's relative error squared, which
+// the activations' rounding pushes past MatVecX8Tolerance whenever the
+// row's sum happens to be small (about one in seven single rows of 160
+// elements). MatVecX8Bounds checks every row, whatever the shape.
+const MatVecX8MinRows = 32
+
+// MatVecX8Bounds are per-row bounds on a matvec_x8 result's error against
+// MatVecRef's: rounding x to codes of step D = amax/127 per 32 elements
+// moves each element by at most D/2, so row r may err by Σ_k |W[r][k]|·D/2,
+// plus MatVecRowTolerance of the magnitude Σ_k |W[r][k]|·(|x[k]| + D) for
+// the float32 arithmetic. A wrong row, block or scale exceeds it.
+func MatVecX8Bounds(f *formats.Format, w []byte, x []float32, rows, cols int) []float64 {
+	xq := formats.QuantizeX8(x)
+	deq := make([]float32, cols)
+	rowBytes := cols / f.BlockElems * f.BlockBytes
+	bound := make([]float64, rows)
+	for r := range rows {
+		_ = f.Dequantize(deq, w[r*rowBytes:(r+1)*rowBytes])
+		var q, mag float64
+		for k, v := range deq {
+			d := float64(xq.D[k/32])
+			a := math.Abs(float64(v))
+			q += a * d / 2
+			mag += a * (math.Abs(float64(x[k])) + d)
+		}
+		bound[r] = q + MatVecRowTolerance*mag
+	}
+	return bound
+}
+
+// BadRowsX8 counts the rows whose error exceeds their MatVecX8Bounds (a
+// NaN always does).
+func BadRowsX8(got []float32, ref, bound []float64) int {
+	n := 0
+	for i, r := range ref {
+		if d := math.Abs(float64(got[i]) - r); !(d <= bound[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // MatVecData returns a deterministic rows × cols matvec input of f: W the
 // spec's reference quantization of values uniform in [-1, 1), each row
 // scaled by its own factor in [1/16, 16) (so rows differ in magnitude but
