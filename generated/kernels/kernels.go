@@ -1835,3 +1835,15 @@ func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
 	}
 	return nil, false
 }
+
+// MatVecX8Func is the signature of the matvec_x8 launchers: y = W·x on the
+// format's integer form, W rows rows of cols elements (cols/BlockElems whole
+// blocks each, rows contiguous), xq the X8 layout of cols activations
+// (glue_quantize_x8's output) and y rows float32, all in device memory.
+// This library has none: no format has what their kernels need.
+type MatVecX8Func func(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error
+
+// MatVecX8 returns the matvec_x8 launcher of a kernel: false, there are none.
+func (l *Library) MatVecX8(kernel, format string) (MatVecX8Func, bool) {
+	return nil, false
+}

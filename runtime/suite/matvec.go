@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
@@ -53,6 +55,20 @@ func MatVecX8Bounds(f *formats.Format, w []byte, x []float32, rows, cols int) []
 		bound[r] = q + MatVecRowTolerance*mag
 	}
 	return bound
+}
+
+// X8Layout is q in the device layout that glue_quantize_x8 writes and the
+// matvec_x8 launchers read: the int8 codes, then the float32 scales, then
+// the float32 sums, little-endian.
+func X8Layout(q formats.X8) []byte {
+	out := make([]byte, 0, len(q.Q)+4*len(q.D)+4*len(q.S))
+	for _, c := range q.Q {
+		out = append(out, byte(c))
+	}
+	for _, v := range append(slices.Clone(q.D), q.S...) {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+	}
+	return out
 }
 
 // BadRowsX8 counts the rows whose error exceeds their MatVecX8Bounds (a
