@@ -10,8 +10,8 @@ import (
 
 	"github.com/rocmforge/forge/generated/kernels"
 	"github.com/rocmforge/forge/runtime/backend"
-	"github.com/rocmforge/forge/runtime/device/abi"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
+	"github.com/rocmforge/forge/runtime/device/abi"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
