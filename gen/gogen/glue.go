@@ -6,7 +6,7 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-// The model glue's four launcher shapes (specs/families.Glue,
+// The model glue's five launcher shapes (specs/families.Glue,
 // templates/hip/glue.hip.tmpl), signatures as the other families' are: the
 // bindings, argument checks and launcher tests follow from them. Their
 // checks count elements with glueElems (helperFuncs).
@@ -186,5 +186,38 @@ var sigGlueLayout = &signature{
 	},
 	noop: map[string]func() jen.Code{
 		"src": func() jen.Code { return jen.Lit(0) }, "dst": func() jen.Code { return jen.Lit(0) }, "seq": func() jen.Code { return jen.Lit(0) },
+	},
+}
+
+// sigGlueQuantize: int f(const float* x, void* xq, int64_t n, forge_stream_t):
+// x quantized to the X8 layout that matvec_x8 reads (formats.QuantizeX8 is
+// the reference), n a multiple of 32.
+var sigGlueQuantize = &signature{
+	name:      "glue_quantize",
+	methodDoc: glueMethodDoc,
+	params: []param{
+		{name: "x", cType: "const float*", ptr: true, call: "Src", test: ptrVal("0x10000")},
+		{name: "xq", cType: "void*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
+		{name: "n", cType: "int64_t", call: "NBlocks", test: func() jen.Code { return jen.Int64().Call(jen.Lit(32).Op("*").Parens(jen.Lit(1).Op("+").Id("i"))) }},
+	},
+	doc: "an activation\nvector's quantization, n float32 at x to the X8 layout at xq (n int8 codes,\n" +
+		"n/32 float32 scales, n/16 float32 sums), in device memory.",
+	empty: func() *jen.Statement { return id("n").Op("==").Lit(0) },
+	checks: func(sym, _, _ jen.Code) []check {
+		return []check{
+			{id("n").Op("<").Lit(0).Op("||").Id("n").Op(">").Qual("math", "MaxInt64").Op("/").Lit(4), "%s: bad element count %d", []jen.Code{sym, id("n")}},
+			{id("n").Op("%").Lit(32).Op("!=").Lit(0), "%s: %d elements is not a multiple of 32, the quantization groups", []jen.Code{sym, id("n")}},
+			{id("n").Op(">").Lit(0).Op("&&").Parens(id("x").Op("==").Lit(0).Op("||").Id("xq").Op("==").Lit(0)),
+				"%s: null device pointer (x %#x, xq %#x)", []jen.Code{sym, id("x"), id("xq")}},
+		}
+	},
+	refused: func(good func(string) *jen.Statement, _, _ jen.Code) []map[string]jen.Code {
+		return []map[string]jen.Code{
+			{"n": jen.Lit(-32)}, {"n": good("n").Op("+").Lit(1)}, {"x": jen.Lit(0)}, {"xq": jen.Lit(0)},
+			{"n": jen.Qual("math", "MaxInt64").Op("/").Lit(4).Op("+").Lit(1)},
+		}
+	},
+	noop: map[string]func() jen.Code{
+		"x": func() jen.Code { return jen.Lit(0) }, "xq": func() jen.Code { return jen.Lit(0) }, "n": func() jen.Code { return jen.Lit(0) },
 	},
 }

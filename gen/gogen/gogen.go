@@ -224,6 +224,9 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 				formats = []*ir.Format{nil}
 			}
 			for _, f := range formats {
+				if k.IntForm && (f == nil || f.Device == nil || f.Device.Int == nil) {
+					continue // the kernel runs on the integer form, which f's spec lacks
+				}
 				l := launcher{family: fam, kernel: k, format: f, sig: sig, symbol: k.Symbol(formatName(f)), method: camel(k.Name)}
 				if f != nil {
 					l.method += f.Name

@@ -176,7 +176,7 @@ func TestFilesErrors(t *testing.T) {
 		`format "Q4-0": the name is not a Go identifier`,
 		`format ` + dup.Name + ` and format ` + dup.Name + ` both map to "file ` + dup.Lower() + `_test.go"`,
 		`kernel "dequant_f8": unknown output "f8"`,
-		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_binary, glue_layout, glue_norm, glue_rope, matmul, matvec)`,
+		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_binary, glue_layout, glue_norm, glue_quantize, glue_rope, matmul, matvec, matvec_x8)`,
 		`family "shared" kernel "shared_f32": signature "blocks" is for format-specific families`,
 		`family "matmul" kernel "matmul_f16": output "f16": matmul kernels write float32`,
 		`family "matvec" kernel "matvec_f16": output "f16": matvec kernels write float32`,
@@ -187,5 +187,65 @@ func TestFilesErrors(t *testing.T) {
 	}
 	if _, err := Files(&ir.Spec{Module: "m"}); err == nil || !strings.Contains(err.Error(), "no formats") {
 		t.Errorf("empty spec: %v", err)
+	}
+}
+
+// TestIntFormKernels checks that a kernel on the integer form
+// (families.Kernel.IntForm) gets a launcher, a suite and a test and
+// benchmark for the formats whose device code has an integer form, and for
+// no other; and that the glue's quantize launcher, which it reads, is bound
+// whatever the formats.
+func TestIntFormKernels(t *testing.T) {
+	s := realSpec(t)
+	var with, without *ir.Format
+	for _, f := range s.Formats {
+		switch f.Name {
+		case "Q4_0":
+			f.Device = &ir.Device{Int: &ir.IntForm{Sub: 32, Codes: "c", Scale: "s"}}
+			with = f
+		case "Q8_0":
+			f.Device = &ir.Device{IntWhy: "not yet"}
+			without = f
+		}
+	}
+	files, err := Files(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[string]string{}
+	for _, f := range files {
+		text[f.Path] = string(f.Data)
+	}
+	kernels, suites := text[KernelsDir+"/kernels.go"], text[SuitesDir+"/suites.go"]
+	for _, want := range []string{`"forge_matvec_x8_q4_0"`, `"forge_glue_quantize_x8"`, "type MatVecX8Func func(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error",
+		"type GlueQuantizeFunc func(x, xq abi.DevicePtr, n int64, stream abi.Stream) error", "columns is not a multiple of 32"} {
+		if !strings.Contains(kernels, want) {
+			t.Errorf("kernels.go lacks %s", want)
+		}
+	}
+	if n := strings.Count(kernels, "Signature: \"matvec_x8\""); n != 1 {
+		t.Errorf("%d matvec_x8 launchers, want 1 (Q4_0's)", n)
+	}
+	if !strings.Contains(suites, `Name: "matvec_x8/Q4_0"`) || strings.Contains(suites, `"matvec_x8/`+without.Name+`"`) {
+		t.Errorf("suites.go: matvec_x8 suites wrong:\n%s", suites)
+	}
+	if q := text[SuitesDir+"/"+with.Lower()+"_test.go"]; !strings.Contains(q, "func BenchmarkMatVecX8Q4_0(") || !strings.Contains(q, `"matvec_x8/Q4_0"`) {
+		t.Errorf("%s_test.go lacks matvec_x8's test and benchmark", with.Lower())
+	}
+	if q := text[SuitesDir+"/"+without.Lower()+"_test.go"]; strings.Contains(q, "MatVecX8") {
+		t.Errorf("%s_test.go has matvec_x8, which %s lacks the integer form for", without.Lower(), without.Name)
+	}
+	if kt := text[KernelsDir+"/kernels_test.go"]; !strings.Contains(kt, "func TestMatVecX8Launchers(") || !strings.Contains(kt, "func TestGlueQuantizeLaunchers(") {
+		t.Error("kernels_test.go lacks the launcher tests of matvec_x8 and glue_quantize")
+	}
+	// Without any integer form (the specs as loaded, untranslated) no launcher is matvec_x8's.
+	plain, err := Files(realSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range plain {
+		if strings.Contains(string(f.Data), "forge_matvec_x8_") {
+			t.Errorf("%s names a matvec_x8 launcher with no format having the integer form", f.Path)
+		}
 	}
 }

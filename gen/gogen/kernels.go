@@ -212,7 +212,47 @@ is refused with one error naming all of them.`)
 		}
 		signatureBindings(f, s, sig, ls)
 	}
+	for _, sig := range unusedSignatures(s, ls) {
+		emptyBindings(f, s, sig)
+	}
 	return f
+}
+
+// unusedSignatures are the signatures that the spec's kernels name but no
+// launcher has (an IntForm kernel when no format has the integer form), in
+// family and kernel order.
+func unusedSignatures(s *ir.Spec, ls []launcher) []*signature {
+	used := usedSignatures(ls)
+	var out []*signature
+	for _, fam := range s.Families {
+		for _, k := range fam.Kernels {
+			if sig, ok := signatures[fam.SignatureOf(k)]; ok && !slices.Contains(used, sig) && !slices.Contains(out, sig) {
+				out = append(out, sig)
+			}
+		}
+	}
+	return out
+}
+
+// emptyBindings renders a signature's Func type and a lookup that finds
+// nothing, for a signature with no launchers: the runtime's callers of
+// the lookup compile whichever formats have the kernels.
+func emptyBindings(f *jen.File, s *ir.Spec, sig *signature) {
+	abiPkg := s.Module + "/runtime/device/abi"
+	typ := sig.funcType()
+	f.Line()
+	doc(f, fmt.Sprintf("%s is the signature of the %s launchers: %s\nThis library has none: no format has what their kernels need.", typ, sig.name, sig.doc))
+	f.Type().Id(typ).Func().Params(append(sig.goParams(abiPkg), jen.Id("stream").Qual(abiPkg, "Stream"))...).Error()
+	f.Line()
+	lookup := camel(sig.name)
+	params := []jen.Code{jen.Id("kernel").String()}
+	if sig.perFormat {
+		params = []jen.Code{jen.List(jen.Id("kernel"), jen.Id("format")).String()}
+	}
+	f.Commentf("%s returns the %s launcher of a kernel: false, there are none.", lookup, sig.name)
+	f.Func().Params(jen.Id("l").Op("*").Id("Library")).Id(lookup).Params(params...).Params(jen.Id(typ), jen.Bool()).Block(
+		jen.Return(jen.Nil(), jen.False()),
+	)
 }
 
 // helperFuncs render the functions signatures' checks call, by name.

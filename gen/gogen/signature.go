@@ -2,6 +2,7 @@ package gogen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -194,9 +195,14 @@ an error before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockByt
 // matrixParams are the parameters of the W·x launchers: w, x, y, rows,
 // cols, then extra.
 func matrixParams(extra ...param) []param {
+	return matrixParamsX(param{name: "x", cType: "const float*", ptr: true, call: "X", test: ptrVal("0x500000")}, extra...)
+}
+
+// matrixParamsX are matrixParams with x as given (matvec_x8's xq).
+func matrixParamsX(x param, extra ...param) []param {
 	return append([]param{
 		{name: "w", cType: "const void*", ptr: true, call: "Src", test: ptrVal("0x10000")},
-		{name: "x", cType: "const float*", ptr: true, call: "X", test: ptrVal("0x500000")},
+		x,
 		{name: "y", cType: "OUT*", ptr: true, call: "Dst", test: ptrVal("0x900000")},
 		{name: "rows", cType: "int64_t", call: "Rows", test: func() jen.Code { return jen.Int64().Call(jen.Lit(1).Op("+").Id("i")) }},
 		{name: "cols", cType: "int64_t", call: "Cols", test: func() jen.Code {
@@ -209,6 +215,11 @@ func matrixParams(extra ...param) []param {
 // counts that must not be negative, live the condition under which the
 // pointers are used, xy the extra overflow condition for X and Y.
 func matrixChecks(sym, be, max jen.Code, counts []string, sizeFmt string, live jen.Code, xy jen.Code) []check {
+	return matrixChecksX("x", sym, be, max, counts, sizeFmt, live, xy)
+}
+
+// matrixChecksX are matrixChecks with the vector parameter named x.
+func matrixChecksX(x string, sym, be, max jen.Code, counts []string, sizeFmt string, live jen.Code, xy jen.Code) []check {
 	var neg jen.Code
 	var ids []jen.Code
 	for i, c := range counts {
@@ -228,18 +239,23 @@ func matrixChecks(sym, be, max jen.Code, counts []string, sizeFmt string, live j
 		{neg, "%s: negative size " + sizeFmt, append([]jen.Code{sym}, ids...)},
 		{id("cols").Op("%").Add(be).Op("!=").Lit(0), "%s: %d columns is not a whole number of %d-element blocks", []jen.Code{sym, id("cols"), be}},
 		{overflow, "%s: a " + sizeFmt + " product overflows an int64 byte count", append([]jen.Code{sym}, ids...)},
-		{jen.Add(live).Op("&&").Parens(id("w").Op("==").Lit(0).Op("||").Id("x").Op("==").Lit(0).Op("||").Id("y").Op("==").Lit(0)),
-			"%s: null device pointer (w %#x, x %#x, y %#x) for " + sizeFmt, append([]jen.Code{sym, id("w"), id("x"), id("y")}, ids...)},
+		{jen.Add(live).Op("&&").Parens(id("w").Op("==").Lit(0).Op("||").Id(x).Op("==").Lit(0).Op("||").Id("y").Op("==").Lit(0)),
+			"%s: null device pointer (w %#x, " + x + " %#x, y %#x) for " + sizeFmt, append([]jen.Code{sym, id("w"), id(x), id("y")}, ids...)},
 	}
 }
 
 // matrixRefused are the refused argument sets shared by the W·x launchers.
 func matrixRefused(good func(string) *jen.Statement, be, max jen.Code) []map[string]jen.Code {
+	return matrixRefusedX("x", be, max)
+}
+
+// matrixRefusedX are matrixRefused with the vector parameter named x.
+func matrixRefusedX(x string, be, max jen.Code) []map[string]jen.Code {
 	return []map[string]jen.Code{
 		{"rows": jen.Lit(-1)},
 		{"cols": jen.Lit(-1)},
 		{"w": jen.Lit(0)},
-		{"x": jen.Lit(0)},
+		{x: jen.Lit(0)},
 		{"y": jen.Lit(0)},
 		{"rows": max, "cols": jen.Add(be).Op("*").Lit(2)},
 		{"rows": jen.Lit(1), "cols": jen.Add(be).Op("*").Parens(jen.Add(max).Op("+").Lit(1))},
@@ -272,6 +288,45 @@ overflowing sizes and null pointers are errors before the call.`, l.method, l.sy
 	},
 	noop: map[string]func() jen.Code{
 		"w": func() jen.Code { return jen.Lit(0) }, "x": func() jen.Code { return jen.Lit(0) }, "y": func() jen.Code { return jen.Lit(0) },
+		"rows": func() jen.Code { return jen.Lit(0) },
+	},
+}
+
+// sigMatVecX8: int f(const void* w, const void* xq, float* y, int64_t rows, int64_t cols, forge_stream_t stream):
+// matvec on a format's integer form, xq the X8 layout of cols activations
+// (glue_quantize_x8's output). Its launchers exist only for the formats
+// whose spec has an integer form (families.Kernel.IntForm).
+var sigMatVecX8 = &signature{
+	name:      "matvec_x8",
+	params:    matrixParamsX(param{name: "xq", cType: "const void*", ptr: true, call: "X", test: ptrVal("0x500000")}),
+	perFormat: true,
+	dim:       "BlockElems",
+	outF32:    true,
+	doc: "y = W·x on the\nformat's integer form, W rows rows of cols elements (cols/BlockElems whole\n" +
+		"blocks each, rows contiguous), xq the X8 layout of cols activations\n(glue_quantize_x8's output) and y rows float32, all in device memory.",
+	empty: func() *jen.Statement { return id("rows").Op("==").Lit(0) },
+	checks: func(sym, be, max jen.Code) []check {
+		// After the negative sizes: cols a whole number of the activations' groups.
+		return slices.Insert(matrixChecksX("xq", sym, be, max, []string{"rows", "cols"}, "%d×%d", id("rows").Op(">").Lit(0), nil), 1,
+			check{id("cols").Op("%").Lit(32).Op("!=").Lit(0), "%s: %d columns is not a multiple of 32, the activations' quantization groups", []jen.Code{sym, id("cols")}})
+	},
+	// As matvec's: W's blocks, and x's layout takes fewer bytes per element than floats.
+	perBlock: func(bb, be, _ int) int { return max(bb, be*4) },
+	methodDoc: func(l launcher) string {
+		return fmt.Sprintf(`%s calls %s: y = W·x on %s's integer form, W rows
+rows of cols elements (cols/%d blocks of %d bytes each), xq the X8 layout of
+cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+stream. Zero rows is a no-op; negative counts, cols not a multiple of %d
+and of 32, overflowing sizes and null pointers are errors before the call.`, l.method, l.symbol, l.format.Name, l.format.BlockElems, l.format.BlockBytes, l.format.BlockElems)
+	},
+	refused: func(good func(string) *jen.Statement, be, max jen.Code) []map[string]jen.Code {
+		return matrixRefusedX("xq", be, max)
+	},
+	partial: func(good func(string) *jen.Statement) map[string]jen.Code {
+		return map[string]jen.Code{"cols": good("cols").Op("+").Lit(1)}
+	},
+	noop: map[string]func() jen.Code{
+		"w": func() jen.Code { return jen.Lit(0) }, "xq": func() jen.Code { return jen.Lit(0) }, "y": func() jen.Code { return jen.Lit(0) },
 		"rows": func() jen.Code { return jen.Lit(0) },
 	},
 }
@@ -397,7 +452,7 @@ before the call.`, l.method, l.symbol, l.kernel.Output, l.kernel.HeadDim, l.kern
 var signatures = map[string]*signature{}
 
 func init() {
-	for _, sig := range []*signature{sigBlocks, sigMatVec, sigMatMul, sigAttention, sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout} {
+	for _, sig := range []*signature{sigBlocks, sigMatVec, sigMatVecX8, sigMatMul, sigAttention, sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout, sigGlueQuantize} {
 		signatures[sig.name] = sig
 	}
 }

@@ -45,6 +45,9 @@ func TestHipccCheck(t *testing.T) {
 			}
 			if strings.HasSuffix(rel, "_matvec.hip") {
 				kernels = "3" // matvec_f32: 32-bit indexing with and without 16-byte loads, 64-bit indexing
+				if strings.HasSuffix(rel, "/q4_0_matvec.hip") {
+					kernels = "4" // and matvec_x8, Q4_0 having the integer form
+				}
 			}
 			if strings.HasSuffix(rel, "_matmul.hip") {
 				kernels = "1" // matmul_f32's generic path

@@ -137,6 +137,9 @@ type kernelData struct {
 	DType   string
 	HeadDim int
 	Half    bool
+	// IntForm marks a kernel on the format's integer form
+	// (families.Kernel.IntForm): present only when Device.Int is.
+	IntForm bool
 }
 
 // runtimeData is what runtime.hip.tmpl sees.
@@ -247,6 +250,9 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.MatVecClasses = matVecClasses(f, t)
 	}
 	for _, k := range fam.Kernels {
+		if k.IntForm && (f == nil || data.Device.Int == nil) {
+			continue // the format has no integer form for the kernel to use
+		}
 		out, ok := outputs[k.Output]
 		if !ok {
 			return nil, fmt.Errorf("family %s: kernel %s: unknown output type %q (want f32 or f16)", fam.Name, k.Name, k.Output)
@@ -260,7 +266,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 			Name: k.Name, Doc: k.Doc, Symbol: sym, Kernel: sym + "_kernel",
 			Output: k.Output, CType: out.ctype, Convert: out.convert,
 			Size: out.size, Vec: 16 / out.size,
-			DType: k.Output, HeadDim: k.HeadDim, Half: k.Output == "f16",
+			DType: k.Output, HeadDim: k.HeadDim, Half: k.Output == "f16", IntForm: k.IntForm,
 		})
 	}
 	return data, nil

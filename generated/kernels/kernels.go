@@ -86,6 +86,7 @@ const (
 	fnGlueAddF32
 	fnGlueHeadsF16
 	fnGlueTokensF32
+	fnGlueQuantizeX8
 	fnMatMulF32F32
 	fnMatMulF32F16
 	fnMatMulF32Q4_0
@@ -197,6 +198,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_glue_add_f32", Family: "glue", Kernel: "glue_add_f32", Output: "f32", Signature: "glue_binary"},
 	{Symbol: "forge_glue_heads_f16", Family: "glue", Kernel: "glue_heads_f16", Output: "f16", Signature: "glue_layout"},
 	{Symbol: "forge_glue_tokens_f32", Family: "glue", Kernel: "glue_tokens_f32", Output: "f32", Signature: "glue_layout"},
+	{Symbol: "forge_glue_quantize_x8", Family: "glue", Kernel: "glue_quantize_x8", Output: "f32", Signature: "glue_quantize"},
 	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 4},
 	{Symbol: "forge_matmul_f32_f16", Format: "F16", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 2},
 	{Symbol: "forge_matmul_f32_q4_0", Format: "Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 32, BlockBytes: 18},
@@ -1211,6 +1213,48 @@ func (l *Library) GlueLayout(kernel string) (GlueLayoutFunc, bool) {
 	return nil, false
 }
 
+// GlueQuantizeFunc is the signature of the glue_quantize launchers (glue): an activation
+// vector's quantization, n float32 at x to the X8 layout at xq (n int8 codes,
+// n/32 float32 scales, n/16 float32 sums), in device memory.
+type GlueQuantizeFunc func(x, xq abi.DevicePtr, n int64, stream abi.Stream) error
+
+// checkGlueQuantizeArgs refuses a call that glue_quantize launcher i must not receive,
+// before it crosses into C.
+func checkGlueQuantizeArgs(i int, x, xq abi.DevicePtr, n int64) error {
+	switch {
+	case n < 0 || n > math.MaxInt64/4:
+		return fmt.Errorf("%s: bad element count %d", kernelTable[i].Symbol, n)
+	case n%32 != 0:
+		return fmt.Errorf("%s: %d elements is not a multiple of 32, the quantization groups", kernelTable[i].Symbol, n)
+	case n > 0 && (x == 0 || xq == 0):
+		return fmt.Errorf("%s: null device pointer (x %#x, xq %#x)", kernelTable[i].Symbol, x, xq)
+	}
+	return nil
+}
+
+// glueQuantize calls glue_quantize launcher i through forge_call_glue_quantize; a call that does nothing is not made.
+func (l *Library) glueQuantize(i int, x, xq abi.DevicePtr, n int64, stream abi.Stream) error {
+	if err := checkGlueQuantizeArgs(i, x, xq, n); err != nil || n == 0 {
+		return err
+	}
+	return result(i, callGlueQuantize(l.fn[i], x, xq, n, stream))
+}
+
+// GlueQuantizeX8 calls forge_glue_quantize_x8: float32 x → the X8 layout (int8 codes, a float32 scale per 32 and a sum per 16) that matvec_x8 reads, on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueQuantizeX8(x, xq abi.DevicePtr, n int64, stream abi.Stream) error {
+	return l.glueQuantize(fnGlueQuantizeX8, x, xq, n, stream)
+}
+
+// GlueQuantize returns the glue_quantize launcher of kernel ("glue_quantize_x8"), false if there is none.
+func (l *Library) GlueQuantize(kernel string) (GlueQuantizeFunc, bool) {
+	switch kernel {
+	case "glue_quantize_x8":
+		return l.GlueQuantizeX8, true
+	}
+	return nil, false
+}
+
 // MatMulFunc is the signature of the matmul launchers (matmul): Y = W·X, W
 // rows rows of cols elements (cols/BlockElems whole blocks each, rows
 // contiguous), X batch vectors of cols float32 (x[b·cols+k]) and Y batch
@@ -1789,5 +1833,17 @@ func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
 	case "matvec_f32/MXFP6_E3M2":
 		return l.MatVecF32MXFP6_E3M2, true
 	}
+	return nil, false
+}
+
+// MatVecX8Func is the signature of the matvec_x8 launchers: y = W·x on the
+// format's integer form, W rows rows of cols elements (cols/BlockElems whole
+// blocks each, rows contiguous), xq the X8 layout of cols activations
+// (glue_quantize_x8's output) and y rows float32, all in device memory.
+// This library has none: no format has what their kernels need.
+type MatVecX8Func func(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error
+
+// MatVecX8 returns the matvec_x8 launcher of a kernel: false, there are none.
+func (l *Library) MatVecX8(kernel, format string) (MatVecX8Func, bool) {
 	return nil, false
 }

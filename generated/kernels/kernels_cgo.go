@@ -59,6 +59,12 @@ static int forge_call_glue_layout(void* fn, uintptr_t src, uintptr_t dst, int64_
 	return ((forge_glue_layout_fn)fn)((const void*)src, (void*)dst, seq, heads, headDim, pos, cap, (void*)stream);
 }
 
+// int forge_<kernel>(const float* x, void* xq, int64_t n, forge_stream_t stream)
+typedef int (*forge_glue_quantize_fn)(const float*, void*, int64_t, void*);
+static int forge_call_glue_quantize(void* fn, uintptr_t x, uintptr_t xq, int64_t n, uintptr_t stream) {
+	return ((forge_glue_quantize_fn)fn)((const float*)x, (void*)xq, n, (void*)stream);
+}
+
 // int forge_<kernel>_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream)
 typedef int (*forge_matmul_f32_fn)(const void*, const float*, float*, int64_t, int64_t, int64_t, void*);
 static int forge_call_matmul_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t batch, uintptr_t stream) {
@@ -115,6 +121,11 @@ func callGlueBinary(fn unsafe.Pointer, a, b, out abi.DevicePtr, n int64, stream 
 // callGlueLayout calls the launcher at fn through forge_call_glue_layout.
 func callGlueLayout(fn unsafe.Pointer, src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) int {
 	return int(C.forge_call_glue_layout(fn, C.uintptr_t(src), C.uintptr_t(dst), C.int64_t(seq), C.int64_t(heads), C.int64_t(headDim), C.int64_t(pos), C.int64_t(cap), C.uintptr_t(stream)))
+}
+
+// callGlueQuantize calls the launcher at fn through forge_call_glue_quantize.
+func callGlueQuantize(fn unsafe.Pointer, x, xq abi.DevicePtr, n int64, stream abi.Stream) int {
+	return int(C.forge_call_glue_quantize(fn, C.uintptr_t(x), C.uintptr_t(xq), C.int64_t(n), C.uintptr_t(stream)))
 }
 
 // callMatMulF32 calls the launcher at fn through forge_call_matmul_f32.

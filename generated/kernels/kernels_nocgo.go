@@ -47,6 +47,10 @@ func callGlueLayout(fn unsafe.Pointer, src, dst abi.DevicePtr, seq, heads, headD
 	panic(abi.ErrNoCgo)
 }
 
+func callGlueQuantize(fn unsafe.Pointer, x, xq abi.DevicePtr, n int64, stream abi.Stream) int {
+	panic(abi.ErrNoCgo)
+}
+
 func callMatMulF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) int {
 	panic(abi.ErrNoCgo)
 }

@@ -470,6 +470,66 @@ func TestGlueLayoutLaunchers(t *testing.T) {
 	}
 }
 
+// TestGlueQuantizeLaunchers calls every wrapper of the glue_quantize signature, found through Library.GlueQuantize,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueQuantizeLaunchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Signature != "glue_quantize" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueQuantize(k.Kernel)
+		if !ok {
+			t.Errorf("GlueQuantize found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), NBlocks: int64(32 * (1 + i)), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.Dst, want.NBlocks, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			x  abi.DevicePtr
+			xq abi.DevicePtr
+			n  int64
+		}
+		refused := []args{{want.Src, want.Dst, -32}, {want.Src, want.Dst, want.NBlocks + 1}, {0, want.Dst, want.NBlocks}, {want.Src, 0, want.NBlocks}, {want.Src, want.Dst, math.MaxInt64/4 + 1}}
+		for _, bad := range refused {
+			if err := fn(bad.x, bad.xq, bad.n, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.Dst, want.NBlocks, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_quantize launcher was exercised")
+	}
+	if _, ok := l.GlueQuantize("no_such_kernel"); ok {
+		t.Errorf("GlueQuantize found a launcher it should not have")
+	}
+}
+
 // TestMatMulLaunchers calls every wrapper of the matmul signature, found through Library.MatMul,
 // and checks that its own symbol received its arguments, that refused
 // arguments and calls that do nothing never reach C, and that return codes

@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/specs/formats"
@@ -15,6 +17,71 @@ import (
 // reference stays orders of magnitude below it; a wrong element, block or
 // row does not.
 const MatVecTolerance = 5e-4
+
+// MatVecX8Tolerance is the largest NMSE against the float64 reference that
+// a matvec_x8 result (W on the format's integer form, x quantized to 8 bits
+// per 32 elements) may have: llama.cpp's bound for mul_mat, which its
+// q8_1-activation path meets. The activations' rounding, up to half a step
+// of amax/127 per element, makes the per-row bound of matvec_f32
+// (MatVecRowTolerance) inapplicable; the NMSE is the check.
+const MatVecX8Tolerance = 5e-4
+
+// MatVecX8MinRows is the fewest rows over which a matvec_x8 result's NMSE
+// is checked: over one row it is that row's relative error squared, which
+// the activations' rounding pushes past MatVecX8Tolerance whenever the
+// row's sum happens to be small (about one in seven single rows of 160
+// elements). MatVecX8Bounds checks every row, whatever the shape.
+const MatVecX8MinRows = 32
+
+// MatVecX8Bounds are per-row bounds on a matvec_x8 result's error against
+// MatVecRef's: rounding x to codes of step D = amax/127 per 32 elements
+// moves each element by at most D/2, so row r may err by Σ_k |W[r][k]|·D/2,
+// plus MatVecRowTolerance of the magnitude Σ_k |W[r][k]|·(|x[k]| + D) for
+// the float32 arithmetic. A wrong row, block or scale exceeds it.
+func MatVecX8Bounds(f *formats.Format, w []byte, x []float32, rows, cols int) []float64 {
+	xq := formats.QuantizeX8(x)
+	deq := make([]float32, cols)
+	rowBytes := cols / f.BlockElems * f.BlockBytes
+	bound := make([]float64, rows)
+	for r := range rows {
+		_ = f.Dequantize(deq, w[r*rowBytes:(r+1)*rowBytes])
+		var q, mag float64
+		for k, v := range deq {
+			d := float64(xq.D[k/32])
+			a := math.Abs(float64(v))
+			q += a * d / 2
+			mag += a * (math.Abs(float64(x[k])) + d)
+		}
+		bound[r] = q + MatVecRowTolerance*mag
+	}
+	return bound
+}
+
+// X8Layout is q in the device layout that glue_quantize_x8 writes and the
+// matvec_x8 launchers read: the int8 codes, then the float32 scales, then
+// the float32 sums, little-endian.
+func X8Layout(q formats.X8) []byte {
+	out := make([]byte, 0, len(q.Q)+4*len(q.D)+4*len(q.S))
+	for _, c := range q.Q {
+		out = append(out, byte(c))
+	}
+	for _, v := range append(slices.Clone(q.D), q.S...) {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+	}
+	return out
+}
+
+// BadRowsX8 counts the rows whose error exceeds their MatVecX8Bounds (a
+// NaN always does).
+func BadRowsX8(got []float32, ref, bound []float64) int {
+	n := 0
+	for i, r := range ref {
+		if d := math.Abs(float64(got[i]) - r); !(d <= bound[i]) {
+			n++
+		}
+	}
+	return n
+}
 
 // MatVecData returns a deterministic rows × cols matvec input of f: W the
 // spec's reference quantization of values uniform in [-1, 1), each row

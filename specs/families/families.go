@@ -13,8 +13,9 @@ type Family struct {
 	Doc  string
 	// Signature names the C signature of the family's launchers, one of
 	// gen/gogen's: "blocks" (whole blocks of a format to its elements),
-	// "matvec", "matmul", "attention", or the glue's "glue_norm",
-	// "glue_rope", "glue_binary", "glue_layout". A kernel may name its own.
+	// "matvec", "matvec_x8", "matmul", "attention", or the glue's
+	// "glue_norm", "glue_rope", "glue_binary", "glue_layout",
+	// "glue_quantize". A kernel may name its own.
 	Signature string
 	// Shared marks a family that is not format-specific: each target gets
 	// one file, generated/hip/<target>/<Name>.hip, whose launchers are
@@ -39,6 +40,12 @@ type Kernel struct {
 	// HeadDim is an attention kernel's head dimension (AttentionFamily
 	// lists them); 0 elsewhere.
 	HeadDim int
+	// IntForm marks a kernel built on a format's integer form (codes, a
+	// scale and an offset per sub-block, multiplied by 8-bit activations
+	// with 4-way integer dot products): only formats whose spec has an
+	// integer form get it, the others only the family's other kernels.
+	// Only a format-specific family's kernel may set it.
+	IntForm bool
 }
 
 // SignatureOf is kernel k's C signature in family f.
@@ -108,6 +115,14 @@ var Dequant = register(Family{
 // float32, accumulated in float32 on the device. cols must be a whole
 // number of blocks.
 //
+// matvec_x8 is the same product on the format's integer form, for the
+// formats that have one: x arrives quantized to 8 bits per 32 elements
+// (the glue's glue_quantize_x8 writes that layout, formats.QuantizeX8 is
+// its reference), and each sub-block is a 4-way integer dot product of
+// codes and activations, scaled in float32. Its error is the activations'
+// quantization's, llama.cpp's q8_1 path's: within a normalised mean
+// squared error bound, not exact to the float reference as matvec_f32 is.
+//
 // Its benchmark shapes are [rows, cols]: on a device a 7B/8B model's
 // square projection (4096×4096), the FFN's up/gate (14336 rows of 4096)
 // and down (4096 rows of 14336) projections, and the output layer of a
@@ -117,7 +132,9 @@ var MatVec = register(Family{
 	Doc:       "fused dequant and matrix-vector product, f32 out",
 	Signature: "matvec",
 	Kernels: []Kernel{
-		{Name: "matvec_f32", Output: "f32"},
+		{Name: "matvec_f32", Output: "f32", Doc: "y = W·x, float32 x"},
+		{Name: "matvec_x8", Output: "f32", Signature: "matvec_x8", IntForm: true,
+			Doc: "y = W·x on the format's integer form, x quantized to 8 bits per 32 elements (glue_quantize_x8)"},
 	},
 	Bench: Bench{
 		CPU: []Shape{{Name: "1024x1024", Dims: []int{1024, 1024}}},

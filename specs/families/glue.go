@@ -4,11 +4,11 @@ package families
 // decoder forward needs between forge's matvec, matmul and attention
 // kernels (templates/hip/glue.hip.tmpl has their contract). Not
 // format-specific and without tuning: one file per target,
-// generated/hip/<target>/glue.hip, with a launcher of one of four
+// generated/hip/<target>/glue.hip, with a launcher of one of five
 // signatures per kernel.
 var Glue = register(Family{
 	Name:   "glue",
-	Doc:    "the model glue: RMSNorm, RoPE, SiLU·mul, residual add and the attention layouts",
+	Doc:    "the model glue: RMSNorm, RoPE, SiLU·mul, residual add, the attention layouts and the activations' 8-bit quantization",
 	Shared: true,
 	Kernels: []Kernel{
 		{Name: "glue_rmsnorm_f32", Output: "f32", Signature: "glue_norm", Doc: "RMSNorm of rows × dim float32 with a weight vector"},
@@ -17,5 +17,7 @@ var Glue = register(Family{
 		{Name: "glue_add_f32", Output: "f32", Signature: "glue_binary", Doc: "out = a + b, element-wise (residual adds; out may be a)"},
 		{Name: "glue_heads_f16", Output: "f16", Signature: "glue_layout", Doc: "float32 [seq, heads, head_dim] → f16 rows pos.. of [heads, cap, head_dim] (q for attention, KV-cache append)"},
 		{Name: "glue_tokens_f32", Output: "f32", Signature: "glue_layout", Doc: "f16 rows pos.. of [heads, cap, head_dim] → float32 [seq, heads, head_dim] (attention output)"},
+		// Output f32: the layout's scales and sums are float32 (its codes int8).
+		{Name: "glue_quantize_x8", Output: "f32", Signature: "glue_quantize", Doc: "float32 x → the X8 layout (int8 codes, a float32 scale per 32 and a sum per 16) that matvec_x8 reads"},
 	},
 })

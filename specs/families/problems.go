@@ -18,7 +18,11 @@ func (k Kernel) Symbol(format string) string {
 }
 
 // Problems lists what is wrong with f: a Name and kernel names usable in
-// file and symbol names, at least one kernel, each writing f32 or f16.
+// file and symbol names, at least one kernel, each writing f32 or f16,
+// IntForm only on a format-specific family's kernels (a shared family's
+// have no format whose integer form they could use), and at least one
+// kernel without it (a format without an integer form gets the family's
+// other kernels, and must get some).
 // Checks across families (unique names) are gen/load's.
 func (f *Family) Problems() []check.Problem {
 	var l check.List
@@ -26,6 +30,7 @@ func (f *Family) Problems() []check.Problem {
 		l.Add("Name", "Name %q must be lower-case letters, digits and underscores", f.Name)
 	}
 	seen := map[string]bool{}
+	generic := 0
 	for i, k := range f.Kernels {
 		at := check.Index("Kernels", i)
 		if !check.LowerName(k.Name) || seen[k.Name] {
@@ -38,9 +43,17 @@ func (f *Family) Problems() []check.Problem {
 		if f.SignatureOf(k) == "" {
 			l.Add(at, "kernel %s has no Signature, and neither has its family", k.Name)
 		}
+		if k.IntForm && f.Shared {
+			l.Add(at+".IntForm", "kernel %s: IntForm on a shared family's kernel, which has no format", k.Name)
+		}
+		if !k.IntForm {
+			generic++
+		}
 	}
 	if len(f.Kernels) == 0 {
 		l.Add("Kernels", "no kernels")
+	} else if generic == 0 {
+		l.Add("Kernels", "every kernel is IntForm: a format without an integer form would get none")
 	}
 	return l
 }

@@ -39,6 +39,15 @@ func TestProblemsNameTheirFields(t *testing.T) {
 	if s := (Kernel{Name: "attention_f16_d128"}).Symbol(""); s != "forge_attention_f16_d128" {
 		t.Errorf("a shared family's Symbol %q", s)
 	}
+	// IntForm on a shared family's kernel; a family of IntForm kernels only.
+	shared := Family{Name: "glue", Shared: true, Signature: "glue_binary", Kernels: []Kernel{{Name: "glue_a", Output: "f32"}, {Name: "glue_b", Output: "f32", IntForm: true}}}
+	if ps := shared.Problems(); len(ps) != 1 || ps[0].Field != "Kernels[1].IntForm" {
+		t.Errorf("IntForm on a shared family: %v", ps)
+	}
+	intOnly := Family{Name: "mv", Signature: "matvec_x8", Kernels: []Kernel{{Name: "mv_x8", Output: "f32", IntForm: true}}}
+	if ps := intOnly.Problems(); len(ps) != 1 || ps[0].Field != "Kernels" {
+		t.Errorf("a family of IntForm kernels only: %v", ps)
+	}
 	// A kernel with no signature of its own in a family with none.
 	bare := Family{Name: "bare", Kernels: []Kernel{{Name: "bare_f32", Output: "f32"}}}
 	if ps := bare.Problems(); len(ps) != 1 || ps[0].Field != "Kernels[0]" {

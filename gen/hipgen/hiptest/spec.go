@@ -81,18 +81,52 @@ FORGE_DEVICE float forge_BlockSuper256_Dequant(const forge_BlockSuper256* __rest
 	}
 }
 
+// q4_0IntDevice is q4_0Device with an integer form, hand-translated the
+// way the translator's contract says (codes four to a word, a scale and an
+// offset per 32-element sub-block): codes the nibbles 0..15, Scale d,
+// Offset −8d.
+func q4_0IntDevice(block string) *ir.Device {
+	d := q4_0Device(block)
+	d.Int = &ir.IntForm{Sub: 32, Codes: block + "_Codes", Scale: block + "_Scale", Offset: block + "_Offset"}
+	d.Code += `
+#line 30 "specs/formats/q4_0.go"
+FORGE_DEVICE uint32_t ` + block + `_Codes(const ` + block + `* __restrict__ b, int32_t w) {
+	uint32_t v;
+	memcpy(&v, b->Qs + 4 * (w & 3), 4);
+	if (w >= 4) {
+		v = v >> 4;
+	}
+	return v & 0x0f0f0f0fu;
+}
+
+#line 40 "specs/formats/q4_0.go"
+FORGE_DEVICE float ` + block + `_Scale(const ` + block + `* __restrict__ b, int32_t s) {
+	(void)s;
+	return forge_half_to_f32(b->D);
+}
+
+#line 45 "specs/formats/q4_0.go"
+FORGE_DEVICE float ` + block + `_Offset(const ` + block + `* __restrict__ b, int32_t s) {
+	(void)s;
+	return -8.0f * forge_half_to_f32(b->D);
+}
+`
+	return d
+}
+
 func pos(file string, line int) token.Position {
 	return token.Position{Filename: file, Line: line, Column: 1}
 }
 
 // Spec is a synthetic spec: four formats (two real ones sharing Q4_0's
-// layout, one without a ggml id, one with 256-element blocks), the four real
+// layout, Q4_0 alone with an integer form, one without a ggml id, one with
+// 256-element blocks), the four real
 // targets with their tuning, and the dequant family (SpecMatVec adds matvec).
 func Spec() *ir.Spec {
 	fs := []*ir.Format{
 		{Meta: formats.Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)"},
 			GoVar: "Q4_0", BlockType: "BlockQ4_0", File: "specs/formats/q4_0.go", Pos: pos("specs/formats/q4_0.go", 4),
-			Device: q4_0Device("forge_BlockQ4_0")},
+			Device: q4_0IntDevice("forge_BlockQ4_0")},
 		{Meta: formats.Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, Doc: "non-linear 4-bit codes (Q4_0's layout)"},
 			GoVar: "IQ4_NL", BlockType: "BlockIQ4_NL", File: "specs/formats/iq4_nl.go", Pos: pos("specs/formats/iq4_nl.go", 4),
 			Device: q4_0Device("forge_BlockIQ4_NL")},
@@ -147,11 +181,12 @@ func SpecMatMul() *ir.Spec {
 }
 
 // SpecMatVec is Spec with the matvec family as well, after dequant (as
-// gen/load orders families, by name).
+// gen/load orders families, by name): matvec_f32 for every format,
+// matvec_x8 for Q4_0, the one with an integer form.
 func SpecMatVec() *ir.Spec {
 	s := Spec()
 	s.Families = append(s.Families, &ir.Family{Family: families.Family{Name: "matvec", Doc: "fused dequant and matrix-vector product, f32 out",
-		Kernels: []families.Kernel{{Name: "matvec_f32", Output: "f32"}}},
+		Kernels: []families.Kernel{{Name: "matvec_f32", Output: "f32"}, {Name: "matvec_x8", Output: "f32", Signature: "matvec_x8", IntForm: true}}},
 		GoVar: "MatVec", File: "specs/families/families.go", Pos: pos("specs/families/families.go", 47)})
 	return s
 }

@@ -2,7 +2,7 @@
 // Target:   specs/targets/amd.go (gfx90a, wave64)
 // Template: templates/hip/glue.hip.tmpl
 //
-// The model glue launchers on gfx90a: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32.
+// The model glue launchers on gfx90a: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32 forge_glue_quantize_x8.
 // The template's comment has the contract.
 
 #define FORGE_TARGET "gfx90a"
@@ -19,9 +19,11 @@ static constexpr int64_t forge_glue_max_elems = INT64_MAX / 4;
 #if defined(FORGE_AMD)
 #define forge_glue_sqrtf(x) __builtin_sqrtf(x)
 #define forge_glue_rintf(x) __builtin_rintf(x)
+#define forge_glue_roundf(x) __builtin_roundf(x)
 #else
 #define forge_glue_sqrtf(x) sqrtf(x)
 #define forge_glue_rintf(x) rintf(x)
+#define forge_glue_roundf(x) roundf(x)
 #endif
 
 // forge_glue_grid is the workgroup count for n items of threads each, capped.
@@ -261,5 +263,52 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 	(void)forge_last_error();
 	FORGE_LAUNCH(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
+	return forge_last_error();
+}
+
+// ---------------------------------------------------------------------------
+// Quantize x to X8 (PLACEHOLDER kernel, to be replaced by the tuned one):
+// one thread per 32-element group, which writes its 32 codes, its scale and
+// its two sums.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
+forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t groups) {
+	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	for (int64_t g = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); g < groups; g += stride) {
+		const float* xg = x + 32 * g;
+		float amax = 0.0f;
+		for (int i = 0; i < 32; ++i) {
+			const float a = xg[i] < 0.0f ? -xg[i] : xg[i];
+			amax = a > amax ? a : amax;
+		}
+		const float dg = amax / 127.0f;
+		int32_t sum[2] = {0, 0};
+		for (int i = 0; i < 32; ++i) {
+			const int32_t c = amax == 0.0f ? 0 : (int32_t)forge_glue_roundf(xg[i] / dg);
+			q[32 * g + i] = (int8_t)c;
+			sum[i / 16] += c;
+		}
+		d[g] = dg;
+		s[2 * g] = dg * (float)sum[0];
+		s[2 * g + 1] = dg * (float)sum[1];
+	}
+}
+
+FORGE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, forge_stream_t stream) {
+	if (n < 0 || n > forge_glue_max_elems || n % 32 != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	if (n == 0) {
+		return FORGE_OK;
+	}
+	if (!x || !xq || (uintptr_t)x % alignof(float) != 0 || (uintptr_t)xq % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	const int64_t groups = n / 32;
+	(void)forge_last_error();
+	FORGE_LAUNCH(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(groups, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+		x, q, d, s, groups);
 	return forge_last_error();
 }

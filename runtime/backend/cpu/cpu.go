@@ -180,8 +180,58 @@ func (b *Backend) MatMul(f *formats.Format, y []float32, w []byte, x []float32, 
 // few blocks at a time (a buffer that stays in L1) and dotted with every
 // vector in float64, in column order, rounded to float32 once at the end,
 // so the cpu backend's Y is the reference's to within that one rounding.
+//
+// A kernel of the matvec_x8 signature runs on the format's integer form
+// instead (matVecX8).
 func (b *Backend) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
+	if k.Signature == SignatureMatVecX8 {
+		return b.matVecX8(k, y, w, x, s)
+	}
 	return b.matrix(k.Family, k.Format, y, w, x, s)
+}
+
+// checkX8 refuses what a matvec_x8 kernel cannot compute: a bad shape, a
+// batch, a format without the integer form, cols not whole groups of 32.
+func checkX8(k backend.Kernel, s backend.MatrixShape, nY, nW, nX int) error {
+	f := k.Format
+	what := "cpu: " + k.Name
+	if err := s.Check(what, f, nY, nW, nX); err != nil {
+		return err
+	}
+	switch {
+	case s.Batch != 1:
+		return fmt.Errorf("%s %s: a matvec kernel takes one vector, not %d", what, f.Name, s.Batch)
+	case !f.HasIntForm():
+		return fmt.Errorf("%s %s: the format has no integer form", what, f.Name)
+	case s.Cols%32 != 0:
+		return fmt.Errorf("%s %s: %d columns is not a multiple of 32, the activations' quantization groups", what, f.Name, s.Cols)
+	}
+	return nil
+}
+
+// SignatureMatVecX8 is the C signature (specs/families) of the matvec
+// kernels on a format's integer form.
+const SignatureMatVecX8 = "matvec_x8"
+
+// matVecX8 is y = W·x as the matvec_x8 kernels compute it: x quantized
+// once to 8 bits per 32 elements (formats.QuantizeX8, what
+// glue_quantize_x8 writes on a device), then each row dotted with it by
+// the spec's integer form (Format.DotX8), the rows shared out across the
+// goroutines. Its error against the float reference is the activations'
+// quantization's.
+func (b *Backend) matVecX8(k backend.Kernel, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
+	if err := checkX8(k, s, len(y), len(w), len(x)); err != nil {
+		return err
+	}
+	f := k.Format
+	xq := formats.QuantizeX8(x)
+	rowBytes := s.Cols / f.BlockElems * f.BlockBytes
+	parallel.Chunks(s.Rows, b.workers, max(1, minChunkElems/max(1, s.Cols)), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			y[r] = f.DotX8(w[r*rowBytes:(r+1)*rowBytes], xq)
+		}
+	})
+	return nil
 }
 
 func (b *Backend) matrix(what string, f *formats.Format, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
@@ -230,8 +280,13 @@ func (b *Backend) PrepareMatrix(k backend.Kernel, w []byte, x []float32, s backe
 	if err := s.Check("cpu: "+k.Family, k.Format, s.Batch*s.Rows, len(w), len(x)); err != nil {
 		return nil, backend.Weights{}, err
 	}
+	if k.Signature == SignatureMatVecX8 {
+		if err := checkX8(k, s, s.Batch*s.Rows, len(w), len(x)); err != nil {
+			return nil, backend.Weights{}, err
+		}
+	}
 	y := make([]float32, s.Batch*s.Rows)
-	r := hostResident(func() error { return b.matrix(k.Family, k.Format, y, w, x, s) })
+	r := hostResident(func() error { return b.RunMatrix(k, y, w, x, s) })
 	return r, backend.WeightPlan(backend.WeightsReuse, int64(len(w)), 0, 0), nil
 }
 

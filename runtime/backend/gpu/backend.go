@@ -345,28 +345,57 @@ func (b *Backend) PrepareBlocks(k backend.Kernel, _ backend.BlockRef, src []byte
 }
 
 // matrixLauncher finds k's launcher for shape s: a kernel of the matvec
-// signature (one vector) or of the matmul signature.
-func (b *Backend) matrixLauncher(k backend.Kernel, s backend.MatrixShape) (func(w, x, y abi.DevicePtr) error, error) {
+// signature (one vector), of the matvec_x8 signature (one vector, on the
+// format's integer form) or of the matmul signature. scratch is the device
+// buffer the launch needs besides W, X and Y (its size in bytes; 0 for
+// none): matvec_x8's quantized x, which each launch first writes with the
+// glue's glue_quantize_x8 and then reads, so that a timed run pays for the
+// quantization too.
+func (b *Backend) matrixLauncher(k backend.Kernel, s backend.MatrixShape) (launch func(w, x, y, scratch abi.DevicePtr) error, scratch uint64, err error) {
 	rows, cols, batch := int64(s.Rows), int64(s.Cols), int64(s.Batch)
 	switch k.Signature {
 	case "matvec":
 		if s.Batch != 1 {
-			return nil, fmt.Errorf("%s: %s: a matvec kernel takes one vector, not %d", b.name, k, s.Batch)
+			return nil, 0, fmt.Errorf("%s: %s: a matvec kernel takes one vector, not %d", b.name, k, s.Batch)
 		}
 		fn, ok := b.dev.Kernels().MatVec(k.Name, k.Format.Name)
 		if !ok {
-			return nil, b.missing(k)
+			return nil, 0, b.missing(k)
 		}
-		return func(w, x, y abi.DevicePtr) error { return fn(w, x, y, rows, cols, 0) }, nil
+		return func(w, x, y, _ abi.DevicePtr) error { return fn(w, x, y, rows, cols, 0) }, 0, nil
+	case "matvec_x8":
+		if s.Batch != 1 {
+			return nil, 0, fmt.Errorf("%s: %s: a matvec kernel takes one vector, not %d", b.name, k, s.Batch)
+		}
+		if s.Cols%32 != 0 {
+			return nil, 0, fmt.Errorf("%s: %s: %d columns is not a multiple of 32, the activations' quantization groups", b.name, k, s.Cols)
+		}
+		fn, ok := b.dev.Kernels().MatVecX8(k.Name, k.Format.Name)
+		if !ok {
+			return nil, 0, b.missing(k)
+		}
+		quantize, ok := b.dev.Kernels().GlueQuantize(quantizeX8.Name)
+		if !ok {
+			return nil, 0, b.missing(quantizeX8)
+		}
+		return func(w, x, y, xq abi.DevicePtr) error {
+			if err := quantize(x, xq, cols, 0); err != nil {
+				return err
+			}
+			return fn(w, xq, y, rows, cols, 0)
+		}, uint64(formats.X8Bytes(s.Cols)), nil
 	case "matmul":
 		fn, ok := b.dev.Kernels().MatMul(k.Name, k.Format.Name)
 		if !ok {
-			return nil, b.missing(k)
+			return nil, 0, b.missing(k)
 		}
-		return func(w, x, y abi.DevicePtr) error { return fn(w, x, y, rows, cols, batch, 0) }, nil
+		return func(w, x, y, _ abi.DevicePtr) error { return fn(w, x, y, rows, cols, batch, 0) }, 0, nil
 	}
-	return nil, fmt.Errorf("%s: %s: signature %q is not a matrix product's", b.name, k, k.Signature)
+	return nil, 0, fmt.Errorf("%s: %s: signature %q is not a matrix product's", b.name, k, k.Signature)
 }
+
+// quantizeX8 is the glue kernel that quantizes matvec_x8's activations.
+var quantizeX8 = backend.Kernel{Family: "glue", Name: "glue_quantize_x8", Signature: "glue_quantize", Output: backend.OutputF32}
 
 // RunMatrix computes Y = W·X on the device: it uploads w and x, launches
 // k's launcher, synchronises and downloads y.
@@ -374,7 +403,7 @@ func (b *Backend) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32
 	if err := s.Check(k.Family, k.Format, len(y), len(w), len(x)); err != nil {
 		return err
 	}
-	fn, err := b.matrixLauncher(k, s)
+	fn, scratch, err := b.matrixLauncher(k, s)
 	if err != nil {
 		return err
 	}
@@ -382,8 +411,8 @@ func (b *Backend) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32
 		return nil
 	}
 	what := fmt.Sprintf("%s %d×%d×%d on %s", k, s.Rows, s.Cols, s.Batch, b.name)
-	return b.roundTrip(what, []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y))}, [][]byte{w, bytesOf(x)},
-		func(p []abi.DevicePtr) error { return fn(p[0], p[1], p[2]) }, 2, bytesOf(y))
+	return b.roundTrip(what, []uint64{uint64(len(w)), 4 * uint64(len(x)), 4 * uint64(len(y)), scratch}, [][]byte{w, bytesOf(x)},
+		func(p []abi.DevicePtr) error { return fn(p[0], p[1], p[2], p[3]) }, 2, bytesOf(y))
 }
 
 // PrepareMatrix uploads x, allocates y and holds w as mode says
@@ -396,12 +425,14 @@ func (b *Backend) PrepareMatrix(k backend.Kernel, w []byte, x []float32, s backe
 	if s.Rows == 0 || s.Cols == 0 || s.Batch == 0 {
 		return nil, backend.Weights{}, fmt.Errorf("%s: %s of an empty %d×%d×%d product", b.name, k, s.Rows, s.Cols, s.Batch)
 	}
-	fn, err := b.matrixLauncher(k, s)
+	fn, scratch, err := b.matrixLauncher(k, s)
 	if err != nil {
 		return nil, backend.Weights{}, err
 	}
 	what := fmt.Sprintf("%s %d×%d×%d", k, s.Rows, s.Cols, s.Batch)
-	r, err := b.prepare(what, []uint64{4 * uint64(len(x)), 4 * uint64(s.Batch*s.Rows)}, [][]byte{bytesOf(x)})
+	// The scratch buffer (if any) is allocated with x and y, before W's
+	// copies, which rotation sizes from the memory then free.
+	r, err := b.prepare(what, []uint64{4 * uint64(len(x)), 4 * uint64(s.Batch*s.Rows), scratch}, [][]byte{bytesOf(x)})
 	if err != nil {
 		return nil, backend.Weights{}, err
 	}
@@ -410,8 +441,8 @@ func (b *Backend) PrepareMatrix(k backend.Kernel, w []byte, x []float32, s backe
 		r.Close()
 		return nil, backend.Weights{}, fmt.Errorf("%s on %s: %w", what, b.name, err)
 	}
-	px, py := r.bufs[0], r.bufs[1]
-	r.launch = func() error { return fn(rot.next(), px, py) }
+	px, py, ps := r.bufs[0], r.bufs[1], r.bufs[2]
+	r.launch = func() error { return fn(rot.next(), px, py, ps) }
 	return r, rot.plan, nil
 }
 

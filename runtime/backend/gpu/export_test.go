@@ -7,11 +7,16 @@ import (
 )
 
 // MatVecBuffers are a resident matvec's device buffers, for tests: x, y
-// and the copies of W in the order launches read them.
+// and the copies of W in the order launches read them (after the scratch
+// buffer, a one-byte placeholder for a kernel that needs none).
 func MatVecBuffers(r backend.Resident) (x, y abi.DevicePtr, w []abi.DevicePtr) {
 	res := r.(*resident)
-	return res.bufs[0], res.bufs[1], res.bufs[2:]
+	return res.bufs[0], res.bufs[1], res.bufs[3:]
 }
+
+// MatVecScratch is a resident matvec's scratch buffer (matvec_x8's
+// quantized x).
+func MatVecScratch(r backend.Resident) abi.DevicePtr { return r.(*resident).bufs[2] }
 
 // The tests' shorthands for the dequant and matvec kernels of a format,
 // through the operations.

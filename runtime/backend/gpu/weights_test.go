@@ -2,12 +2,16 @@ package gpu_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/generated/kernels"
 	"github.com/rocmforge/forge/runtime/backend"
 	gpubackend "github.com/rocmforge/forge/runtime/backend/gpu"
+	"github.com/rocmforge/forge/runtime/device/abi"
 	dev "github.com/rocmforge/forge/runtime/device/gpu"
 	"github.com/rocmforge/forge/runtime/device/gpu/gputest"
 	"github.com/rocmforge/forge/runtime/suite"
@@ -142,4 +146,93 @@ func TestMatVecWeightRotationFits(t *testing.T) {
 	if plan.Copies < 2 || plan.TotalBytes > 3*(256<<10)/4 || plan.DefeatsL2() {
 		t.Errorf("plan %+v: want 2 or more copies within 3/4 of 256 KiB", plan)
 	}
+}
+
+// TestMatVecX8OnFake runs the activations' quantization (the fake's
+// forge_glue_quantize_x8, C written from the layout) against the Go
+// reference byte for byte, and matvec_x8 through RunMatrix and a prepared
+// run: within the x8 bounds of the float reference, with each timed
+// launch quantizing x into the scratch buffer first. Where the generated
+// library has no Q4_0 matvec_x8 (Q4_0's spec without an integer form) the
+// backend must say the launcher is missing.
+func TestMatVecX8OnFake(t *testing.T) {
+	b, _ := openFake(t, gputest.Options{})
+	f := formats.Q4_0
+	rows, cols := 37, 96
+	w, x, err := suite.MatVecData(f, rows, cols, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := suite.X8Layout(formats.QuantizeX8(x))
+	if len(want) != formats.X8Bytes(cols) {
+		t.Fatalf("X8Layout: %d bytes, X8Bytes says %d", len(want), formats.X8Bytes(cols))
+	}
+	k, _ := b.Device().Kernels().GlueQuantize("glue_quantize_x8")
+	px, pq := mustAlloc(t, b, 4*cols), mustAlloc(t, b, len(want))
+	if err := b.Device().H2D(px, f32Bytes(x)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Device().Launch(func() error { return k(px, pq, int64(cols), 0) }); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(want))
+	if err := b.Device().D2H(got, pq); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("forge_glue_quantize_x8 differs from formats.QuantizeX8's layout")
+	}
+
+	kx8 := backend.Kernel{Family: "matvec", Name: "matvec_x8", Signature: "matvec_x8", Output: "f32", Format: f}
+	y := make([]float32, rows)
+	sh := backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}
+	err = b.RunMatrix(kx8, y, w, x, sh)
+	if !slices.ContainsFunc(kernels.Kernels, func(k abi.KernelInfo) bool { return k.Symbol == "forge_matvec_x8_q4_0" }) {
+		if err == nil || !strings.Contains(err.Error(), "no Q4_0 matvec_x8 launcher (forge_matvec_x8_q4_0)") {
+			t.Errorf("matvec_x8 without the launcher: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := suite.MatVecRef(f, w, x, rows, cols)
+	if nmse, bad := suite.NMSE(y, ref), suite.BadRowsX8(y, ref, suite.MatVecX8Bounds(f, w, x, rows, cols)); nmse > suite.MatVecX8Tolerance || bad > 0 {
+		t.Errorf("NMSE %g, %d rows past their bound", nmse, bad)
+	}
+	r, _, err := b.PrepareMatrix(kx8, w, x, sh, backend.WeightsReuse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if dt, err := r.Run(2); err != nil || dt <= 0 {
+		t.Fatalf("Run(2) = %v, %v", dt, err)
+	}
+	if err := b.Device().D2H(got, gpubackend.MatVecScratch(r)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("a prepared run left no quantized x in its scratch buffer")
+	}
+	if err := b.RunMatrix(kx8, y[:1], w[:18*3], x[:96-32], backend.MatrixShape{Rows: 1, Cols: 64, Batch: 2}); err == nil {
+		t.Error("a batch of 2 was accepted")
+	}
+}
+
+func mustAlloc(t *testing.T, b *gpubackend.Backend, n int) abi.DevicePtr {
+	t.Helper()
+	p, err := b.Device().Memory().Alloc(uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Device().Memory().Free(p) })
+	return p
+}
+
+func f32Bytes(x []float32) []byte {
+	out := make([]byte, 0, 4*len(x))
+	for _, v := range x {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+	}
+	return out
 }

@@ -150,6 +150,22 @@ func (d *Descriptor) Kernel(s suite.Suite) backend.Kernel {
 	return k
 }
 
+// KernelsOf are the family's kernels that format f gets: all of the
+// spec's, less those on the integer form (families.Kernel.IntForm) when
+// f's spec has none. The generated suites are these, per format.
+func (d *Descriptor) KernelsOf(f *formats.Format) []families.Kernel {
+	if d.Spec == nil {
+		return nil
+	}
+	var out []families.Kernel
+	for _, k := range d.Spec.Kernels {
+		if !k.IntForm || f.HasIntForm() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // EnvShape is the variable that sets the family's benchmark shape instead
 // of its defaults: FORGE_BENCH_MATVEC ("ROWSxCOLS").
 func (d *Descriptor) EnvShape() string { return "FORGE_BENCH_" + strings.ToUpper(d.Name) }

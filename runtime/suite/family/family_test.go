@@ -187,3 +187,36 @@ func TestProfileKernelNames(t *testing.T) {
 		}
 	}
 }
+
+// The matvec family's kernels per format: matvec_x8 only where the format
+// has an integer form; the other families' kernels whatever the format.
+func TestKernelsOf(t *testing.T) {
+	names := func(d *Descriptor, f *formats.Format) []string {
+		var out []string
+		for _, k := range d.KernelsOf(f) {
+			out = append(out, k.Name)
+		}
+		return out
+	}
+	for _, f := range formats.All() {
+		want := []string{"matvec_f32"}
+		if f.HasIntForm() {
+			want = append(want, "matvec_x8")
+		}
+		if got := names(MatVec, f); !slices.Equal(got, want) {
+			t.Errorf("matvec kernels of %s: %v, want %v", f.Name, got, want)
+		}
+		if got := names(Dequant, f); !slices.Equal(got, []string{"dequant_f32", "dequant_f16"}) {
+			t.Errorf("dequant kernels of %s: %v", f.Name, got)
+		}
+	}
+	if !formats.Q4_0.HasIntForm() || formats.F16.HasIntForm() {
+		t.Errorf("Q4_0 HasIntForm %v, F16 %v: the tests above need one of each", formats.Q4_0.HasIntForm(), formats.F16.HasIntForm())
+	}
+	if k := MatVec.Kernel(suite.Suite{Family: "matvec", Kernel: "matvec_x8", Output: "f32", Format: formats.Q4_0}); k.Signature != "matvec_x8" {
+		t.Errorf("matvec_x8's kernel: %+v", k)
+	}
+	if n := Glue.Profile.KernelNames("forge_glue_quantize_x8"); !slices.Equal(n, []string{"forge_glue_quantize_x8_kernel"}) {
+		t.Errorf("glue quantize: %v", n)
+	}
+}

@@ -48,6 +48,7 @@ func newMatrix(m matrix) *Descriptor {
 	}
 	if m.vector {
 		d.Dims = d.Dims[:2]
+		d.Signatures = append(d.Signatures, signatureMatVecX8) // its kernels on a format's integer form
 	}
 	d.Check = func(t T, b backend.Backend, s suite.Suite) { m.check(t, d, b, s) }
 	d.Measure = func(b backend.Backend, s suite.Suite, shape []int, _ []byte, mode backend.WeightMode) (*Benchmark, error) {
@@ -81,6 +82,10 @@ func (m matrix) check(t T, d *Descriptor, b backend.Backend, s suite.Suite) {
 		t.Skipf("backend %s does not run %s", b.Name(), m.name)
 	}
 	f, k := s.Format, d.Kernel(s)
+	x8 := k.Signature == signatureMatVecX8
+	if x8 && !f.HasIntForm() {
+		t.Fatalf("%s: %s has no integer form for %s to use", s.Name, f.Name, k.Name)
+	}
 	for _, c := range m.checks {
 		cols := c.blocks * f.BlockElems
 		if f.BlockElems == 1 && m.scalarCols > 0 {
@@ -100,6 +105,10 @@ func (m matrix) check(t T, d *Descriptor, b backend.Backend, s suite.Suite) {
 			continue
 		}
 		ref, mag := suite.MatMulRef(f, w, x, sh.Rows, sh.Cols, sh.Batch)
+		if x8 {
+			m.checkX8(t, b, f, sh, w, x, y, ref)
+			continue
+		}
 		nmse, bad := suite.NMSE(y, ref), badEntries(y, ref, mag, m.entryTol)
 		if nmse <= suite.MatMulTolerance && bad == 0 {
 			continue
@@ -131,6 +140,28 @@ func (m matrix) check(t T, d *Descriptor, b backend.Backend, s suite.Suite) {
 			t.Errorf("%s %s on %s: accepted %d columns, not a whole number of blocks", f.Name, m.name, b.Name(), sh.Cols)
 		}
 	}
+}
+
+// signatureMatVecX8 is the C signature of the matvec kernels on a
+// format's integer form (specs/families.MatVec's matvec_x8).
+const signatureMatVecX8 = "matvec_x8"
+
+// checkX8 checks a matvec_x8 result: the NMSE within
+// suite.MatVecX8Tolerance over shapes of at least suite.MatVecX8MinRows
+// rows, and every row within its bound for the activations' quantization
+// (suite.MatVecX8Bounds).
+func (m matrix) checkX8(t T, b backend.Backend, f *formats.Format, sh backend.MatrixShape, w []byte, x, y []float32, ref []float64) {
+	t.Helper()
+	nmse, bad := suite.NMSE(y, ref), suite.BadRowsX8(y, ref, suite.MatVecX8Bounds(f, w, x, sh.Rows, sh.Cols))
+	if (sh.Rows < suite.MatVecX8MinRows || nmse <= suite.MatVecX8Tolerance) && bad == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s matvec_x8 %d×%d on %s: NMSE %.3g (bound %g from %d rows), %d rows past their quantization bound; worst rows:",
+		f.Name, sh.Rows, sh.Cols, b.Name(), nmse, suite.MatVecX8Tolerance, suite.MatVecX8MinRows, bad)
+	for _, e := range suite.WorstRows(y, ref, maxReport) {
+		msg += "\n\t" + e.String()
+	}
+	t.Errorf("%s", msg)
 }
 
 // badEntries counts the entries whose error exceeds tol·mag (a NaN always

@@ -53,6 +53,29 @@ func TestCheckMatVecFindsFaults(t *testing.T) {
 	}
 }
 
+// matvec_x8 on the cpu (the spec's integer form, x quantized by
+// formats.QuantizeX8) passes the family's check on every shape, and one
+// wrong row among 1003 fails it: past its quantization bound and the NMSE.
+func TestCheckMatVecX8(t *testing.T) {
+	isolate(t)
+	t.Setenv(backend.EnvBackend, "cpu")
+	for _, f := range []*formats.Format{formats.Q4_0, formats.Q8_0, formats.Q4_K} {
+		if !f.HasIntForm() {
+			t.Fatalf("%s has no integer form", f.Name)
+		}
+		if errs := run(t, func(tb testing.TB) { Check(tb, matVecX8Suite(f)) }); len(errs) > 0 {
+			t.Errorf("%s: %v", f.Name, errs)
+		}
+	}
+	t.Setenv(backend.EnvBackend, "broken-for-test")
+	current = &broken{Backend: cpu.New(0), at: 500, flip: true}
+	errs := run(t, func(tb testing.TB) { Check(tb, matVecX8Suite(formats.Q4_0)) })
+	if len(errs) != 1 || !strings.Contains(errs[0], "Q4_0 matvec_x8 1003×544 on broken-for-test: NMSE ") ||
+		!strings.Contains(errs[0], ", 1 rows past their quantization bound") || !strings.Contains(errs[0], "worst rows:\n\trow 500: got ") {
+		t.Errorf("errors: %q", errs)
+	}
+}
+
 // TestBenchMatVecFakeGPU measures matvec on the fake library (a real Q4_0
 // matvec): the weight modes show in the weight-copies metric, and
 // weight-GB/s counts one W per launch.

@@ -95,6 +95,8 @@ func dequantSuite(f *formats.Format, output string) string {
 
 func matVecSuite(f *formats.Format) string { return testSuite("matvec", "matvec_f32", "f32", f) }
 
+func matVecX8Suite(f *formats.Format) string { return testSuite("matvec", "matvec_x8", "f32", f) }
+
 func init() {
 	backend.Register("broken-for-test", func() (backend.Backend, error) {
 		return backendShim{}, nil

@@ -301,7 +301,9 @@ type Options struct {
 }
 
 // Call is the last call a recording launcher received. A matvec launcher
-// records w as Src, y as Dst, and X, Rows and Cols; NBlocks is 0. A matmul
+// (and a matvec_x8 one, xq as X) records w as Src, y as Dst, and X, Rows
+// and Cols; NBlocks is 0. The glue's quantize launcher records x as Src,
+// xq as Dst and n as NBlocks. A matmul
 // launcher records Batch as well. A blocks launcher (dequant) leaves X,
 // Rows, Cols and Batch 0.
 type Call struct {
@@ -390,7 +392,7 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 	switch {
 	case sig == "":
 		return nil, fmt.Errorf("abitest: %s: not among Options.Kernels", symbol)
-	case !glue && sig != "blocks" && sig != "matvec" && sig != "matmul" && sig != "attention":
+	case !glue && sig != "blocks" && sig != "matvec" && sig != "matvec_x8" && sig != "matmul" && sig != "attention" && sig != "glue_quantize":
 		return nil, fmt.Errorf("abitest: %s: the fake has no recorder of signature %q", symbol, sig)
 	}
 	slot := slices.Index(l.slots, symbol)
@@ -402,7 +404,7 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 		l.slots = append(l.slots, symbol)
 	}
 	switch sig {
-	case "matvec":
+	case "matvec", "matvec_x8": // matvec_x8's xq is a const void* where matvec's x is a const float*: one C ABI
 		return C.fake_mv_recorder(C.int(slot)), nil
 	case "matmul":
 		return C.fake_mm_recorder(C.int(slot)), nil
@@ -410,6 +412,7 @@ func (l *Lib) Resolve(symbol string) (unsafe.Pointer, error) {
 		return C.fake_at_recorder(C.int(slot)), nil
 	}
 	if !glue {
+		// blocks, and glue_quantize (x, xq, n) of the same shape: x as Src, xq as Dst, n as NBlocks.
 		return C.fake_recorder(C.int(slot)), nil
 	}
 	kind := glueKinds[sig]

@@ -11,8 +11,10 @@
 // thread that has not called forge_rt_init, as the CUDA and HIP runtimes
 // keep the current device per thread; events read the host's monotonic
 // clock. The Q4_0 launchers (forge_dequant_f32_q4_0, forge_dequant_f16_q4_0,
-// forge_matvec_f32_q4_0) really compute, in C written from the spec; every
-// other launcher (with its family's signature) returns CodeNotImplemented.
+// forge_matvec_f32_q4_0, forge_matvec_x8_q4_0) and the activations'
+// quantization for the latter (forge_glue_quantize_x8) really compute, in C
+// written from the spec; every other launcher (with its family's signature)
+// returns CodeNotImplemented.
 package gputest
 
 import (
@@ -38,8 +40,9 @@ const (
 	CodeNotImplemented = 98  // the fake's own: a launcher it does not implement
 )
 
-// HostKernels are the launchers the fake implements.
-var HostKernels = []string{"forge_dequant_f32_q4_0", "forge_dequant_f16_q4_0", "forge_matvec_f32_q4_0"}
+// HostKernels are the launchers the fake implements (forge_matvec_x8_q4_0
+// where the generated library has it: where Q4_0's spec has an integer form).
+var HostKernels = []string{"forge_dequant_f32_q4_0", "forge_dequant_f16_q4_0", "forge_matvec_f32_q4_0", "forge_glue_quantize_x8", "forge_matvec_x8_q4_0"}
 
 // Options shape a fake library.
 type Options struct {
@@ -161,6 +164,10 @@ func Source(o Options) string {
 			emit(k.Symbol, fakeQ4_0F16)
 		case "forge_matvec_f32_q4_0":
 			emit(k.Symbol, fakeMatVecQ4_0)
+		case "forge_matvec_x8_q4_0":
+			emit(k.Symbol, fakeMatVecX8Q4_0)
+		case "forge_glue_quantize_x8":
+			emit(k.Symbol, fakeQuantizeX8)
 		default:
 			if k.Family == "matvec" {
 				emit(k.Symbol, fmt.Sprintf("FAKE_EXPORT int %s(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {\n"+
@@ -466,6 +473,71 @@ FAKE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, i
 		float s = 0;
 		for (int64_t k = 0; k < cols; k++) s += fake_q4_0(row + (k / 32) * 18, (int)(k % 32)) * x[k];
 		y[i] = s;
+	}
+	return 0;
+}
+`
+
+// fakeQuantizeX8 is formats.QuantizeX8 into the X8 device layout: n int8
+// codes, n/32 float scales, n/16 float sums (round half away from zero,
+// in double, where x/d is exact).
+const fakeQuantizeX8 = `
+FAKE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, void* stream) {
+	(void)stream;
+	FAKE_CHECK_INIT;
+	if (n < 0 || n % 32 != 0 || (n > 0 && (x == NULL || xq == NULL))) return 1;
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	for (int64_t g = 0; g < n / 32; g++) {
+		float amax = 0;
+		for (int i = 0; i < 32; i++) {
+			float a = x[32 * g + i] < 0 ? -x[32 * g + i] : x[32 * g + i];
+			if (a > amax) amax = a;
+		}
+		float dg = amax / 127.0f;
+		int32_t sum[2] = {0, 0};
+		for (int i = 0; i < 32; i++) {
+			int32_t c = 0;
+			if (amax != 0) {
+				double t = (double)(x[32 * g + i] / dg);
+				c = (int32_t)(t < 0 ? t - 0.5 : t + 0.5);
+			}
+			q[32 * g + i] = (int8_t)c;
+			sum[i / 16] += c;
+		}
+		d[g] = dg;
+		s[2 * g] = dg * (float)sum[0];
+		s[2 * g + 1] = dg * (float)sum[1];
+	}
+	return 0;
+}
+`
+
+// fakeMatVecX8Q4_0 is y = W·x on Q4_0's integer form against X8
+// activations: per block, d·D·Σ nibble·Q + (−8d)·(S[2b] + S[2b+1]).
+const fakeMatVecX8Q4_0 = `
+FAKE_EXPORT int forge_matvec_x8_q4_0(const void* w, const void* xq, float* y, int64_t rows, int64_t cols, void* stream) {
+	(void)stream;
+	FAKE_CHECK_INIT;
+	if (rows < 0 || cols < 0 || cols % 32 != 0 || (rows > 0 && (w == NULL || xq == NULL || y == NULL))) return 1;
+	const int8_t* q = (const int8_t*)xq;
+	const float* d = (const float*)(q + cols);
+	const float* s = d + cols / 32;
+	for (int64_t r = 0; r < rows; r++) {
+		const uint8_t* row = (const uint8_t*)w + r * (cols / 32) * 18;
+		float acc = 0;
+		for (int64_t b = 0; b < cols / 32; b++) {
+			const uint8_t* blk = row + b * 18;
+			float scale = fake_half_to_f32((uint16_t)(blk[0] | blk[1] << 8));
+			int32_t dot = 0;
+			for (int j = 0; j < 32; j++) {
+				int code = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
+				dot += code * q[32 * b + j];
+			}
+			acc += scale * d[b] * (float)dot + (-8.0f * scale) * (s[2 * b] + s[2 * b + 1]);
+		}
+		y[r] = acc;
 	}
 	return 0;
 }
