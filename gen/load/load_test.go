@@ -94,7 +94,7 @@ func TestValidation(t *testing.T) {
 		`^specs/formats/q4_1\.go:\d+:\d+: format name Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
 		`^specs/formats/q4_1\.go:\d+:\d+: ggml type 2 of Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
 		`^specs/formats/q8_0\.go:\d+:\d+: format Q8_0: BlockElems 48 must be 1 \(a scalar format\) or a positive multiple of 32$`,
-		`^specs/formats/q4_k\.go:4:\d+: format Q4_K: SubBlock 24 must be 16 or 32 \(elements per sub-block of the integer form\), or 0 for none$`,
+		`^specs/formats/q4_k\.go:\d+:\d+: format Q4_K: SubBlock 24 must be 16 or 32 \(elements per sub-block of the integer form\), or 0 for none$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.ThreadsPerBlock 48 must be a multiple of the wave size 32`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.VectorsPerThread 0 must be in \[1, 16\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.ThreadsPerBlock 2048 must be a multiple of the wave size 32, at most 1024$`,
