@@ -11,15 +11,17 @@ import (
 	"github.com/rocmforge/forge/specs/formats"
 )
 
-// noIntForm is every format without an integer form; each must say why.
-var noIntForm = []string{"F32", "F16", "BF16", "MXFP6_E3M2"}
-
 // TestIntFormDeclared: a format has the integer form exactly when its Meta
-// declares a sub-block and its block defines Codes and Scale; the others are
-// the float formats and MXFP6_E3M2, and each states its reason.
+// declares a sub-block and its block defines Codes and Scale, and lacks it
+// exactly when its Meta says why (today the float formats and MXFP6_E3M2,
+// whose values need more than int8 codes; the set is the specs', not this
+// test's). A scalar format (one element per block) cannot have one.
 func TestIntFormDeclared(t *testing.T) {
 	var without []string
 	for _, f := range formats.All() {
+		if f.BlockElems == 1 && f.HasIntForm() {
+			t.Errorf("%s: a scalar format with an integer form", f.Name)
+		}
 		if (f.SubBlock > 0) != f.IntDefined() {
 			t.Errorf("%s: SubBlock %d, but the block defines Codes and Scale: %v", f.Name, f.SubBlock, f.IntDefined())
 		}
@@ -31,11 +33,7 @@ func TestIntFormDeclared(t *testing.T) {
 			t.Errorf("%s has no integer form and its Meta.NoIntForm does not say why", f.Name)
 		}
 	}
-	slices.Sort(without)
-	want := slices.Sorted(slices.Values(noIntForm))
-	if !slices.Equal(without, want) {
-		t.Errorf("formats without an integer form: %v, want %v", without, want)
-	}
+	t.Logf("formats without an integer form: %v", without)
 }
 
 // intFormValue is element j of the block by the integer form:
