@@ -14,11 +14,12 @@ import (
 )
 
 // toySpec is a format that exists nowhere else: 2-bit codes with one fp16
-// scale per 32 elements (10 bytes), value (q - 2)·d.
+// scale per 32 elements (10 bytes), value (q - 2)·d, with an integer form
+// (the codes q, scale d, offset -2d).
 const toySpec = `package formats
 
 // Q2_T: a toy 2-bit format, added by TestAddFormat.
-var Q2_T = register(Meta{Name: "Q2_T", GGMLType: NoGGMLType, BlockElems: 32, BlockBytes: 10,
+var Q2_T = register(Meta{Name: "Q2_T", GGMLType: NoGGMLType, BlockElems: 32, BlockBytes: 10, SubBlock: 32,
 	Doc: "toy: 2-bit codes, one fp16 scale per 32"},
 	func(dst []float32, src []BlockQ2_T) { dequantRows(dst, src, (*BlockQ2_T).Dequant) })
 
@@ -45,6 +46,19 @@ func (b *BlockQ2_T) Quantize(x []float32) {
 		b.Qs[j/4] |= uint8(q) << (2 * (j % 4))
 	}
 }
+
+// Codes: the four 2-bit fields of Qs[w], one to a byte.
+func (b *BlockQ2_T) Codes(w int32) uint32 {
+	x := uint32(b.Qs[w&7])
+	x = (x | x<<12) & 0x000F000F
+	return (x | x<<6) & 0x03030303
+}
+
+// Scale: d.
+func (b *BlockQ2_T) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -2d.
+func (b *BlockQ2_T) Offset(s int32) float32 { return -2 * b.D.Float32() }
 `
 
 // TestAddFormat is the promise of the design: adding one spec file and

@@ -5,7 +5,7 @@
 // The pipeline is a sequence of small steps, each in its own package:
 //
 //	gen/load       read and validate the specs from source (go/packages)
-//	gen/translate  translate each format's Dequant into HIP device code
+//	gen/translate  translate each format's Dequant and integer form into HIP device code
 //	gen/hipgen     render templates/hip for every target × format × family
 //	gen/gogen      render the Go wrappers and suites with jennifer
 //	gen            compare with the tree and write (this package)
@@ -34,7 +34,7 @@ func Render(root string) (*ir.Spec, []ir.File, error) {
 	}
 	var errs translate.ErrorList
 	for _, f := range r.Spec.Formats {
-		dev, err := translate.Block(r.Formats, f.BlockType)
+		dev, err := translate.Format(r.Formats, f)
 		if err != nil {
 			if list, ok := err.(translate.ErrorList); ok {
 				errs = append(errs, list...)

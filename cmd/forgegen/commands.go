@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmforge/forge/gen"
+	"github.com/rocmforge/forge/gen/ir"
 	"github.com/rocmforge/forge/gen/load"
 	"github.com/rocmforge/forge/gen/translate"
 )
@@ -135,16 +136,34 @@ func explainCmd() *cli.Command {
 				fmt.Fprintf(w, "ggml type %s; %d elements in %d bytes; %.4g bits per weight\n\nlayout of %s:\n",
 					id, f.BlockElems, f.BlockBytes, float64(8*f.BlockBytes)/float64(f.BlockElems), f.BlockType)
 				printLayout(c, r, f.BlockType)
-				dev, err := translate.Block(r.Formats, f.BlockType)
+				dev, err := translate.Format(r.Formats, f)
 				if err != nil {
 					return err
 				}
+				fmt.Fprintf(w, "\n%s\n", matvecPath(dev))
 				fmt.Fprintf(w, "\ndevice code (HIP):\n%s", dev.Code)
 				return nil
 			}
 			return fmt.Errorf("explain: no format %q; the formats are: %s", c.Args().First(), strings.Join(names, ", "))
 		},
 	}
+}
+
+// matvecPath says which matvec path a format takes and why: the integer
+// form's, with its sub-block and codes, or the f32 path's, with the spec's
+// reason for having no integer form.
+func matvecPath(dev *ir.Device) string {
+	in := dev.Int
+	if in == nil {
+		return "no integer form: " + dev.IntWhy + "; matvec takes the f32 path (Dequant per element, float activations)"
+	}
+	offset := "no offset"
+	if in.Offset != "" {
+		offset = "an offset per sub-block (" + in.Offset + ")"
+	}
+	return fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
+		"a scale (%s) and %s; matvec_q8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
+		in.Sub, in.Codes, in.Align, in.Scale, offset)
 }
 
 func printLayout(c *cli.Context, r *load.Result, typeName string) {

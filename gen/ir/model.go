@@ -76,6 +76,12 @@ type IntForm struct {
 	Codes  string // uint32_t Codes(const Block* b, int32_t w): codes of elements 4w..4w+3, element 4w in the low byte
 	Scale  string // float Scale(const Block* b, int32_t s)
 	Offset string // float Offset(const Block* b, int32_t s); "" when the spec has no Offset (every offset is 0)
+	// Align is the alignment, in bytes (1, 2 or 4), that Codes' word loads
+	// assume of a block's address: the largest power of two dividing the
+	// block size, at most 4. Blocks laid end to end from a base aligned so
+	// keep it; a launcher must refuse (or take the f32 path for) a weight
+	// pointer that is not.
+	Align int
 }
 
 // Target is one target architecture: its spec (specs/targets), decoded

@@ -72,6 +72,7 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q4_0.go", "BlockBytes: 18", "BlockBytes: 19")
 	modtest.Edit(t, dir, "specs/formats/q4_1.go", `Name: "Q4_1", GGMLType: 3`, `Name: "Q4_0", GGMLType: 2`)
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
+	modtest.Edit(t, dir, "specs/formats/q4_k.go", "SubBlock: 32", "SubBlock: 24")
 	space := "\tMatVecSpace: MatVecSpace{\n\t\tThreadsPerBlock: []int{64, 128, 256, 512},\n\t\tRowsPerBlock:    []int{1, 2, 4, 8},\n\t\tChunk:           []int{8, 16, 32},\n\t},\n"
 	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"+space+"})\n\n// GFX90A",
 		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n"+
@@ -94,6 +95,7 @@ func TestValidation(t *testing.T) {
 		`^specs/formats/q4_1\.go:\d+:\d+: format name Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
 		`^specs/formats/q4_1\.go:\d+:\d+: ggml type 2 of Q4_0 is also used by Q4_0 \(specs/formats/q4_0\.go:\d+:\d+\)$`,
 		`^specs/formats/q8_0\.go:\d+:\d+: format Q8_0: BlockElems 48 must be 1 \(a scalar format\) or a positive multiple of 32$`,
+		`^specs/formats/q4_k\.go:\d+:\d+: format Q4_K: SubBlock 24 must be 16 or 32 \(elements per sub-block of the integer form\), or 0 for none$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.ThreadsPerBlock 48 must be a multiple of the wave size 32`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: Dequant\.VectorsPerThread 0 must be in \[1, 16\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.ThreadsPerBlock 2048 must be a multiple of the wave size 32, at most 1024$`,

@@ -1,8 +1,10 @@
 // Package translate owns the translation of format specs' Go into HIP C++
-// device code: Block turns a block struct, its Dequant method, and every
-// helper function, block method and package-level table Dequant reaches
-// into a self-contained model.Device. It reads the type-checked package
-// (go/types); it never runs the spec.
+// device code: Block turns a block struct, its Dequant method, its integer
+// form's Codes, Scale and Offset methods where it has them, and every
+// helper function, block method and package-level table they reach into a
+// self-contained ir.Device; Format does the same for a registered format
+// and completes the integer form from its Meta (SubBlock, NoIntForm). It
+// reads the type-checked package (go/types); it never runs the spec.
 //
 // This comment is the reference for the device subset of Go: what a Dequant
 // body may contain, what each construct becomes, and where the C++ differs
@@ -26,7 +28,13 @@
 //   - each helper function and block method, callees first:
 //     static FORGE_DEVICE T forge_<func>(…) and
 //     static FORGE_DEVICE T forge_BlockQ4_0_<method>(const forge_BlockQ4_0* __restrict__ b, …);
-//   - FORGE_DEVICE float forge_BlockQ4_0_Dequant(const forge_BlockQ4_0* __restrict__ b, int32_t j).
+//   - FORGE_DEVICE float forge_BlockQ4_0_Dequant(const forge_BlockQ4_0* __restrict__ b, int32_t j),
+//     and, for a block with the integer form (ir.IntForm), likewise
+//     FORGE_DEVICE uint32_t forge_BlockQ4_0_Codes(…, int32_t w),
+//     float forge_BlockQ4_0_Scale(…, int32_t s) and
+//     float forge_BlockQ4_0_Offset(…, int32_t s), not static: the kernels
+//     call them. Codes and Scale come together (Offset is optional), with
+//     exactly those signatures.
 //
 // Every declaration, field and statement is preceded by
 // #line N "specs/formats/q4_0.go" (the Go position, relative to
@@ -113,6 +121,23 @@
 //	formats.E8M0.Float32         forge_e8m0_to_f32
 //	formats.E8M0.HalfScale       forge_e8m0_half_scale
 //	formats.HalfFromFloat32      forge_f32_to_half
+//	formats.Dot4(a, b, c)        forge_dot4(a, b, c)
+//	formats.Word32(b.F[:], i)    forge_word32_aN(b->F + i)
+//	formats.Word16(b.F[:], i)    forge_word16_aN(b->F + i)
+//
+// Word32 and Word16 read a little-endian word at byte i of a uint8 or int8
+// array field of the receiver, written exactly b.F[:] (the one slice
+// expression in the subset; a table, another slice or a field of another
+// type is rejected, the last by Go's type checker). N is the widest
+// alignment that the block (the largest power of two dividing its size, at
+// most 4: ir.IntForm.Align, which launchers must check of the weights'
+// base), the field's offset and the index (a power of two the index
+// provably is a multiple of: constants, sums, products, shifts, masks,
+// single-assignment locals) all allow: one 32-bit load for Q4_K's
+// 144-byte blocks with Qs at 16 and an index 4·k, two 16-bit loads for
+// 18-, 34- or 210-byte blocks, byte loads for 17- or 25-byte ones. A
+// constant index past the field is rejected; a variable one is not checked
+// on the device. Byte-wise (SWAR) work is plain uint32 arithmetic.
 //
 // Integer division and remainder need a constant divisor: Go panics on a
 // zero divisor and device code cannot, so a variable divisor is rejected

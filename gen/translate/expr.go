@@ -587,6 +587,9 @@ func (f *fnTr) call(e *ast.CallExpr, sc scalar) cexpr {
 	if ftv.IsType() {
 		return f.conversion(e, sc)
 	}
+	if name := f.formatsIntrinsic(e); name != "" {
+		return f.intrinsicCall(name, e, sc)
+	}
 	if ftv.IsBuiltin() {
 		name := "builtin"
 		if id, ok := fun.(*ast.Ident); ok {

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -103,7 +104,7 @@ func formatUnits(t *testing.T) ([]unit, []*formats.Format) {
 		if err != nil {
 			t.Fatalf("%s:\n%v", bt, err)
 		}
-		units = append(units, unit{name: bt, dev: dev, elems: f.BlockElems})
+		units = append(units, unit{name: bt, dev: dev, elems: f.BlockElems, sub: max(f.SubBlock, 1)})
 		fs = append(fs, f)
 	}
 	return units, fs
@@ -178,6 +179,44 @@ func TestFormatsHost(t *testing.T) {
 				compareBits(t, f.Name+" (translated C++ vs ggml known answers)", got[:len(known)], known, f.BlockElems)
 			}
 			t.Logf("%d known-answer and 512 random blocks agree bit for bit", nKnown)
+			if (u.dev.Int != nil) != f.HasIntForm() {
+				t.Fatalf("translated integer form: %v; the Go format has one: %v", u.dev.Int != nil, f.HasIntForm())
+			}
+			if u.dev.Int == nil {
+				return
+			}
+			// The integer form: Codes, Scale and Offset of every word and
+			// sub-block, bit for bit, on the same blocks (any bytes: the
+			// methods, unlike the contract they satisfy, are defined for
+			// every block).
+			got = runHost(t, exe, i, u, raw, "int")
+			nw, ns := f.BlockElems/4, f.BlockElems/f.SubBlock
+			per := nw + 2*ns
+			if len(got) != len(raw)/f.BlockBytes*per {
+				t.Fatalf("integer form: %d words from the harness, want %d", len(got), len(raw)/f.BlockBytes*per)
+			}
+			bad := 0
+			for b := 0; b < len(raw)/f.BlockBytes && bad < 5; b++ {
+				blk := raw[b*f.BlockBytes : (b+1)*f.BlockBytes]
+				g := got[b*per : (b+1)*per]
+				for w := range nw {
+					if c, want := math.Float32bits(g[w]), f.IntCodes(blk, int32(w)); c != want {
+						bad++
+						t.Errorf("block %d: Codes(%d) = %#08x in C++, %#08x in Go", b, w, c, want)
+					}
+				}
+				for s := range ns {
+					sc, off := g[nw+2*s], g[nw+2*s+1]
+					if want := f.IntScale(blk, int32(s)); math.Float32bits(sc) != math.Float32bits(want) {
+						bad++
+						t.Errorf("block %d: Scale(%d) = %g (%#08x) in C++, %g in Go", b, s, sc, math.Float32bits(sc), want)
+					}
+					if want := f.IntOffset(blk, int32(s)); math.Float32bits(off) != math.Float32bits(want) {
+						bad++
+						t.Errorf("block %d: Offset(%d) = %g (%#08x) in C++, %g in Go", b, s, off, math.Float32bits(off), want)
+					}
+				}
+			}
 		})
 	}
 }

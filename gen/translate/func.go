@@ -152,7 +152,7 @@ func (t *translator) function(fn *types.Func, cname string, at token.Pos) string
 		params = append(params, p)
 	}
 	f.buf.WriteString(t.line(decl.Pos()))
-	if fn.Name() == "Dequant" && f.recv != nil {
+	if f.recv != nil && entryMethod(fn.Name()) {
 		f.buf.WriteString("FORGE_DEVICE ")
 	} else {
 		f.buf.WriteString("static FORGE_DEVICE ")

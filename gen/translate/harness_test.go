@@ -12,13 +12,45 @@ import (
 
 	"github.com/rocmforge/forge/gen/hipgen/hiptest"
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/internal/modtest"
 )
+
+// includeDir is a directory holding the stand-in forge_portability.h
+// (testdata) with the real header's integer-form intrinsics spliced in.
+func includeDir(t *testing.T) string {
+	t.Helper()
+	hdr, err := os.ReadFile(filepath.Join(modtest.Root(t), "templates", "hip", "forge_portability.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "// Integer-form intrinsics", "\n// ----"
+	i := strings.Index(string(hdr), from)
+	j := strings.Index(string(hdr[i+1:]), to)
+	if i < 0 || j < 0 {
+		t.Fatalf("forge_portability.h: no %q section", from)
+	}
+	section := string(hdr[i : i+1+j])
+	stand, err := os.ReadFile(filepath.Join("testdata", "forge_portability.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Replace(string(stand), "// FORGE_INT_INTRINSICS", section, 1)
+	if out == string(stand) {
+		t.Fatal("testdata/forge_portability.h has no // FORGE_INT_INTRINSICS marker")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "forge_portability.h"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 // unit is one translated block type compiled into a test harness.
 type unit struct {
 	name  string // Go block type
 	dev   *ir.Device
 	elems int // Dequant is called for j in [0, elems)
+	sub   int // the integer form's sub-block, when dev.Int is set
 }
 
 // harnessSource is one C++ translation unit holding every unit's Code in a
@@ -53,11 +85,41 @@ func harnessSource(units []unit, device bool) string {
 	for i, u := range units {
 		fmt.Fprintf(&b, "\tcase %d: return u%d::%s((const u%d::%s*)p, j);\n", i, i, u.dev.Func, i, u.dev.Block)
 	}
+	b.WriteString("\t}\n\tabort();\n}\n")
+	// The integer form: Codes, Scale and Offset (0 without one) of units
+	// that have it.
+	b.WriteString("static uint32_t codes(int unit, const unsigned char* p, int32_t w) {\n\tswitch (unit) {\n")
+	for i, u := range units {
+		if u.dev.Int != nil {
+			fmt.Fprintf(&b, "\tcase %d: return u%d::%s((const u%d::%s*)p, w);\n", i, i, u.dev.Int.Codes, i, u.dev.Block)
+		}
+	}
+	b.WriteString("\t}\n\tabort();\n}\nstatic float scale(int unit, const unsigned char* p, int32_t s, int off) {\n\tswitch (unit) {\n")
+	for i, u := range units {
+		if in := u.dev.Int; in != nil {
+			offset := "0.0f"
+			if in.Offset != "" {
+				offset = fmt.Sprintf("u%d::%s((const u%d::%s*)p, s)", i, in.Offset, i, u.dev.Block)
+			}
+			fmt.Fprintf(&b, "\tcase %d: return off ? %s : u%d::%s((const u%d::%s*)p, s);\n", i, offset, i, in.Scale, i, u.dev.Block)
+		}
+	}
 	b.WriteString(`	}
 	abort();
 }
+static int sub_of(int unit) {
+	static const int subs[] = {`)
+	for _, u := range units {
+		fmt.Fprintf(&b, "%d, ", u.sub)
+	}
+	b.WriteString(`0};
+	return subs[unit];
+}
+// harness UNIT ELEMS IN OUT [int]: Dequant of every element of every block,
+// or with "int", per block Codes of every word (uint32), then Scale and
+// Offset of every sub-block (float bits).
 int main(int argc, char** argv) {
-	if (argc != 5) return 2;
+	if (argc != 5 && argc != 6) return 2;
 	int unit = atoi(argv[1]), elems = atoi(argv[2]);
 	FILE* in = fopen(argv[3], "rb");
 	if (!in) return 3;
@@ -70,6 +132,17 @@ int main(int argc, char** argv) {
 	FILE* out = fopen(argv[4], "wb");
 	if (!out) return 5;
 	for (long off = 0; off + sizes[unit] <= n; off += sizes[unit]) {
+		if (argc == 6) {
+			for (int32_t w = 0; w < elems / 4; w++) {
+				uint32_t c = codes(unit, buf + off, w);
+				fwrite(&c, 4, 1, out);
+			}
+			for (int32_t s = 0; s < elems / sub_of(unit); s++) {
+				float v[2] = {scale(unit, buf + off, s, 0), scale(unit, buf + off, s, 1)};
+				fwrite(v, 4, 2, out);
+			}
+			continue;
+		}
 		for (int32_t j = 0; j < elems; j++) {
 			float v = dequant(unit, buf + off, j);
 			fwrite(&v, 4, 1, out);
@@ -109,7 +182,7 @@ func buildHost(t *testing.T, units []unit) string {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "harness")
-	inc, _ := filepath.Abs("testdata")
+	inc := includeDir(t)
 	args := []string{"-std=c++17", "-O1", "-ffp-contract=off", "-fsanitize=undefined", "-fno-sanitize-recover=all",
 		"-Wall", "-Werror", "-Wno-unused-function", "-Wno-unused-parameter", "-I", inc, "-o", exe, src}
 	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
@@ -118,15 +191,17 @@ func buildHost(t *testing.T, units []unit) string {
 	return exe
 }
 
-// runHost dequantizes raw blocks with unit i of the harness exe.
-func runHost(t *testing.T, exe string, i int, u unit, raw []byte) []float32 {
+// runHost dequantizes raw blocks with unit i of the harness exe, or with
+// mode "int" returns the integer form's words (see harnessSource).
+func runHost(t *testing.T, exe string, i int, u unit, raw []byte, mode ...string) []float32 {
 	t.Helper()
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	if err := os.WriteFile(in, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if o, err := exec.Command(exe, fmt.Sprint(i), fmt.Sprint(u.elems), in, out).CombinedOutput(); err != nil {
+	args := append([]string{fmt.Sprint(i), fmt.Sprint(u.elems), in, out}, mode...)
+	if o, err := exec.Command(exe, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: harness: %v\n%s", u.name, err, o)
 	}
 	data, err := os.ReadFile(out)
@@ -170,7 +245,7 @@ func compileDevice(t *testing.T, units []unit, extra ...string) string {
 	if err := os.WriteFile(src, []byte(harnessSource(units, true)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inc, _ := filepath.Abs("testdata")
+	inc := includeDir(t)
 	asm := filepath.Join(dir, "harness.s")
 	args := append([]string{"--cuda-device-only", "-S", "--offload-arch=gfx1030", "-O3", "-Werror", "-Wno-unused-command-line-argument",
 		"-I", inc, "-o", asm}, extra...)

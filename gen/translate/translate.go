@@ -87,7 +87,12 @@ type translator struct {
 	tableC   map[*types.Var]string
 	globals  map[string]token.Pos // emitted top-level C names, for collision checks
 	fieldC   map[*types.Var]string
-	allNames map[string]bool
+	fieldOff map[*types.Var]int64 // byte offset of each block field
+	// blockAlign is the alignment the translation assumes of a block's
+	// address: the largest power of two dividing its size, at most 4 (see
+	// ir.IntForm.Align).
+	blockAlign int64
+	allNames   map[string]bool
 }
 
 func newTranslator(pkg *Package) *translator {
@@ -101,6 +106,7 @@ func newTranslator(pkg *Package) *translator {
 		tableC:    map[*types.Var]string{},
 		globals:   map[string]token.Pos{},
 		fieldC:    map[*types.Var]string{},
+		fieldOff:  map[*types.Var]int64{},
 	}
 	for _, f := range pkg.Files {
 		for _, d := range f.Decls {
@@ -263,6 +269,8 @@ func (t *translator) translateBlock(typeName string) *ir.Device {
 		return nil
 	}
 	fn := t.need(dq, decl.Name.Pos())
+	dev := &ir.Device{Block: t.blockC, Func: fn}
+	t.intForm(dev)
 	if len(t.errs) > 0 {
 		return nil
 	}
@@ -274,7 +282,8 @@ func (t *translator) translateBlock(typeName string) *ir.Device {
 	for _, s := range t.funcs {
 		code.WriteString(s)
 	}
-	return &ir.Device{Block: t.blockC, Func: fn, Code: code.String()}
+	dev.Code = code.String()
+	return dev
 }
 
 // structDecl emits the block struct and its layout asserts, checking that
@@ -320,6 +329,7 @@ func (t *translator) structDecl(tn *types.TypeName, st *types.Struct) string {
 			cname = uniqueName(localName(cname), names)
 		}
 		t.fieldC[f] = cname
+		t.fieldOff[f] = offsets[i]
 		if offsets[i] != packed && !badField {
 			t.errorf(f.Pos(), "field %s is at offset %d in Go but would be at %d packed: the block struct has padding; ggml block layouts have none (reorder the fields or make the padding an explicit _ field)", f.Name(), offsets[i], packed)
 		}
@@ -337,6 +347,7 @@ func (t *translator) structDecl(tn *types.TypeName, st *types.Struct) string {
 			cString(fmt.Sprintf("%s.%s must be at byte %d, as in the Go struct", t.blockC, cname, offsets[i])))
 	}
 	size := sizes.Sizeof(st)
+	t.blockAlign = min(4, lowBit(uint64(size)))
 	if len(fields) > 0 && packed != size && !badField {
 		t.errorf(tn.Pos(), "block type %s is %d bytes in Go but its fields take %d: the struct has trailing padding; ggml block layouts have none", tn.Name(), size, packed)
 	}

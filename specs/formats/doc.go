@@ -14,8 +14,15 @@
 //     the block from exactly one block's worth of inputs, following ggml's
 //     `quantize_row_*_ref` operation for operation so that the bytes match;
 //   - the format's metadata, registered with register (name, ggml type id,
-//     elements and bytes per block), plus a one-line row loop that lets the Go
-//     compiler inline Dequant into the CPU hot path.
+//     elements and bytes per block, the integer form's sub-block), plus a
+//     one-line row loop that lets the Go compiler inline Dequant into the
+//     CPU hot path;
+//   - where the values are, per sub-block of 16 or 32 elements, int8 codes
+//     times a scale plus an offset: the integer form, methods Codes (four
+//     codes to a 32-bit word), Scale and optionally Offset, in the Dequant
+//     subset (see intForm for the contract and its test); otherwise
+//     Meta.NoIntForm says why not. X8 and DotX8 are the host reference of
+//     the integer dot product that the kernels run.
 //
 // # The Dequant subset
 //
@@ -32,8 +39,9 @@
 //   - if/else, and for loops with constant bounds;
 //   - calls to small helper functions written in the same subset, and to the
 //     scalar conversions of this package (Half.Float32, BFloat16.Float32,
-//     E8M0.Float32, E8M0.HalfScale), which the translator maps to device
-//     intrinsics;
+//     E8M0.Float32, E8M0.HalfScale), Word32 and Word16 (as
+//     Word32(b.Field[:], i), the one slice expression allowed) and Dot4,
+//     which the translator maps to device intrinsics;
 //   - no imports other than math.
 //
 // Quantize methods are host-only reference code; they may use float64 and the

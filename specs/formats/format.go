@@ -2,6 +2,7 @@ package formats
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,15 @@ type Meta struct {
 	BlockElems int    // elements per block
 	BlockBytes int    // bytes per block
 	Doc        string // one line: what the format is
+	// SubBlock is the elements per sub-block of the integer form (16 or
+	// 32; it divides BlockElems), or 0 when the format has none. A format
+	// with one defines Codes and Scale (and optionally Offset) on its block;
+	// see the package documentation.
+	SubBlock int
+	// NoIntForm says why a format has no integer form (SubBlock 0), for
+	// forgegen explain; a test requires it of every registered format
+	// without one.
+	NoIntForm string
 }
 
 // Format is a registered format: its metadata plus type-erased access to the
@@ -25,10 +35,17 @@ type Meta struct {
 type Format struct {
 	Meta
 
-	structSize int // unsafe.Sizeof of the spec's block struct
+	structSize int          // unsafe.Sizeof of the spec's block struct
+	blockType  reflect.Type // the spec's block struct, for tests
 	dequant    func(dst []float32, src []byte)
 	quantize   func(dst []byte, src []float32)
 	elem       func(src []byte, j int32) float32
+
+	// The integer form's methods, type-erased over one block's bytes; nil
+	// when the block type lacks them (see intForm).
+	codes  func(blk []byte, w int32) uint32
+	scale  func(blk []byte, s int32) float32
+	offset func(blk []byte, s int32) float32
 }
 
 // BitsPerWeight is the storage cost of one element.
@@ -128,7 +145,7 @@ var (
 // be indirect, which costs half the CPU throughput.
 func register[B any, P block[B]](m Meta, rows func(dst []float32, src []B)) *Format {
 	var z B
-	f := &Format{Meta: m, structSize: int(unsafe.Sizeof(z))}
+	f := &Format{Meta: m, structSize: int(unsafe.Sizeof(z)), blockType: reflect.TypeFor[B]()}
 	f.dequant = func(dst []float32, src []byte) { rows(dst, view[B](src)) }
 	f.quantize = func(dst []byte, src []float32) {
 		bs := view[B](dst)
@@ -137,6 +154,13 @@ func register[B any, P block[B]](m Meta, rows func(dst []float32, src []B)) *For
 		}
 	}
 	f.elem = func(src []byte, j int32) float32 { return P(&view[B](src)[0]).Dequant(j) }
+	if _, ok := any(P(&z)).(intForm); ok {
+		f.codes = func(blk []byte, w int32) uint32 { return any(P(&view[B](blk)[0])).(intForm).Codes(w) }
+		f.scale = func(blk []byte, s int32) float32 { return any(P(&view[B](blk)[0])).(intForm).Scale(s) }
+	}
+	if _, ok := any(P(&z)).(intOffset); ok {
+		f.offset = func(blk []byte, s int32) float32 { return any(P(&view[B](blk)[0])).(intOffset).Offset(s) }
+	}
 	registryMu.Lock()
 	registry = append(registry, f)
 	registryMu.Unlock()

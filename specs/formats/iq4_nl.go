@@ -4,7 +4,7 @@ import "fmt"
 
 // IQ4_NL: 32 elements in 18 bytes; 4-bit indices into the non-linear
 // kvalues_iq4nl table, one fp16 scale.
-var IQ4_NL = register(Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18,
+var IQ4_NL = register(Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, SubBlock: 32,
 	Doc: "4-bit non-linear codebook (kvalues_iq4nl), one fp16 scale per 32"},
 	func(dst []float32, src []BlockIQ4NL) { dequantRows(dst, src, (*BlockIQ4NL).Dequant) })
 
@@ -53,3 +53,12 @@ func QuantizeIQ4NLChunk(dst []byte, src []float32) error {
 	}
 	return nil
 }
+
+// Codes: kvalues_iq4nl of the nibbles, looked up per byte. Scale d makes
+// Scale·code Dequant's one product.
+func (b *BlockIQ4NL) Codes(w int32) uint32 {
+	return lutIQ4NL(Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)))
+}
+
+// Scale: d.
+func (b *BlockIQ4NL) Scale(s int32) float32 { return b.D.Float32() }

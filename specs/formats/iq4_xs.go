@@ -2,7 +2,7 @@ package formats
 
 // IQ4_XS: 256 elements in 136 bytes; 4-bit kvalues_iq4nl indices in eight
 // groups of 32, each with a 6-bit scale, under one fp16 super-scale.
-var IQ4_XS = register(Meta{Name: "IQ4_XS", GGMLType: 23, BlockElems: 256, BlockBytes: 136,
+var IQ4_XS = register(Meta{Name: "IQ4_XS", GGMLType: 23, BlockElems: 256, BlockBytes: 136, SubBlock: 32,
 	Doc: "4-bit non-linear codebook (kvalues_iq4nl), 6-bit scale per 32, fp16 scale per 256"},
 	func(dst []float32, src []BlockIQ4XS) { dequantRows(dst, src, (*BlockIQ4XS).Dequant) })
 
@@ -34,4 +34,19 @@ func (b *BlockIQ4XS) Dequant(j int32) float32 {
 // ntry = 7 over the 256 elements (the same bytes as ggml_quantize_chunk).
 func (b *BlockIQ4XS) Quantize(x []float32) {
 	b.D = quantizeIQ4Impl(x[:256], 7, b.Qs[:], &b.ScalesH, b.ScalesL[:])
+}
+
+// Codes: kvalues_iq4nl of the nibbles of group w/8. Scale is Dequant's dl,
+// so Scale·code is its one product.
+func (b *BlockIQ4XS) Codes(w int32) uint32 {
+	return lutIQ4NL(Word32(b.Qs[:], 16*((w>>3)&7)+4*(w&3)) >> (4 * uint32((w>>2)&1)))
+}
+
+// Scale: d·(ls-32) of group ib (32 elements).
+func (b *BlockIQ4XS) Scale(ib int32) float32 {
+	ib &= 7
+	lo := (b.ScalesL[ib>>1] >> (4 * uint32(ib&1))) & 15
+	hi := (b.ScalesH >> (2 * uint32(ib))) & 3
+	ls := int32(lo) | int32(hi)<<4
+	return b.D.Float32() * float32(ls-32)
 }

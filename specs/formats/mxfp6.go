@@ -8,13 +8,14 @@ import "math"
 // whose bits 6k..6k+5 are element k's code (LSB first, so codes cross bytes).
 
 // MXFP6_E2M3: 32 FP6 E2M3 elements with one E8M0 scale.
-var MXFP6_E2M3 = register(Meta{Name: "MXFP6_E2M3", GGMLType: NoGGMLType, BlockElems: 32, BlockBytes: 25,
+var MXFP6_E2M3 = register(Meta{Name: "MXFP6_E2M3", GGMLType: NoGGMLType, BlockElems: 32, BlockBytes: 25, SubBlock: 32,
 	Doc: "OCP MX 6-bit E2M3 codes (max 7.5), one E8M0 power-of-two scale per 32 (forge layout)"},
 	func(dst []float32, src []BlockMXFP6_E2M3) { dequantRows(dst, src, (*BlockMXFP6_E2M3).Dequant) })
 
 // MXFP6_E3M2: 32 FP6 E3M2 elements with one E8M0 scale.
 var MXFP6_E3M2 = register(Meta{Name: "MXFP6_E3M2", GGMLType: NoGGMLType, BlockElems: 32, BlockBytes: 25,
-	Doc: "OCP MX 6-bit E3M2 codes (max 28), one E8M0 power-of-two scale per 32 (forge layout)"},
+	Doc:       "OCP MX 6-bit E3M2 codes (max 28), one E8M0 power-of-two scale per 32 (forge layout)",
+	NoIntForm: "its values times 16 (the inverse of its smallest step, 1/16) reach 448, beyond int8 codes"},
 	func(dst []float32, src []BlockMXFP6_E3M2) { dequantRows(dst, src, (*BlockMXFP6_E3M2).Dequant) })
 
 // BlockMXFP6_E2M3 is an MXFP6 block with E2M3 elements.
@@ -189,4 +190,30 @@ func fp6RoundCode(v float64, mbits, bias int, table *[32]float32) uint8 {
 	// mantissa n-2^m, for subnormals it is n, and n = 2^(m+1) (or 2^m from a
 	// subnormal) carries into the next exponent. a < max keeps it ≤ 31.
 	return sign | uint8((e+bias-1)<<mbits+n)
+}
+
+// Codes: eight times the E2M3 value of each 6-bit code (an integer: the
+// smallest step is 1/8, the largest value 7.5), looked up per code in
+// fp6E2M3Code. Scale 2^(e-127)/8 is exact (at least 2^-130, a float32
+// subnormal), and Scale·code is the exact product mag·2^(e-127) rounded
+// once, which is Dequant's one rounding. (Code -0 gives +0, not -0.)
+// E3M2 has none: its values times 16, the smallest step's inverse, reach
+// 448, beyond int8.
+func (b *BlockMXFP6_E2M3) Codes(w int32) uint32 {
+	g := 3 * (w & 7)
+	c := uint32(b.Qs[g]) | uint32(b.Qs[g+1])<<8 | uint32(b.Qs[g+2])<<16
+	return uint32(uint8(fp6E2M3Code[c&63])) | uint32(uint8(fp6E2M3Code[(c>>6)&63]))<<8 |
+		uint32(uint8(fp6E2M3Code[(c>>12)&63]))<<16 | uint32(uint8(fp6E2M3Code[(c>>18)&63]))<<24
+}
+
+// Scale: 2^(e-127)/8.
+func (b *BlockMXFP6_E2M3) Scale(s int32) float32 { return b.E.Float32() * 0.125 }
+
+// fp6E2M3Code is 8·(the E2M3 value) of each signed 6-bit code;
+// TestIntForm checks each against Dequant.
+var fp6E2M3Code = [64]int8{
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 18, 20, 22, 24, 26, 28, 30, 32, 36, 40, 44, 48, 52, 56, 60,
+	0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15,
+	-16, -18, -20, -22, -24, -26, -28, -30, -32, -36, -40, -44, -48, -52, -56, -60,
 }

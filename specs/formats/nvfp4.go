@@ -4,7 +4,7 @@ import "math"
 
 // NVFP4: 64 E2M1 elements in 36 bytes, one UE4M3 scale per 16 (ggml's
 // block_nvfp4).
-var NVFP4 = register(Meta{Name: "NVFP4", GGMLType: 40, BlockElems: 64, BlockBytes: 36,
+var NVFP4 = register(Meta{Name: "NVFP4", GGMLType: 40, BlockElems: 64, BlockBytes: 36, SubBlock: 16,
 	Doc: "NVIDIA 4-bit E2M1 codes, one UE4M3 scale per 16 (ggml layout)"},
 	func(dst []float32, src []BlockNVFP4) { dequantRows(dst, src, (*BlockNVFP4).Dequant) })
 
@@ -108,3 +108,13 @@ func ue4m3FromFloat32(x float32) uint8 {
 	}
 	return uint8(exp<<3 | man)
 }
+
+// Codes: kvalues_mxfp4 of the nibbles of sub-block w/4, as MXFP4's. Scale
+// is the half UE4M3 scale, so Scale·code is Dequant's one product.
+func (b *BlockNVFP4) Codes(w int32) uint32 {
+	q := Word32(b.Qs[:], 8*((w>>2)&3)+4*(w&1)) >> (4 * uint32((w>>1)&1))
+	return lutMXFP4(q)
+}
+
+// Scale: the half UE4M3 scale of sub-block s (16 elements).
+func (b *BlockNVFP4) Scale(s int32) float32 { return ue4m3Half(b.D[s&3]) }

@@ -4,7 +4,8 @@ import "github.com/rocmforge/forge/specs/check"
 
 // Problems lists what is wrong with a format's metadata: a Name usable in
 // file and symbol names, a ggml id or NoGGMLType, whole 32-lane groups of
-// elements per block (or one, a scalar format), a size, a Doc. Checks
+// elements per block (or one, a scalar format), a size, an integer-form
+// sub-block of 16 or 32 that divides the block (or none), a Doc. Checks
 // across formats (unique names and ids) and against the block struct (its
 // size) are gen/load's.
 func (m Meta) Problems() []check.Problem {
@@ -22,6 +23,14 @@ func (m Meta) Problems() []check.Problem {
 	}
 	if m.BlockBytes <= 0 {
 		l.Add("BlockBytes", "BlockBytes %d must be positive", m.BlockBytes)
+	}
+	switch {
+	case m.SubBlock != 0 && m.SubBlock != 16 && m.SubBlock != 32:
+		l.Add("SubBlock", "SubBlock %d must be 16 or 32 (elements per sub-block of the integer form), or 0 for none", m.SubBlock)
+	case m.SubBlock != 0 && m.BlockElems%m.SubBlock != 0:
+		l.Add("SubBlock", "SubBlock %d must divide BlockElems %d", m.SubBlock, m.BlockElems)
+	case m.SubBlock != 0 && m.NoIntForm != "":
+		l.Add("NoIntForm", "NoIntForm says why there is no integer form, but SubBlock %d declares one; leave it empty", m.SubBlock)
 	}
 	if m.Doc == "" {
 		l.Add("", "Doc is empty; give one line saying what the format is")

@@ -8,14 +8,22 @@ func TestRegisteredMetaValid(t *testing.T) {
 			t.Errorf("%s: %v", f.Name, ps)
 		}
 	}
-	bad := Meta{Name: "q4-0", GGMLType: -2, BlockElems: 48, BlockBytes: 0}
+	bad := Meta{Name: "q4-0", GGMLType: -2, BlockElems: 48, BlockBytes: 0, SubBlock: 24}
 	fields := map[string]bool{}
 	for _, p := range bad.Problems() {
 		fields[p.Field] = true
 	}
-	for _, f := range []string{"Name", "GGMLType", "BlockElems", "BlockBytes", ""} {
+	for _, f := range []string{"Name", "GGMLType", "BlockElems", "BlockBytes", "SubBlock", ""} {
 		if !fields[f] {
 			t.Errorf("no problem with %q: %v", f, bad.Problems())
+		}
+	}
+	for _, m := range []Meta{
+		{Name: "A", BlockElems: 64, BlockBytes: 4, SubBlock: 32, NoIntForm: "why", Doc: "d"}, // both
+		{Name: "A", BlockElems: 1, BlockBytes: 4, SubBlock: 16, Doc: "d"},                    // does not divide
+	} {
+		if ps := m.Problems(); len(ps) != 1 || ps[0].Field != "SubBlock" && ps[0].Field != "NoIntForm" {
+			t.Errorf("%+v: problems %v, want one about the integer form", m, ps)
 		}
 	}
 }

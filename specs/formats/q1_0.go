@@ -2,7 +2,7 @@ package formats
 
 // Q1_0: 128 elements in 18 bytes; one sign bit per element and one fp16
 // scale.
-var Q1_0 = register(Meta{Name: "Q1_0", GGMLType: 41, BlockElems: 128, BlockBytes: 18,
+var Q1_0 = register(Meta{Name: "Q1_0", GGMLType: 41, BlockElems: 128, BlockBytes: 18, SubBlock: 32,
 	Doc: "1-bit signs, one fp16 scale per 128 (±d)"},
 	func(dst []float32, src []BlockQ1_0) { dequantRows(dst, src, (*BlockQ1_0).Dequant) })
 
@@ -38,3 +38,16 @@ func (b *BlockQ1_0) Quantize(x []float32) {
 		}
 	}
 }
+
+// Codes: the sign bits (0 or 1) of elements 4w..4w+3, spread to one byte
+// each. Scale 2d and Offset -d make them ±d: 2d is exact, and 2d - d and
+// 0 - d are exactly d and -d.
+func (b *BlockQ1_0) Codes(w int32) uint32 {
+	return spread4(uint32(b.Qs[(w>>1)&15]) >> (4 * uint32(w&1)))
+}
+
+// Scale: 2d.
+func (b *BlockQ1_0) Scale(s int32) float32 { return 2 * b.D.Float32() }
+
+// Offset: -d.
+func (b *BlockQ1_0) Offset(s int32) float32 { return -b.D.Float32() }

@@ -2,7 +2,7 @@ package formats
 
 // Q2_0: 64 elements in 18 bytes; 2-bit codes {-1, 0, 1, 2} and one fp16
 // scale.
-var Q2_0 = register(Meta{Name: "Q2_0", GGMLType: 42, BlockElems: 64, BlockBytes: 18,
+var Q2_0 = register(Meta{Name: "Q2_0", GGMLType: 42, BlockElems: 64, BlockBytes: 18, SubBlock: 32,
 	Doc: "2-bit codes {-1,0,1,2}, one fp16 scale per 64"},
 	func(dst []float32, src []BlockQ2_0) { dequantRows(dst, src, (*BlockQ2_0).Dequant) })
 
@@ -41,3 +41,18 @@ func (b *BlockQ2_0) Quantize(x []float32) {
 		b.Qs[j/4] |= uint8(q) << (2 * (j % 4))
 	}
 }
+
+// Codes: the four 2-bit fields of Qs[w], one to a byte: fields 2 and 3
+// move to the upper half, then fields 1 and 3 up by 6 bits. Offset -d
+// makes them (q-1)·d, exactly.
+func (b *BlockQ2_0) Codes(w int32) uint32 {
+	x := uint32(b.Qs[w&15])
+	x = (x | x<<12) & 0x000F000F
+	return (x | x<<6) & 0x03030303
+}
+
+// Scale: d.
+func (b *BlockQ2_0) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -d.
+func (b *BlockQ2_0) Offset(s int32) float32 { return -b.D.Float32() }

@@ -2,7 +2,7 @@ package formats
 
 // Q2_K: 256 elements in 84 bytes; 2-bit codes in sixteen 16-element
 // sub-blocks, each with a 4-bit scale and a 4-bit min under fp16 d and dmin.
-var Q2_K = register(Meta{Name: "Q2_K", GGMLType: 10, BlockElems: 256, BlockBytes: 84,
+var Q2_K = register(Meta{Name: "Q2_K", GGMLType: 10, BlockElems: 256, BlockBytes: 84, SubBlock: 16,
 	Doc: "2-bit codes, 4-bit scale and min per 16, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ2_K) { dequantRows(dst, src, (*BlockQ2_K).Dequant) })
 
@@ -83,4 +83,19 @@ func (b *BlockQ2_K) Quantize(x []float32) {
 			b.Qs[32*c+l] = L[0] | L[32]<<2 | L[64]<<4 | L[96]<<6
 		}
 	}
+}
+
+// Codes: the 2-bit codes (0..3) of elements 4w..4w+3, one word of Qs
+// shifted to their bit pair. Scale d·sc and Offset -(dmin·m) are Dequant's
+// own operations (a - b is a + (-b) in IEEE arithmetic).
+func (b *BlockQ2_K) Codes(w int32) uint32 {
+	return Word32(b.Qs[:], 32*((w>>5)&1)+4*(w&7)) >> (2 * uint32((w>>3)&3)) & 0x03030303
+}
+
+// Scale: d·(scale nibble) of sub-block s (16 elements).
+func (b *BlockQ2_K) Scale(s int32) float32 { return b.D.Float32() * float32(b.Scales[s&15]&15) }
+
+// Offset: -(dmin·(min nibble)) of sub-block s.
+func (b *BlockQ2_K) Offset(s int32) float32 {
+	return -(b.Dmin.Float32() * float32(b.Scales[s&15]>>4))
 }

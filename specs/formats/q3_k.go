@@ -2,7 +2,7 @@ package formats
 
 // Q3_K: 256 elements in 110 bytes; 3-bit codes in 16 sub-blocks of 16, each
 // with a 6-bit signed scale, under one fp16 super-scale.
-var Q3_K = register(Meta{Name: "Q3_K", GGMLType: 11, BlockElems: 256, BlockBytes: 110,
+var Q3_K = register(Meta{Name: "Q3_K", GGMLType: 11, BlockElems: 256, BlockBytes: 110, SubBlock: 16,
 	Doc: "3-bit codes, 6-bit scale per 16, fp16 scale per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ3_K) { dequantRows(dst, src, (*BlockQ3_K).Dequant) })
 
@@ -91,3 +91,27 @@ func (b *BlockQ3_K) Quantize(x []float32) {
 		}
 	}
 }
+
+// Codes: q+4 (0..7): the two low bits from Qs and the Hmask bit as bit 2,
+// one word of each. Offset -4·Scale makes them q·Scale: Scale (an 11-bit
+// significand times a 6-bit integer) times a 3-bit code is exact, and so
+// is the sum.
+func (b *BlockQ3_K) Codes(w int32) uint32 {
+	n := (w >> 5) & 1
+	s := (w >> 3) & 3
+	l := 4 * (w & 7)
+	lo := Word32(b.Qs[:], 32*n+l) >> (2 * uint32(s)) & 0x03030303
+	hi := Word32(b.Hmask[:], l) >> uint32(4*n+s) & 0x01010101
+	return lo | hi<<2
+}
+
+// Scale: d·(scale6 - 32) of sub-block i (16 elements), Dequant's first
+// product.
+func (b *BlockQ3_K) Scale(i int32) float32 {
+	i &= 15
+	sc := q3KScale(b.Scales[i&7], b.Scales[8+i&3], i) - 32
+	return b.D.Float32() * float32(sc)
+}
+
+// Offset: -4·Scale.
+func (b *BlockQ3_K) Offset(i int32) float32 { return -4 * b.Scale(i) }

@@ -1,7 +1,7 @@
 package formats
 
 // Q4_0: 32 elements in 18 bytes; 4-bit codes with one fp16 scale.
-var Q4_0 = register(Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18,
+var Q4_0 = register(Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, SubBlock: 32,
 	Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ4_0) { dequantRows(dst, src, (*BlockQ4_0).Dequant) })
 
@@ -34,3 +34,17 @@ func (b *BlockQ4_0) Quantize(x []float32) {
 		b.Qs[j] = uint8(lo) | uint8(hi)<<4
 	}
 }
+
+// Codes: the nibbles themselves (0..15), read as one word of Qs: words
+// 0..3 are the low nibbles, 4..7 the high ones. Offset -8d makes them
+// (q-8)·d: d·q and -8d are exact (an 11-bit significand times at most 4
+// bits), and so is their sum.
+func (b *BlockQ4_0) Codes(w int32) uint32 {
+	return Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)) & 0x0F0F0F0F
+}
+
+// Scale: d.
+func (b *BlockQ4_0) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -8d.
+func (b *BlockQ4_0) Offset(s int32) float32 { return -8 * b.D.Float32() }

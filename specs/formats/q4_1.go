@@ -1,7 +1,7 @@
 package formats
 
 // Q4_1: 32 elements in 20 bytes; 4-bit codes with an fp16 scale and minimum.
-var Q4_1 = register(Meta{Name: "Q4_1", GGMLType: 3, BlockElems: 32, BlockBytes: 20,
+var Q4_1 = register(Meta{Name: "Q4_1", GGMLType: 3, BlockElems: 32, BlockBytes: 20, SubBlock: 32,
 	Doc: "4-bit codes, fp16 scale and min per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ4_1) { dequantRows(dst, src, (*BlockQ4_1).Dequant) })
 
@@ -37,3 +37,15 @@ func (b *BlockQ4_1) Quantize(x []float32) {
 		b.Qs[j] = uint8(q0) | uint8(q1)<<4
 	}
 }
+
+// Codes: the nibbles, as Q4_0's; Scale d and Offset m give Dequant's own
+// two operations.
+func (b *BlockQ4_1) Codes(w int32) uint32 {
+	return Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)) & 0x0F0F0F0F
+}
+
+// Scale: d.
+func (b *BlockQ4_1) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: m.
+func (b *BlockQ4_1) Offset(s int32) float32 { return b.M.Float32() }

@@ -2,7 +2,7 @@ package formats
 
 // Q4_K: 256 elements in 144 bytes; 4-bit codes in eight 32-element
 // sub-blocks, each with a 6-bit scale and a 6-bit min under fp16 d and dmin.
-var Q4_K = register(Meta{Name: "Q4_K", GGMLType: 12, BlockElems: 256, BlockBytes: 144,
+var Q4_K = register(Meta{Name: "Q4_K", GGMLType: 12, BlockElems: 256, BlockBytes: 144, SubBlock: 32,
 	Doc: "4-bit codes, 6-bit scale and min per 32, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ4_K) { dequantRows(dst, src, (*BlockQ4_K).Dequant) })
 
@@ -39,4 +39,24 @@ func (b *BlockQ4_K) Quantize(x []float32) {
 			b.Qs[32*c+l] = L[64*c+l] | L[64*c+l+32]<<4
 		}
 	}
+}
+
+// Codes: the nibbles of sub-block w/8, one word of Qs. Scale d·scale and
+// Offset -(dmin·min) are Dequant's own operations.
+func (b *BlockQ4_K) Codes(w int32) uint32 {
+	return Word32(b.Qs[:], 32*((w>>4)&3)+4*(w&7)) >> (4 * uint32((w>>3)&1)) & 0x0F0F0F0F
+}
+
+// Scale: d·scale of sub-block i (32 elements).
+func (b *BlockQ4_K) Scale(i int32) float32 {
+	i &= 7
+	k := i & 3
+	return b.D.Float32() * float32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
+}
+
+// Offset: -(dmin·min) of sub-block i.
+func (b *BlockQ4_K) Offset(i int32) float32 {
+	i &= 7
+	k := i & 3
+	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
 }

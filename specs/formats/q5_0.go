@@ -1,7 +1,7 @@
 package formats
 
 // Q5_0: 32 elements in 22 bytes; 5-bit codes with one fp16 scale.
-var Q5_0 = register(Meta{Name: "Q5_0", GGMLType: 6, BlockElems: 32, BlockBytes: 22,
+var Q5_0 = register(Meta{Name: "Q5_0", GGMLType: 6, BlockElems: 32, BlockBytes: 22, SubBlock: 32,
 	Doc: "5-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ5_0) { dequantRows(dst, src, (*BlockQ5_0).Dequant) })
 
@@ -39,3 +39,17 @@ func (b *BlockQ5_0) Quantize(x []float32) {
 	}
 	b.Qh = [4]uint8{uint8(qh), uint8(qh >> 8), uint8(qh >> 16), uint8(qh >> 24)}
 }
+
+// Codes: the 5-bit codes (0..31): Q4_0's nibbles with bits 4w..4w+3 of qh
+// spread to bit 4 of each byte. Offset -16d makes them (q-16)·d, exactly
+// (see Q4_0).
+func (b *BlockQ5_0) Codes(w int32) uint32 {
+	lo := Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)) & 0x0F0F0F0F
+	return lo | spread4(Word32(b.Qh[:], 0)>>(4*uint32(w&7)))<<4
+}
+
+// Scale: d.
+func (b *BlockQ5_0) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -16d.
+func (b *BlockQ5_0) Offset(s int32) float32 { return -16 * b.D.Float32() }

@@ -1,7 +1,7 @@
 package formats
 
 // Q5_1: 32 elements in 24 bytes; 5-bit codes with an fp16 scale and minimum.
-var Q5_1 = register(Meta{Name: "Q5_1", GGMLType: 7, BlockElems: 32, BlockBytes: 24,
+var Q5_1 = register(Meta{Name: "Q5_1", GGMLType: 7, BlockElems: 32, BlockBytes: 24, SubBlock: 32,
 	Doc: "5-bit codes, fp16 scale and min per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ5_1) { dequantRows(dst, src, (*BlockQ5_1).Dequant) })
 
@@ -42,3 +42,16 @@ func (b *BlockQ5_1) Quantize(x []float32) {
 	}
 	b.Qh = [4]uint8{uint8(qh), uint8(qh >> 8), uint8(qh >> 16), uint8(qh >> 24)}
 }
+
+// Codes: the 5-bit codes, as Q5_0's; Scale d and Offset m give Dequant's
+// own two operations.
+func (b *BlockQ5_1) Codes(w int32) uint32 {
+	lo := Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)) & 0x0F0F0F0F
+	return lo | spread4(Word32(b.Qh[:], 0)>>(4*uint32(w&7)))<<4
+}
+
+// Scale: d.
+func (b *BlockQ5_1) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: m.
+func (b *BlockQ5_1) Offset(s int32) float32 { return b.M.Float32() }

@@ -2,7 +2,7 @@ package formats
 
 // Q5_K: 256 elements in 176 bytes; 5-bit codes in eight 32-element
 // sub-blocks, each with a 6-bit scale and a 6-bit min under fp16 d and dmin.
-var Q5_K = register(Meta{Name: "Q5_K", GGMLType: 13, BlockElems: 256, BlockBytes: 176,
+var Q5_K = register(Meta{Name: "Q5_K", GGMLType: 13, BlockElems: 256, BlockBytes: 176, SubBlock: 32,
 	Doc: "5-bit codes, 6-bit scale and min per 32, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ5_K) { dequantRows(dst, src, (*BlockQ5_K).Dequant) })
 
@@ -52,4 +52,26 @@ func (b *BlockQ5_K) Quantize(x []float32) {
 			b.Qs[32*c+l] = lo | hi<<4
 		}
 	}
+}
+
+// Codes: the 5-bit codes: Q4_K's nibbles with bit w/8 of each Qh byte as
+// bit 4. Scale and Offset are Q4_K's, Dequant's own operations.
+func (b *BlockQ5_K) Codes(w int32) uint32 {
+	lo := Word32(b.Qs[:], 32*((w>>4)&3)+4*(w&7)) >> (4 * uint32((w>>3)&1)) & 0x0F0F0F0F
+	hi := Word32(b.Qh[:], 4*(w&7)) >> uint32((w>>3)&7) & 0x01010101
+	return lo | hi<<4
+}
+
+// Scale: d·scale of sub-block i (32 elements).
+func (b *BlockQ5_K) Scale(i int32) float32 {
+	i &= 7
+	k := i & 3
+	return b.D.Float32() * float32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
+}
+
+// Offset: -(dmin·min) of sub-block i.
+func (b *BlockQ5_K) Offset(i int32) float32 {
+	i &= 7
+	k := i & 3
+	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
 }

@@ -2,7 +2,7 @@ package formats
 
 // Q6_K: 256 elements in 210 bytes; 6-bit codes in 16 sub-blocks of 16, each
 // with an int8 scale, under one fp16 super-scale.
-var Q6_K = register(Meta{Name: "Q6_K", GGMLType: 14, BlockElems: 256, BlockBytes: 210,
+var Q6_K = register(Meta{Name: "Q6_K", GGMLType: 14, BlockElems: 256, BlockBytes: 210, SubBlock: 16,
 	Doc: "6-bit codes, int8 scale per 16, fp16 scale per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ6_K) { dequantRows(dst, src, (*BlockQ6_K).Dequant) })
 
@@ -82,3 +82,24 @@ func (b *BlockQ6_K) Quantize(x []float32) {
 		}
 	}
 }
+
+// Codes: q+32 (0..63): the low nibbles from one word of Ql, the high bit
+// pairs from one word of Qh. Offset -32·Scale makes them q·Scale: Scale
+// (an 11-bit significand times an int8) times a 6-bit code needs at most
+// 24 bits (2047·127·63 < 2^24), so it is exact, and so is the sum.
+// (Unsigned codes with an offset cost the kernel one multiply-add per
+// sub-block; signed ones would cost a byte-wise subtract per word.)
+func (b *BlockQ6_K) Codes(w int32) uint32 {
+	n := (w >> 5) & 1
+	g := (w >> 3) & 3
+	l := 4 * (w & 7)
+	lo := Word32(b.Ql[:], 64*n+32*(g&1)+l) >> (4 * uint32(g>>1)) & 0x0F0F0F0F
+	hi := Word32(b.Qh[:], 32*n+l) >> (2 * uint32(g)) & 0x03030303
+	return lo | hi<<4
+}
+
+// Scale: d·Scales[i] of sub-block i (16 elements), Dequant's first product.
+func (b *BlockQ6_K) Scale(i int32) float32 { return b.D.Float32() * float32(b.Scales[i&15]) }
+
+// Offset: -32·Scale.
+func (b *BlockQ6_K) Offset(i int32) float32 { return -32 * b.Scale(i) }

@@ -1,7 +1,7 @@
 package formats
 
 // Q8_0: 32 elements in 34 bytes; int8 codes with one fp16 scale.
-var Q8_0 = register(Meta{Name: "Q8_0", GGMLType: 8, BlockElems: 32, BlockBytes: 34,
+var Q8_0 = register(Meta{Name: "Q8_0", GGMLType: 8, BlockElems: 32, BlockBytes: 34, SubBlock: 32,
 	Doc: "8-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ8_0) { dequantRows(dst, src, (*BlockQ8_0).Dequant) })
 
@@ -27,3 +27,9 @@ func (b *BlockQ8_0) Quantize(x []float32) {
 		b.Qs[j] = int8(cvtt(roundf(float32(v * id))))
 	}
 }
+
+// Codes: the int8 codes as stored; Scale d is Dequant's one product.
+func (b *BlockQ8_0) Codes(w int32) uint32 { return Word32(b.Qs[:], 4*(w&7)) }
+
+// Scale: d.
+func (b *BlockQ8_0) Scale(s int32) float32 { return b.D.Float32() }

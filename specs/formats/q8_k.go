@@ -2,7 +2,7 @@ package formats
 
 // Q8_K: 256 elements in 292 bytes; int8 codes with one float32 scale and
 // per-16 code sums (ggml's intermediate type for K-quant dot products).
-var Q8_K = register(Meta{Name: "Q8_K", GGMLType: 15, BlockElems: 256, BlockBytes: 292,
+var Q8_K = register(Meta{Name: "Q8_K", GGMLType: 15, BlockElems: 256, BlockBytes: 292, SubBlock: 32,
 	Doc: "8-bit codes, float32 scale per 256, int16 code sums per 16 (ggml K-quant dot-product operand)"},
 	func(dst []float32, src []BlockQ8_K) { dequantRows(dst, src, (*BlockQ8_K).Dequant) })
 
@@ -47,3 +47,9 @@ func (b *BlockQ8_K) Quantize(x []float32) {
 	}
 	b.D = 1 / iscale
 }
+
+// Codes: the int8 codes as stored; Scale d is Dequant's one product.
+func (b *BlockQ8_K) Codes(w int32) uint32 { return Word32(b.Qs[:], 4*(w&63)) }
+
+// Scale: d (one for the whole block).
+func (b *BlockQ8_K) Scale(s int32) float32 { return b.D }

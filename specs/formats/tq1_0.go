@@ -4,7 +4,7 @@ import "math"
 
 // TQ1_0: 256 ternary elements in 54 bytes; five base-3 digits per byte
 // (four in qh), one fp16 scale at the end.
-var TQ1_0 = register(Meta{Name: "TQ1_0", GGMLType: 34, BlockElems: 256, BlockBytes: 54,
+var TQ1_0 = register(Meta{Name: "TQ1_0", GGMLType: 34, BlockElems: 256, BlockBytes: 54, SubBlock: 32,
 	Doc: "ternary {-1,0,1}, 5 trits per byte (1.69 bpw), one fp16 scale per 256"},
 	func(dst []float32, src []BlockTQ1_0) { dequantRows(dst, src, (*BlockTQ1_0).Dequant) })
 
@@ -77,3 +77,34 @@ func (b *BlockTQ1_0) Quantize(x []float32) {
 // lroundf is C lroundf: round half away from zero to an integer (used by
 // TQ1_0 and TQ2_0).
 func lroundf(x float32) int32 { return int32(math.Round(float64(x))) }
+
+// Codes: the trits (0..2) of elements 4w..4w+3, which share digit n and
+// lie in four consecutive bytes: t = byte·3^n mod 256 and trit = (3t)>>8
+// for each byte at once, the even and the odd bytes in the two 16-bit
+// halves of a word each (an 8-bit product and 3t < 768 fit a half). Offset
+// -d makes them (trit-1)·d, exactly.
+func (b *BlockTQ1_0) Codes(w int32) uint32 {
+	w &= 63
+	var q uint32
+	var n int32
+	if w < 40 {
+		q = Word32(b.Qs[:], 4*(w&7))
+		n = w >> 3
+	} else if w < 60 {
+		q = Word32(b.Qs[:], 32+4*((w-40)&3))
+		n = (w - 40) >> 2
+	} else {
+		q = Word32(b.Qh[:], 0)
+		n = w - 60
+	}
+	p := uint32(tq1Pow3[n&7])
+	even := (q & 0x00FF00FF * p & 0x00FF00FF) * 3 >> 8 & 0x00030003
+	odd := ((q >> 8) & 0x00FF00FF * p & 0x00FF00FF) * 3 >> 8 & 0x00030003
+	return even | odd<<8
+}
+
+// Scale: d.
+func (b *BlockTQ1_0) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -d.
+func (b *BlockTQ1_0) Offset(s int32) float32 { return -b.D.Float32() }

@@ -2,7 +2,7 @@ package formats
 
 // TQ2_0: 256 ternary elements in 66 bytes; 2 bits per element, one fp16
 // scale at the end.
-var TQ2_0 = register(Meta{Name: "TQ2_0", GGMLType: 35, BlockElems: 256, BlockBytes: 66,
+var TQ2_0 = register(Meta{Name: "TQ2_0", GGMLType: 35, BlockElems: 256, BlockBytes: 66, SubBlock: 32,
 	Doc: "ternary {-1,0,1} in 2-bit codes, one fp16 scale per 256"},
 	func(dst []float32, src []BlockTQ2_0) { dequantRows(dst, src, (*BlockTQ2_0).Dequant) })
 
@@ -38,3 +38,16 @@ func (b *BlockTQ2_0) Quantize(x []float32) {
 		}
 	}
 }
+
+// Codes: the 2-bit codes (0..2, or 3), one word of Qs shifted to their bit
+// pair. Offset -d makes them (q-1)·d, exactly (an 11-bit significand
+// times at most 2 bits).
+func (b *BlockTQ2_0) Codes(w int32) uint32 {
+	return Word32(b.Qs[:], 32*((w>>5)&1)+4*(w&7)) >> (2 * uint32((w>>3)&3)) & 0x03030303
+}
+
+// Scale: d.
+func (b *BlockTQ2_0) Scale(s int32) float32 { return b.D.Float32() }
+
+// Offset: -d.
+func (b *BlockTQ2_0) Offset(s int32) float32 { return -b.D.Float32() }

@@ -454,6 +454,82 @@ FORGE_HOST_DEVICE float forge_e8m0_half_scale(forge_e8m0 e) {
 }
 
 // ---------------------------------------------------------------------------
+// Integer-form intrinsics: what the specs' Codes methods (Word32, Word16)
+// and the integer kernels (Dot4) compile to. Host code (the emulation and
+// the translator's tests) takes plain C; gen/translate's tests splice this
+// section into their stand-in header and check it against the Go spec.
+
+// forge_word32_aN(p) and forge_word16_aN(p) are the little-endian word at p
+// (formats.Word32, formats.Word16), for p aligned to N bytes: one load for
+// N = the word's size, 16-bit or byte loads otherwise. The translator picks
+// N from the block's assumed alignment (ir.IntForm.Align: the largest power
+// of two dividing the block size, at most 4), the field's offset and the
+// index; a misaligned p faults on NVIDIA, so launchers check the weights'
+// base pointer. (Every GPU forge targets, and its host, is little-endian.)
+FORGE_HOST_DEVICE uint16_t forge_word16_a2(const void* p) {
+#if defined(__CUDA_ARCH__)
+	return *(const uint16_t*)p;
+#else
+	uint16_t u;
+	__builtin_memcpy(&u, __builtin_assume_aligned(p, 2), 2);
+	return u;
+#endif
+}
+
+FORGE_HOST_DEVICE uint16_t forge_word16_a1(const void* p) {
+	const uint8_t* b = (const uint8_t*)p;
+	return (uint16_t)(b[0] | b[1] << 8);
+}
+
+FORGE_HOST_DEVICE uint32_t forge_word32_a4(const void* p) {
+#if defined(__CUDA_ARCH__)
+	return *(const uint32_t*)p;
+#else
+	uint32_t u;
+	__builtin_memcpy(&u, __builtin_assume_aligned(p, 4), 4);
+	return u;
+#endif
+}
+
+FORGE_HOST_DEVICE uint32_t forge_word32_a2(const void* p) {
+	const uint8_t* b = (const uint8_t*)p;
+	return (uint32_t)forge_word16_a2(b) | (uint32_t)forge_word16_a2(b + 2) << 16;
+}
+
+FORGE_HOST_DEVICE uint32_t forge_word32_a1(const void* p) {
+	const uint8_t* b = (const uint8_t*)p;
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+// forge_dot4(a, b, c) is formats.Dot4: c plus the dot product of a and b
+// read as four signed bytes each, wrapping in int32. One instruction where
+// the target has one: __dp4a on NVIDIA (sm_61 and later); on AMD
+// v_dot4_i32_i8 (__builtin_amdgcn_sdot4: gfx906, gfx908, gfx90a, gfx1011,
+// gfx1012, gfx103x) or, on gfx11, which dropped it, v_dot4_i32_iu8 with both
+// operands signed (__builtin_amdgcn_sudot4); Debian's hipcc (clang 15)
+// accepts each only on those targets (sdot4 crashes it on gfx1100). Plain C
+// elsewhere, and on the host.
+FORGE_HOST_DEVICE int32_t forge_dot4(uint32_t a, uint32_t b, int32_t c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
+	return __dp4a((int)a, (int)b, c);
+#elif defined(__HIP_DEVICE_COMPILE__) && (defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || \
+	defined(__gfx1011__) || defined(__gfx1012__) || defined(__gfx1030__) || defined(__gfx1031__) ||            \
+	defined(__gfx1032__) || defined(__gfx1033__) || defined(__gfx1034__) || defined(__gfx1035__) ||            \
+	defined(__gfx1036__))
+	return __builtin_amdgcn_sdot4((int)a, (int)b, c, false);
+#elif defined(__HIP_DEVICE_COMPILE__) && defined(__GFX11__)
+	return __builtin_amdgcn_sudot4(true, (int)a, true, (int)b, c, false);
+#else
+	// In uint32, where the products and sums wrap as the instructions do.
+	uint32_t sum = (uint32_t)c;
+	for (int k = 0; k < 32; k += 8) {
+		sum += (uint32_t)((int32_t)(int8_t)(uint8_t)(a >> k) * (int32_t)(int8_t)(uint8_t)(b >> k));
+	}
+	return (int32_t)sum;
+#endif
+}
+
+// ---------------------------------------------------------------------------
 // The host runtime API (host code only: forge_runtime.hip).
 // FORGE_API(Name) is hipName on AMD and cudaName on NVIDIA. The two runtimes
 // spell the calls and constants forge uses alike and give them the same

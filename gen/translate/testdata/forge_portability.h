@@ -1,6 +1,7 @@
 // Test stand-in for templates/hip/forge_portability.h: only what translated
-// device code uses (FORGE_DEVICE, __device__, the scalar typedefs and the
-// conversion intrinsics), for hipcc (device compile) and for a host C++
+// device code uses (FORGE_DEVICE, __device__, the scalar typedefs, the
+// conversion intrinsics and, spliced in, the real header's integer-form
+// intrinsics), for hipcc (device compile) and for a host C++
 // compiler (the execution test). The intrinsics follow specs/formats/scalar.go
 // bit for bit; the tests compare their results with the Go spec's.
 #ifndef FORGE_PORTABILITY_STANDIN_H
@@ -11,12 +12,15 @@
 #if defined(__HIP__) || defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #define FORGE_DEVICE __device__ __forceinline__
+#define FORGE_HOST_DEVICE __host__ __device__ __forceinline__
 #elif defined(__CUDACC__)
 #define FORGE_DEVICE __device__ __forceinline__
+#define FORGE_HOST_DEVICE __host__ __device__ __forceinline__
 #else
 // Host C++: device qualifiers vanish.
 #define __device__
 #define FORGE_DEVICE inline
+#define FORGE_HOST_DEVICE inline
 #endif
 
 typedef uint16_t forge_half;
@@ -87,5 +91,10 @@ FORGE_DEVICE float forge_e8m0_half_scale(forge_e8m0 e) {
 	if (e < 2) return forge_bits_f32(0x00200000u << e);
 	return forge_bits_f32((uint32_t)(e - 1) << 23);
 }
+
+// The real header's integer-form intrinsics (word loads, forge_dot4) go
+// here: the tests copy this file with the marker below replaced by that
+// section of templates/hip/forge_portability.h, so they check the real code.
+// FORGE_INT_INTRINSICS
 
 #endif

@@ -34,7 +34,29 @@ FORGE_DEVICE float forge_BlockQ1_0_Dequant(const forge_BlockQ1_0* __restrict__ b
 #line 21 "specs/formats/q1_0.go"
 	return -d;
 }
-#line 38 "generated/hip/gfx1030/q1_0_matmul.hip"
+#line 70 "specs/formats/intform.go"
+static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
+#line 71 "specs/formats/intform.go"
+	return ((x & 15u) * 2113665u) & 16843009u;
+}
+#line 45 "specs/formats/q1_0.go"
+FORGE_DEVICE uint32_t forge_BlockQ1_0_Codes(const forge_BlockQ1_0* __restrict__ b, int32_t w) {
+#line 46 "specs/formats/q1_0.go"
+	return forge_spread4(((uint32_t)b->Qs[(w >> 1) & 15]) >> (4u * ((uint32_t)(w & 1))));
+}
+#line 50 "specs/formats/q1_0.go"
+FORGE_DEVICE float forge_BlockQ1_0_Scale(const forge_BlockQ1_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 50 "specs/formats/q1_0.go"
+	return 0x1p+01f * forge_half_to_f32(b->D);
+}
+#line 53 "specs/formats/q1_0.go"
+FORGE_DEVICE float forge_BlockQ1_0_Offset(const forge_BlockQ1_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 53 "specs/formats/q1_0.go"
+	return -forge_half_to_f32(b->D);
+}
+#line 60 "generated/hip/gfx1030/q1_0_matmul.hip"
 static_assert(sizeof(forge_BlockQ1_0) == 18,
 	"forge_BlockQ1_0: the device block is not 18 bytes, as the Q1_0 spec says");
 

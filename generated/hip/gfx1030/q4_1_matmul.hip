@@ -38,7 +38,24 @@ FORGE_DEVICE float forge_BlockQ4_1_Dequant(const forge_BlockQ4_1* __restrict__ b
 #line 21 "specs/formats/q4_1.go"
 	return (((float)((int32_t)((uint8_t)((uint32_t)q & 15u)))) * forge_half_to_f32(b->D)) + forge_half_to_f32(b->M);
 }
-#line 42 "generated/hip/gfx1030/q4_1_matmul.hip"
+#line 43 "specs/formats/q4_1.go"
+FORGE_DEVICE uint32_t forge_BlockQ4_1_Codes(const forge_BlockQ4_1* __restrict__ b, int32_t w) {
+#line 44 "specs/formats/q4_1.go"
+	return (forge_word32_a4(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1)))) & 252645135u;
+}
+#line 48 "specs/formats/q4_1.go"
+FORGE_DEVICE float forge_BlockQ4_1_Scale(const forge_BlockQ4_1* __restrict__ b, int32_t s) {
+	(void)s;
+#line 48 "specs/formats/q4_1.go"
+	return forge_half_to_f32(b->D);
+}
+#line 51 "specs/formats/q4_1.go"
+FORGE_DEVICE float forge_BlockQ4_1_Offset(const forge_BlockQ4_1* __restrict__ b, int32_t s) {
+	(void)s;
+#line 51 "specs/formats/q4_1.go"
+	return forge_half_to_f32(b->M);
+}
+#line 59 "generated/hip/gfx1030/q4_1_matmul.hip"
 static_assert(sizeof(forge_BlockQ4_1) == 20,
 	"forge_BlockQ4_1: the device block is not 20 bytes, as the Q4_1 spec says");
 

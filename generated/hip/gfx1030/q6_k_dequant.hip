@@ -54,7 +54,32 @@ FORGE_DEVICE float forge_BlockQ6_K_Dequant(const forge_BlockQ6_K* __restrict__ b
 #line 29 "specs/formats/q6_k.go"
 	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
 }
-#line 58 "generated/hip/gfx1030/q6_k_dequant.hip"
+#line 92 "specs/formats/q6_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ6_K_Codes(const forge_BlockQ6_K* __restrict__ b, int32_t w) {
+#line 93 "specs/formats/q6_k.go"
+	int32_t n = (w >> 5) & 1;
+#line 94 "specs/formats/q6_k.go"
+	int32_t g = (w >> 3) & 3;
+#line 95 "specs/formats/q6_k.go"
+	int32_t l = (int32_t)(4u * (uint32_t)(w & 7));
+#line 96 "specs/formats/q6_k.go"
+	uint32_t lo = (forge_word32_a2(b->Ql + ((int32_t)(((64u * (uint32_t)n) + (32u * (uint32_t)(g & 1))) + (uint32_t)l))) >> (4u * ((uint32_t)(g >> 1)))) & 252645135u;
+#line 97 "specs/formats/q6_k.go"
+	uint32_t hi = (forge_word32_a2(b->Qh + ((int32_t)((32u * (uint32_t)n) + (uint32_t)l))) >> (2u * ((uint32_t)g))) & 50529027u;
+#line 98 "specs/formats/q6_k.go"
+	return lo | (hi << 4);
+}
+#line 102 "specs/formats/q6_k.go"
+FORGE_DEVICE float forge_BlockQ6_K_Scale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
+#line 102 "specs/formats/q6_k.go"
+	return forge_half_to_f32(b->D) * ((float)b->Scales[i & 15]);
+}
+#line 105 "specs/formats/q6_k.go"
+FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
+#line 105 "specs/formats/q6_k.go"
+	return (-0x1p+05f) * forge_BlockQ6_K_Scale(b, i);
+}
+#line 83 "generated/hip/gfx1030/q6_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ6_K) == 210,
 	"forge_BlockQ6_K: the device block is not 210 bytes, as the Q6_K spec says");
 

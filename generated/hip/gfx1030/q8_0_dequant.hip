@@ -27,7 +27,18 @@ FORGE_DEVICE float forge_BlockQ8_0_Dequant(const forge_BlockQ8_0* __restrict__ b
 #line 16 "specs/formats/q8_0.go"
 	return ((float)b->Qs[j]) * forge_half_to_f32(b->D);
 }
-#line 31 "generated/hip/gfx1030/q8_0_dequant.hip"
+#line 32 "specs/formats/q8_0.go"
+FORGE_DEVICE uint32_t forge_BlockQ8_0_Codes(const forge_BlockQ8_0* __restrict__ b, int32_t w) {
+#line 32 "specs/formats/q8_0.go"
+	return forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 7))));
+}
+#line 35 "specs/formats/q8_0.go"
+FORGE_DEVICE float forge_BlockQ8_0_Scale(const forge_BlockQ8_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 35 "specs/formats/q8_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 42 "generated/hip/gfx1030/q8_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ8_0) == 34,
 	"forge_BlockQ8_0: the device block is not 34 bytes, as the Q8_0 spec says");
 

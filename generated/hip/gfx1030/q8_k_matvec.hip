@@ -34,7 +34,18 @@ FORGE_DEVICE float forge_BlockQ8_K_Dequant(const forge_BlockQ8_K* __restrict__ b
 #line 18 "specs/formats/q8_k.go"
 	return b->D * ((float)b->Qs[j]);
 }
-#line 38 "generated/hip/gfx1030/q8_k_matvec.hip"
+#line 52 "specs/formats/q8_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ8_K_Codes(const forge_BlockQ8_K* __restrict__ b, int32_t w) {
+#line 52 "specs/formats/q8_k.go"
+	return forge_word32_a4(b->Qs + ((int32_t)(4u * (uint32_t)(w & 63))));
+}
+#line 55 "specs/formats/q8_k.go"
+FORGE_DEVICE float forge_BlockQ8_K_Scale(const forge_BlockQ8_K* __restrict__ b, int32_t s) {
+	(void)s;
+#line 55 "specs/formats/q8_k.go"
+	return b->D;
+}
+#line 49 "generated/hip/gfx1030/q8_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ8_K) == 292,
 	"forge_BlockQ8_K: the device block is not 292 bytes, as the Q8_K spec says");
 

@@ -42,7 +42,22 @@ FORGE_DEVICE float forge_BlockQ2_K_Dequant(const forge_BlockQ2_K* __restrict__ b
 #line 22 "specs/formats/q2_k.go"
 	return ((forge_half_to_f32(b->D) * ((float)((uint8_t)((uint32_t)sc & 15u)))) * ((float)q)) - (forge_half_to_f32(b->Dmin) * ((float)((uint8_t)((uint32_t)sc >> 4))));
 }
-#line 46 "generated/hip/gfx1100/q2_k_matvec.hip"
+#line 91 "specs/formats/q2_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ2_K_Codes(const forge_BlockQ2_K* __restrict__ b, int32_t w) {
+#line 92 "specs/formats/q2_k.go"
+	return (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 5) & 1)) + (4u * (uint32_t)(w & 7))))) >> (2u * ((uint32_t)((w >> 3) & 3)))) & 50529027u;
+}
+#line 96 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_Scale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 96 "specs/formats/q2_k.go"
+	return forge_half_to_f32(b->D) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u)));
+}
+#line 99 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 100 "specs/formats/q2_k.go"
+	return -(forge_half_to_f32(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
+}
+#line 61 "generated/hip/gfx1100/q2_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,
 	"forge_BlockQ2_K: the device block is not 84 bytes, as the Q2_K spec says");
 

@@ -69,7 +69,36 @@ FORGE_DEVICE float forge_BlockQ3_K_Dequant(const forge_BlockQ3_K* __restrict__ b
 #line 30 "specs/formats/q3_k.go"
 	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
 }
-#line 73 "generated/hip/gfx1100/q3_k_matvec.hip"
+#line 99 "specs/formats/q3_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ3_K_Codes(const forge_BlockQ3_K* __restrict__ b, int32_t w) {
+#line 100 "specs/formats/q3_k.go"
+	int32_t n = (w >> 5) & 1;
+#line 101 "specs/formats/q3_k.go"
+	int32_t s = (w >> 3) & 3;
+#line 102 "specs/formats/q3_k.go"
+	int32_t l = (int32_t)(4u * (uint32_t)(w & 7));
+#line 103 "specs/formats/q3_k.go"
+	uint32_t lo = (forge_word32_a2(b->Qs + ((int32_t)((32u * (uint32_t)n) + (uint32_t)l))) >> (2u * ((uint32_t)s))) & 50529027u;
+#line 104 "specs/formats/q3_k.go"
+	uint32_t hi = (forge_word32_a2(b->Hmask + (l)) >> ((4u * (uint32_t)n) + (uint32_t)s)) & 16843009u;
+#line 105 "specs/formats/q3_k.go"
+	return lo | (hi << 2);
+}
+#line 110 "specs/formats/q3_k.go"
+FORGE_DEVICE float forge_BlockQ3_K_Scale(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
+#line 111 "specs/formats/q3_k.go"
+	i = i & 15;
+#line 112 "specs/formats/q3_k.go"
+	int32_t sc = (int32_t)((uint32_t)forge_q3KScale(b->Scales[i & 7], b->Scales[(int32_t)(8u + (uint32_t)(i & 3))], i) - 32u);
+#line 113 "specs/formats/q3_k.go"
+	return forge_half_to_f32(b->D) * ((float)sc);
+}
+#line 117 "specs/formats/q3_k.go"
+FORGE_DEVICE float forge_BlockQ3_K_Offset(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
+#line 117 "specs/formats/q3_k.go"
+	return (-0x1p+02f) * forge_BlockQ3_K_Scale(b, i);
+}
+#line 102 "generated/hip/gfx1100/q3_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ3_K) == 110,
 	"forge_BlockQ3_K: the device block is not 110 bytes, as the Q3_K spec says");
 

@@ -34,7 +34,24 @@ FORGE_DEVICE float forge_BlockQ4_0_Dequant(const forge_BlockQ4_0* __restrict__ b
 #line 20 "specs/formats/q4_0.go"
 	return ((float)((int32_t)(((uint32_t)q & 15u) - 8u))) * forge_half_to_f32(b->D);
 }
-#line 38 "generated/hip/gfx1100/q4_0_dequant.hip"
+#line 42 "specs/formats/q4_0.go"
+FORGE_DEVICE uint32_t forge_BlockQ4_0_Codes(const forge_BlockQ4_0* __restrict__ b, int32_t w) {
+#line 43 "specs/formats/q4_0.go"
+	return (forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1)))) & 252645135u;
+}
+#line 47 "specs/formats/q4_0.go"
+FORGE_DEVICE float forge_BlockQ4_0_Scale(const forge_BlockQ4_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 47 "specs/formats/q4_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 50 "specs/formats/q4_0.go"
+FORGE_DEVICE float forge_BlockQ4_0_Offset(const forge_BlockQ4_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 50 "specs/formats/q4_0.go"
+	return (-0x1p+03f) * forge_half_to_f32(b->D);
+}
+#line 55 "generated/hip/gfx1100/q4_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_0) == 18,
 	"forge_BlockQ4_0: the device block is not 18 bytes, as the Q4_0 spec says");
 

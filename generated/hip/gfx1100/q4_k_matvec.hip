@@ -73,7 +73,30 @@ FORGE_DEVICE float forge_BlockQ4_K_Dequant(const forge_BlockQ4_K* __restrict__ b
 #line 28 "specs/formats/q4_k.go"
 	return ((forge_half_to_f32(b->D) * ((float)sc)) * ((float)((uint8_t)((uint32_t)q & 15u)))) - (forge_half_to_f32(b->Dmin) * ((float)m));
 }
-#line 77 "generated/hip/gfx1100/q4_k_matvec.hip"
+#line 46 "specs/formats/q4_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ4_K_Codes(const forge_BlockQ4_K* __restrict__ b, int32_t w) {
+#line 47 "specs/formats/q4_k.go"
+	return (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 4) & 3)) + (4u * (uint32_t)(w & 7))))) >> (4u * ((uint32_t)((w >> 3) & 1)))) & 252645135u;
+}
+#line 51 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_Scale(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 52 "specs/formats/q4_k.go"
+	i = i & 7;
+#line 53 "specs/formats/q4_k.go"
+	int32_t k = i & 3;
+#line 54 "specs/formats/q4_k.go"
+	return forge_half_to_f32(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
+}
+#line 58 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 59 "specs/formats/q4_k.go"
+	i = i & 7;
+#line 60 "specs/formats/q4_k.go"
+	int32_t k = i & 3;
+#line 61 "specs/formats/q4_k.go"
+	return -(forge_half_to_f32(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
+}
+#line 100 "generated/hip/gfx1100/q4_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,
 	"forge_BlockQ4_K: the device block is not 144 bytes, as the Q4_K spec says");
 

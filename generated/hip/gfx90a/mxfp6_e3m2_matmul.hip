@@ -9,35 +9,35 @@
 #define FORGE_TARGET_WAVE_SIZE 64
 #include "../forge_portability.h"
 
-#line 27 "specs/formats/mxfp6.go"
-struct forge_BlockMXFP6_E3M2 {
 #line 28 "specs/formats/mxfp6.go"
-	forge_e8m0 E;
+struct forge_BlockMXFP6_E3M2 {
 #line 29 "specs/formats/mxfp6.go"
+	forge_e8m0 E;
+#line 30 "specs/formats/mxfp6.go"
 	uint8_t Qs[24];
 };
-#line 27 "specs/formats/mxfp6.go"
-static_assert(sizeof(forge_BlockMXFP6_E3M2) == 25, "forge_BlockMXFP6_E3M2 must be 25 bytes, as the Go struct BlockMXFP6_E3M2");
 #line 28 "specs/formats/mxfp6.go"
-static_assert(__builtin_offsetof(forge_BlockMXFP6_E3M2, E) == 0, "forge_BlockMXFP6_E3M2.E must be at byte 0, as in the Go struct");
+static_assert(sizeof(forge_BlockMXFP6_E3M2) == 25, "forge_BlockMXFP6_E3M2 must be 25 bytes, as the Go struct BlockMXFP6_E3M2");
 #line 29 "specs/formats/mxfp6.go"
+static_assert(__builtin_offsetof(forge_BlockMXFP6_E3M2, E) == 0, "forge_BlockMXFP6_E3M2.E must be at byte 0, as in the Go struct");
+#line 30 "specs/formats/mxfp6.go"
 static_assert(__builtin_offsetof(forge_BlockMXFP6_E3M2, Qs) == 1, "forge_BlockMXFP6_E3M2.Qs must be at byte 1, as in the Go struct");
-#line 78 "specs/formats/mxfp6.go"
+#line 79 "specs/formats/mxfp6.go"
 static __device__ const float forge_fp6E3M2Mag[32] = {
 	0x0p+00f, 0x1p-04f, 0x1p-03f, 0x1.8p-03f, 0x1p-02f, 0x1.4p-02f, 0x1.8p-02f, 0x1.cp-02f,
 	0x1p-01f, 0x1.4p-01f, 0x1.8p-01f, 0x1.cp-01f, 0x1p+00f, 0x1.4p+00f, 0x1.8p+00f, 0x1.cp+00f,
 	0x1p+01f, 0x1.4p+01f, 0x1.8p+01f, 0x1.cp+01f, 0x1p+02f, 0x1.4p+02f, 0x1.8p+02f, 0x1.cp+02f,
 	0x1p+03f, 0x1.4p+03f, 0x1.8p+03f, 0x1.cp+03f, 0x1p+04f, 0x1.4p+04f, 0x1.8p+04f, 0x1.cp+04f
 };
-#line 67 "specs/formats/mxfp6.go"
+#line 68 "specs/formats/mxfp6.go"
 static __device__ const float forge_fp6Sign[2] = {0x1p+00f, -0x1p+00f};
-#line 54 "specs/formats/mxfp6.go"
-FORGE_DEVICE float forge_BlockMXFP6_E3M2_Dequant(const forge_BlockMXFP6_E3M2* __restrict__ b, int32_t j) {
 #line 55 "specs/formats/mxfp6.go"
-	int32_t g = (int32_t)(3u * (uint32_t)(j >> 2));
+FORGE_DEVICE float forge_BlockMXFP6_E3M2_Dequant(const forge_BlockMXFP6_E3M2* __restrict__ b, int32_t j) {
 #line 56 "specs/formats/mxfp6.go"
-	uint32_t c = ((((uint32_t)b->Qs[g]) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 1u)]) << 8)) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 2u)]) << 16)) >> (6u * ((uint32_t)(j & 3)));
+	int32_t g = (int32_t)(3u * (uint32_t)(j >> 2));
 #line 57 "specs/formats/mxfp6.go"
+	uint32_t c = ((((uint32_t)b->Qs[g]) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 1u)]) << 8)) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 2u)]) << 16)) >> (6u * ((uint32_t)(j & 3)));
+#line 58 "specs/formats/mxfp6.go"
 	return (forge_fp6E3M2Mag[c & 31u] * forge_fp6Sign[(c >> 5) & 1u]) * forge_e8m0_to_f32(b->E);
 }
 #line 44 "generated/hip/gfx90a/mxfp6_e3m2_matmul.hip"

@@ -29,7 +29,28 @@ FORGE_DEVICE float forge_BlockQ2_0_Dequant(const forge_BlockQ2_0* __restrict__ b
 #line 20 "specs/formats/q2_0.go"
 	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32(b->D);
 }
-#line 33 "generated/hip/gfx90a/q2_0_matmul.hip"
+#line 48 "specs/formats/q2_0.go"
+FORGE_DEVICE uint32_t forge_BlockQ2_0_Codes(const forge_BlockQ2_0* __restrict__ b, int32_t w) {
+#line 49 "specs/formats/q2_0.go"
+	uint32_t x = (uint32_t)b->Qs[w & 15];
+#line 50 "specs/formats/q2_0.go"
+	x = (x | (x << 12)) & 983055u;
+#line 51 "specs/formats/q2_0.go"
+	return (x | (x << 6)) & 50529027u;
+}
+#line 55 "specs/formats/q2_0.go"
+FORGE_DEVICE float forge_BlockQ2_0_Scale(const forge_BlockQ2_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 55 "specs/formats/q2_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 58 "specs/formats/q2_0.go"
+FORGE_DEVICE float forge_BlockQ2_0_Offset(const forge_BlockQ2_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 58 "specs/formats/q2_0.go"
+	return -forge_half_to_f32(b->D);
+}
+#line 54 "generated/hip/gfx90a/q2_0_matmul.hip"
 static_assert(sizeof(forge_BlockQ2_0) == 18,
 	"forge_BlockQ2_0: the device block is not 18 bytes, as the Q2_0 spec says");
 

@@ -47,7 +47,31 @@ FORGE_DEVICE float forge_BlockQ5_1_Dequant(const forge_BlockQ5_1* __restrict__ b
 #line 23 "specs/formats/q5_1.go"
 	return (((float)((int32_t)((uint8_t)(((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4)))))) * forge_half_to_f32(b->D)) + forge_half_to_f32(b->M);
 }
-#line 51 "generated/hip/gfx90a/q5_1_matvec.hip"
+#line 70 "specs/formats/intform.go"
+static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
+#line 71 "specs/formats/intform.go"
+	return ((x & 15u) * 2113665u) & 16843009u;
+}
+#line 48 "specs/formats/q5_1.go"
+FORGE_DEVICE uint32_t forge_BlockQ5_1_Codes(const forge_BlockQ5_1* __restrict__ b, int32_t w) {
+#line 49 "specs/formats/q5_1.go"
+	uint32_t lo = (forge_word32_a4(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1)))) & 252645135u;
+#line 50 "specs/formats/q5_1.go"
+	return lo | (forge_spread4(forge_word32_a4(b->Qh + (0)) >> (4u * ((uint32_t)(w & 7)))) << 4);
+}
+#line 54 "specs/formats/q5_1.go"
+FORGE_DEVICE float forge_BlockQ5_1_Scale(const forge_BlockQ5_1* __restrict__ b, int32_t s) {
+	(void)s;
+#line 54 "specs/formats/q5_1.go"
+	return forge_half_to_f32(b->D);
+}
+#line 57 "specs/formats/q5_1.go"
+FORGE_DEVICE float forge_BlockQ5_1_Offset(const forge_BlockQ5_1* __restrict__ b, int32_t s) {
+	(void)s;
+#line 57 "specs/formats/q5_1.go"
+	return forge_half_to_f32(b->M);
+}
+#line 75 "generated/hip/gfx90a/q5_1_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_1) == 24,
 	"forge_BlockQ5_1: the device block is not 24 bytes, as the Q5_1 spec says");
 

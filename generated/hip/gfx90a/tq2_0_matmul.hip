@@ -33,7 +33,24 @@ FORGE_DEVICE float forge_BlockTQ2_0_Dequant(const forge_BlockTQ2_0* __restrict__
 #line 20 "specs/formats/tq2_0.go"
 	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32(b->D);
 }
-#line 37 "generated/hip/gfx90a/tq2_0_matmul.hip"
+#line 45 "specs/formats/tq2_0.go"
+FORGE_DEVICE uint32_t forge_BlockTQ2_0_Codes(const forge_BlockTQ2_0* __restrict__ b, int32_t w) {
+#line 46 "specs/formats/tq2_0.go"
+	return (forge_word32_a2(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 5) & 1)) + (4u * (uint32_t)(w & 7))))) >> (2u * ((uint32_t)((w >> 3) & 3)))) & 50529027u;
+}
+#line 50 "specs/formats/tq2_0.go"
+FORGE_DEVICE float forge_BlockTQ2_0_Scale(const forge_BlockTQ2_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 50 "specs/formats/tq2_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 53 "specs/formats/tq2_0.go"
+FORGE_DEVICE float forge_BlockTQ2_0_Offset(const forge_BlockTQ2_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 53 "specs/formats/tq2_0.go"
+	return -forge_half_to_f32(b->D);
+}
+#line 54 "generated/hip/gfx90a/tq2_0_matmul.hip"
 static_assert(sizeof(forge_BlockTQ2_0) == 66,
 	"forge_BlockTQ2_0: the device block is not 66 bytes, as the TQ2_0 spec says");
 

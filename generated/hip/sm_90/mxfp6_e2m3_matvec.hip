@@ -12,38 +12,64 @@
 #define FORGE_TARGET_WAVE_SIZE 32
 #include "../forge_portability.h"
 
-#line 21 "specs/formats/mxfp6.go"
-struct forge_BlockMXFP6_E2M3 {
 #line 22 "specs/formats/mxfp6.go"
-	forge_e8m0 E;
+struct forge_BlockMXFP6_E2M3 {
 #line 23 "specs/formats/mxfp6.go"
+	forge_e8m0 E;
+#line 24 "specs/formats/mxfp6.go"
 	uint8_t Qs[24];
 };
-#line 21 "specs/formats/mxfp6.go"
-static_assert(sizeof(forge_BlockMXFP6_E2M3) == 25, "forge_BlockMXFP6_E2M3 must be 25 bytes, as the Go struct BlockMXFP6_E2M3");
 #line 22 "specs/formats/mxfp6.go"
-static_assert(__builtin_offsetof(forge_BlockMXFP6_E2M3, E) == 0, "forge_BlockMXFP6_E2M3.E must be at byte 0, as in the Go struct");
+static_assert(sizeof(forge_BlockMXFP6_E2M3) == 25, "forge_BlockMXFP6_E2M3 must be 25 bytes, as the Go struct BlockMXFP6_E2M3");
 #line 23 "specs/formats/mxfp6.go"
+static_assert(__builtin_offsetof(forge_BlockMXFP6_E2M3, E) == 0, "forge_BlockMXFP6_E2M3.E must be at byte 0, as in the Go struct");
+#line 24 "specs/formats/mxfp6.go"
 static_assert(__builtin_offsetof(forge_BlockMXFP6_E2M3, Qs) == 1, "forge_BlockMXFP6_E2M3.Qs must be at byte 1, as in the Go struct");
-#line 70 "specs/formats/mxfp6.go"
+#line 71 "specs/formats/mxfp6.go"
 static __device__ const float forge_fp6E2M3Mag[32] = {
 	0x0p+00f, 0x1p-03f, 0x1p-02f, 0x1.8p-02f, 0x1p-01f, 0x1.4p-01f, 0x1.8p-01f, 0x1.cp-01f,
 	0x1p+00f, 0x1.2p+00f, 0x1.4p+00f, 0x1.6p+00f, 0x1.8p+00f, 0x1.ap+00f, 0x1.cp+00f, 0x1.ep+00f,
 	0x1p+01f, 0x1.2p+01f, 0x1.4p+01f, 0x1.6p+01f, 0x1.8p+01f, 0x1.ap+01f, 0x1.cp+01f, 0x1.ep+01f,
 	0x1p+02f, 0x1.2p+02f, 0x1.4p+02f, 0x1.6p+02f, 0x1.8p+02f, 0x1.ap+02f, 0x1.cp+02f, 0x1.ep+02f
 };
-#line 67 "specs/formats/mxfp6.go"
+#line 68 "specs/formats/mxfp6.go"
 static __device__ const float forge_fp6Sign[2] = {0x1p+00f, -0x1p+00f};
-#line 46 "specs/formats/mxfp6.go"
-FORGE_DEVICE float forge_BlockMXFP6_E2M3_Dequant(const forge_BlockMXFP6_E2M3* __restrict__ b, int32_t j) {
+#line 214 "specs/formats/mxfp6.go"
+static __device__ const int8_t forge_fp6E2M3Code[64] = {
+	0, 1, 2, 3, 4, 5, 6, 7,
+	8, 9, 10, 11, 12, 13, 14, 15,
+	16, 18, 20, 22, 24, 26, 28, 30,
+	32, 36, 40, 44, 48, 52, 56, 60,
+	0, -1, -2, -3, -4, -5, -6, -7,
+	-8, -9, -10, -11, -12, -13, -14, -15,
+	-16, -18, -20, -22, -24, -26, -28, -30,
+	-32, -36, -40, -44, -48, -52, -56, -60
+};
 #line 47 "specs/formats/mxfp6.go"
-	int32_t g = (int32_t)(3u * (uint32_t)(j >> 2));
+FORGE_DEVICE float forge_BlockMXFP6_E2M3_Dequant(const forge_BlockMXFP6_E2M3* __restrict__ b, int32_t j) {
 #line 48 "specs/formats/mxfp6.go"
-	uint32_t c = ((((uint32_t)b->Qs[g]) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 1u)]) << 8)) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 2u)]) << 16)) >> (6u * ((uint32_t)(j & 3)));
+	int32_t g = (int32_t)(3u * (uint32_t)(j >> 2));
 #line 49 "specs/formats/mxfp6.go"
+	uint32_t c = ((((uint32_t)b->Qs[g]) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 1u)]) << 8)) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 2u)]) << 16)) >> (6u * ((uint32_t)(j & 3)));
+#line 50 "specs/formats/mxfp6.go"
 	return (forge_fp6E2M3Mag[c & 31u] * forge_fp6Sign[(c >> 5) & 1u]) * forge_e8m0_to_f32(b->E);
 }
-#line 47 "generated/hip/sm_90/mxfp6_e2m3_matvec.hip"
+#line 202 "specs/formats/mxfp6.go"
+FORGE_DEVICE uint32_t forge_BlockMXFP6_E2M3_Codes(const forge_BlockMXFP6_E2M3* __restrict__ b, int32_t w) {
+#line 203 "specs/formats/mxfp6.go"
+	int32_t g = (int32_t)(3u * (uint32_t)(w & 7));
+#line 204 "specs/formats/mxfp6.go"
+	uint32_t c = (((uint32_t)b->Qs[g]) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 1u)]) << 8)) | (((uint32_t)b->Qs[(int32_t)((uint32_t)g + 2u)]) << 16);
+#line 205 "specs/formats/mxfp6.go"
+	return ((((uint32_t)((uint8_t)forge_fp6E2M3Code[c & 63u])) | (((uint32_t)((uint8_t)forge_fp6E2M3Code[(c >> 6) & 63u])) << 8)) | (((uint32_t)((uint8_t)forge_fp6E2M3Code[(c >> 12) & 63u])) << 16)) | (((uint32_t)((uint8_t)forge_fp6E2M3Code[(c >> 18) & 63u])) << 24);
+}
+#line 210 "specs/formats/mxfp6.go"
+FORGE_DEVICE float forge_BlockMXFP6_E2M3_Scale(const forge_BlockMXFP6_E2M3* __restrict__ b, int32_t s) {
+	(void)s;
+#line 210 "specs/formats/mxfp6.go"
+	return forge_e8m0_to_f32(b->E) * 0x1p-03f;
+}
+#line 73 "generated/hip/sm_90/mxfp6_e2m3_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP6_E2M3) == 25,
 	"forge_BlockMXFP6_E2M3: the device block is not 25 bytes, as the MXFP6_E2M3 spec says");
 

@@ -43,7 +43,31 @@ FORGE_DEVICE float forge_BlockQ5_0_Dequant(const forge_BlockQ5_0* __restrict__ b
 #line 22 "specs/formats/q5_0.go"
 	return ((float)((int32_t)((((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4))) - 16u))) * forge_half_to_f32(b->D);
 }
-#line 47 "generated/hip/sm_90/q5_0_matvec.hip"
+#line 70 "specs/formats/intform.go"
+static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
+#line 71 "specs/formats/intform.go"
+	return ((x & 15u) * 2113665u) & 16843009u;
+}
+#line 46 "specs/formats/q5_0.go"
+FORGE_DEVICE uint32_t forge_BlockQ5_0_Codes(const forge_BlockQ5_0* __restrict__ b, int32_t w) {
+#line 47 "specs/formats/q5_0.go"
+	uint32_t lo = (forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1)))) & 252645135u;
+#line 48 "specs/formats/q5_0.go"
+	return lo | (forge_spread4(forge_word32_a2(b->Qh + (0)) >> (4u * ((uint32_t)(w & 7)))) << 4);
+}
+#line 52 "specs/formats/q5_0.go"
+FORGE_DEVICE float forge_BlockQ5_0_Scale(const forge_BlockQ5_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 52 "specs/formats/q5_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 55 "specs/formats/q5_0.go"
+FORGE_DEVICE float forge_BlockQ5_0_Offset(const forge_BlockQ5_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 55 "specs/formats/q5_0.go"
+	return (-0x1p+04f) * forge_half_to_f32(b->D);
+}
+#line 71 "generated/hip/sm_90/q5_0_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_0) == 22,
 	"forge_BlockQ5_0: the device block is not 22 bytes, as the Q5_0 spec says");
 

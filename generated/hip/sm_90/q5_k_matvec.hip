@@ -81,7 +81,34 @@ FORGE_DEVICE float forge_BlockQ5_K_Dequant(const forge_BlockQ5_K* __restrict__ b
 #line 31 "specs/formats/q5_k.go"
 	return ((forge_half_to_f32(b->D) * ((float)sc)) * ((float)q)) - (forge_half_to_f32(b->Dmin) * ((float)m));
 }
-#line 85 "generated/hip/sm_90/q5_k_matvec.hip"
+#line 59 "specs/formats/q5_k.go"
+FORGE_DEVICE uint32_t forge_BlockQ5_K_Codes(const forge_BlockQ5_K* __restrict__ b, int32_t w) {
+#line 60 "specs/formats/q5_k.go"
+	uint32_t lo = (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 4) & 3)) + (4u * (uint32_t)(w & 7))))) >> (4u * ((uint32_t)((w >> 3) & 1)))) & 252645135u;
+#line 61 "specs/formats/q5_k.go"
+	uint32_t hi = (forge_word32_a4(b->Qh + ((int32_t)(4u * (uint32_t)(w & 7)))) >> ((uint32_t)((w >> 3) & 7))) & 16843009u;
+#line 62 "specs/formats/q5_k.go"
+	return lo | (hi << 4);
+}
+#line 66 "specs/formats/q5_k.go"
+FORGE_DEVICE float forge_BlockQ5_K_Scale(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
+#line 67 "specs/formats/q5_k.go"
+	i = i & 7;
+#line 68 "specs/formats/q5_k.go"
+	int32_t k = i & 3;
+#line 69 "specs/formats/q5_k.go"
+	return forge_half_to_f32(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
+}
+#line 73 "specs/formats/q5_k.go"
+FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
+#line 74 "specs/formats/q5_k.go"
+	i = i & 7;
+#line 75 "specs/formats/q5_k.go"
+	int32_t k = i & 3;
+#line 76 "specs/formats/q5_k.go"
+	return -(forge_half_to_f32(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
+}
+#line 112 "generated/hip/sm_90/q5_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_K) == 176,
 	"forge_BlockQ5_K: the device block is not 176 bytes, as the Q5_K spec says");
 

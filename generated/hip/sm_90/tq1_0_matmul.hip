@@ -60,7 +60,55 @@ FORGE_DEVICE float forge_BlockTQ1_0_Dequant(const forge_BlockTQ1_0* __restrict__
 #line 38 "specs/formats/tq1_0.go"
 	return ((float)((int32_t)((uint32_t)xi - 1u))) * forge_half_to_f32(b->D);
 }
-#line 64 "generated/hip/sm_90/tq1_0_matmul.hip"
+#line 86 "specs/formats/tq1_0.go"
+FORGE_DEVICE uint32_t forge_BlockTQ1_0_Codes(const forge_BlockTQ1_0* __restrict__ b, int32_t w) {
+#line 87 "specs/formats/tq1_0.go"
+	w = w & 63;
+#line 88 "specs/formats/tq1_0.go"
+	uint32_t q = 0u;
+#line 89 "specs/formats/tq1_0.go"
+	int32_t n = 0;
+#line 90 "specs/formats/tq1_0.go"
+	if (w < 40) {
+#line 91 "specs/formats/tq1_0.go"
+		q = forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 7))));
+#line 92 "specs/formats/tq1_0.go"
+		n = w >> 3;
+#line 93 "specs/formats/tq1_0.go"
+	} else if (w < 60) {
+#line 94 "specs/formats/tq1_0.go"
+		q = forge_word32_a2(b->Qs + ((int32_t)(32u + (4u * (uint32_t)(((int32_t)((uint32_t)w - 40u)) & 3)))));
+#line 95 "specs/formats/tq1_0.go"
+		n = ((int32_t)((uint32_t)w - 40u)) >> 2;
+#line 96 "specs/formats/tq1_0.go"
+	} else {
+#line 97 "specs/formats/tq1_0.go"
+		q = forge_word32_a2(b->Qh + (0));
+#line 98 "specs/formats/tq1_0.go"
+		n = (int32_t)((uint32_t)w - 60u);
+	}
+#line 100 "specs/formats/tq1_0.go"
+	uint32_t p = (uint32_t)forge_tq1Pow3[n & 7];
+#line 101 "specs/formats/tq1_0.go"
+	uint32_t even = (((((q & 16711935u) * p) & 16711935u) * 3u) >> 8) & 196611u;
+#line 102 "specs/formats/tq1_0.go"
+	uint32_t odd = ((((((q >> 8) & 16711935u) * p) & 16711935u) * 3u) >> 8) & 196611u;
+#line 103 "specs/formats/tq1_0.go"
+	return even | (odd << 8);
+}
+#line 107 "specs/formats/tq1_0.go"
+FORGE_DEVICE float forge_BlockTQ1_0_Scale(const forge_BlockTQ1_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 107 "specs/formats/tq1_0.go"
+	return forge_half_to_f32(b->D);
+}
+#line 110 "specs/formats/tq1_0.go"
+FORGE_DEVICE float forge_BlockTQ1_0_Offset(const forge_BlockTQ1_0* __restrict__ b, int32_t s) {
+	(void)s;
+#line 110 "specs/formats/tq1_0.go"
+	return -forge_half_to_f32(b->D);
+}
+#line 112 "generated/hip/sm_90/tq1_0_matmul.hip"
 static_assert(sizeof(forge_BlockTQ1_0) == 54,
 	"forge_BlockTQ1_0: the device block is not 54 bytes, as the TQ1_0 spec says");
 

@@ -42,7 +42,12 @@ smoke_kernel(const float* __restrict__ in, float* __restrict__ out, uint64_t* __
 		}
 		out[forge_block_idx()] = s;
 	}
-	forge_store_stream(&ints[i], n + (int32_t)u + (int32_t)forge_grid_dim());
+	// The integer-form intrinsics: word loads of every alignment and the
+	// 4-way dot product (an instruction on each AMD target; see the header).
+	const unsigned char* bytes = (const unsigned char*)in + 4 * i;
+	const int32_t dot = forge_dot4(forge_word32_a4(bytes), forge_word32_a2(bytes + 2) ^ forge_word32_a1(bytes + 1),
+		(int32_t)forge_word16_a2(bytes) + (int32_t)forge_word16_a1(bytes + 1));
+	forge_store_stream(&ints[i], n + (int32_t)u + (int32_t)forge_grid_dim() + dot);
 }
 
 FORGE_EXPORT int smoke_launch(const float* in, float* out, uint64_t* masks, int32_t* ints, uint32_t blocks, forge_stream_t stream) {

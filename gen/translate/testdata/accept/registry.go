@@ -24,4 +24,5 @@ var Blocks = map[string]struct {
 	"BlockNames":       {unsafe.Sizeof(BlockNames{}), func(raw []byte, j int32) float32 { return (*BlockNames)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockShifts":      {unsafe.Sizeof(BlockShifts{}), func(raw []byte, j int32) float32 { return (*BlockShifts)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockTables":      {unsafe.Sizeof(BlockTables{}), func(raw []byte, j int32) float32 { return (*BlockTables)(unsafe.Pointer(&raw[0])).Dequant(j) }},
+	"BlockWords":       {unsafe.Sizeof(BlockWords{}), func(raw []byte, j int32) float32 { return (*BlockWords)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 }
