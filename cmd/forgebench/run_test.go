@@ -18,6 +18,7 @@ import (
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
+	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
@@ -367,15 +368,23 @@ func TestList(t *testing.T) {
 			t.Errorf("no %s suites registered", k)
 		}
 	}
+	// Every format gets every kernel, but the integer path's (matvec_x8)
+	// only the formats with an integer form.
+	intOnly := map[string]bool{}
+	for _, fam := range families.All() {
+		for _, k := range fam.Kernels {
+			intOnly[k.Name] = k.IntForm
+		}
+	}
 	for k, fs := range kernelFormat {
 		for _, f := range formats.All() {
-			if !fs[f.Name] {
-				t.Errorf("no %s suite for format %s", k, f.Name)
+			if want := !intOnly[k] || f.HasIntForm(); fs[f.Name] != want {
+				t.Errorf("%s suite for format %s: %v, want %v", k, f.Name, fs[f.Name], want)
 			}
 		}
-		if len(fs) != len(formats.All()) {
-			t.Errorf("%s: suites for %d formats, but %d are registered", k, len(fs), len(formats.All()))
-		}
+	}
+	if kernelFormat["matvec_x8"] == nil {
+		t.Error("no matvec_x8 suites registered")
 	}
 	for _, want := range []string{fmt.Sprintf("%d suites", len(suite.All())), "gfx1100  amd     32    yes", "sm_90", "backends: cpu, cuda, hip"} {
 		if !strings.Contains(out, want) {
@@ -426,14 +435,23 @@ func TestRunMatVec(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	run := readRun(t, j)
-	if len(run.Results) != 2 {
-		t.Fatalf("%d results", len(run.Results))
+	if len(run.Results) != 4 {
+		t.Fatalf("%d results, want matvec_f32 and matvec_x8 of Q4_0 and Q4_K", len(run.Results))
 	}
-	for i, want := range []struct {
+	byName := map[string]int{}
+	for i, r := range run.Results {
+		byName[r.Name] = i
+	}
+	for _, want := range []struct {
 		name       string
 		blockBytes int64
 		blockElems int64
-	}{{"matvec_f32/Q4_0/37x512", 18, 32}, {"matvec_f32/Q4_K/37x512", 144, 256}} {
+	}{{"matvec_f32/Q4_0/37x512", 18, 32}, {"matvec_f32/Q4_K/37x512", 144, 256}, {"matvec_x8/Q4_0/37x512", 18, 32}, {"matvec_x8/Q4_K/37x512", 144, 256}} {
+		i, ok := byName[want.name]
+		if !ok {
+			t.Errorf("no result %s", want.name)
+			continue
+		}
 		r := run.Results[i]
 		wBytes := 37 * 512 / want.blockElems * want.blockBytes
 		if w := r.Weights; w == nil || w.Mode != backend.WeightsReuse || w.Copies != 1 || w.CopyBytes != wBytes || w.TotalBytes != wBytes {

@@ -162,7 +162,7 @@ func matvecPath(dev *ir.Device) string {
 		offset = "an offset per sub-block (" + in.Offset + ")"
 	}
 	return fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
-		"a scale (%s) and %s; matvec_q8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
+		"a scale (%s) and %s; matvec_x8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
 		in.Sub, in.Codes, in.Align, in.Scale, offset)
 }
 

@@ -13,9 +13,9 @@ import (
 func TestExplainMatVecPath(t *testing.T) {
 	root := modtest.Root(t)
 	for _, c := range []struct{ format, want string }{
-		{"Q4_K", "integer form: sub-blocks of 32, codes four int8 to a 32-bit word (forge_BlockQ4_K_Codes, word loads assume 4-byte aligned blocks), a scale (forge_BlockQ4_K_Scale) and an offset per sub-block (forge_BlockQ4_K_Offset); matvec_q8 uses it"},
+		{"Q4_K", "integer form: sub-blocks of 32, codes four int8 to a 32-bit word (forge_BlockQ4_K_Codes, word loads assume 4-byte aligned blocks), a scale (forge_BlockQ4_K_Scale) and an offset per sub-block (forge_BlockQ4_K_Offset); matvec_x8 uses it"},
 		{"q6_k", "integer form: sub-blocks of 16,"},
-		{"Q8_0", "integer form: sub-blocks of 32, codes four int8 to a 32-bit word (forge_BlockQ8_0_Codes, word loads assume 2-byte aligned blocks), a scale (forge_BlockQ8_0_Scale) and no offset; matvec_q8 uses it"},
+		{"Q8_0", "integer form: sub-blocks of 32, codes four int8 to a 32-bit word (forge_BlockQ8_0_Codes, word loads assume 2-byte aligned blocks), a scale (forge_BlockQ8_0_Scale) and no offset; matvec_x8 uses it"},
 		{"MXFP6_E3M2", "no integer form: its values times 16 (the inverse of its smallest step, 1/16) reach 448, beyond int8 codes; matvec takes the f32 path"},
 		{"F16", "no integer form: a float format: its values are not integer codes times a per-sub-block scale; matvec takes the f32 path"},
 	} {

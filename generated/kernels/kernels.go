@@ -135,6 +135,26 @@ const (
 	fnMatVecF32Q2_0
 	fnMatVecF32MXFP6_E2M3
 	fnMatVecF32MXFP6_E3M2
+	fnMatVecX8Q4_0
+	fnMatVecX8Q4_1
+	fnMatVecX8Q5_0
+	fnMatVecX8Q5_1
+	fnMatVecX8Q8_0
+	fnMatVecX8Q2_K
+	fnMatVecX8Q3_K
+	fnMatVecX8Q4_K
+	fnMatVecX8Q5_K
+	fnMatVecX8Q6_K
+	fnMatVecX8Q8_K
+	fnMatVecX8IQ4_NL
+	fnMatVecX8IQ4_XS
+	fnMatVecX8TQ1_0
+	fnMatVecX8TQ2_0
+	fnMatVecX8MXFP4
+	fnMatVecX8NVFP4
+	fnMatVecX8Q1_0
+	fnMatVecX8Q2_0
+	fnMatVecX8MXFP6_E2M3
 	numKernels
 )
 
@@ -247,6 +267,26 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_matvec_f32_q2_0", Format: "Q2_0", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Signature: "matvec", BlockElems: 64, BlockBytes: 18},
 	{Symbol: "forge_matvec_f32_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Signature: "matvec", BlockElems: 32, BlockBytes: 25},
 	{Symbol: "forge_matvec_f32_mxfp6_e3m2", Format: "MXFP6_E3M2", Family: "matvec", Kernel: "matvec_f32", Output: "f32", Signature: "matvec", BlockElems: 32, BlockBytes: 25},
+	{Symbol: "forge_matvec_x8_q4_0", Format: "Q4_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matvec_x8_q4_1", Format: "Q4_1", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 20},
+	{Symbol: "forge_matvec_x8_q5_0", Format: "Q5_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 22},
+	{Symbol: "forge_matvec_x8_q5_1", Format: "Q5_1", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 24},
+	{Symbol: "forge_matvec_x8_q8_0", Format: "Q8_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 34},
+	{Symbol: "forge_matvec_x8_q2_k", Format: "Q2_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 84},
+	{Symbol: "forge_matvec_x8_q3_k", Format: "Q3_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 110},
+	{Symbol: "forge_matvec_x8_q4_k", Format: "Q4_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 144},
+	{Symbol: "forge_matvec_x8_q5_k", Format: "Q5_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 176},
+	{Symbol: "forge_matvec_x8_q6_k", Format: "Q6_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 210},
+	{Symbol: "forge_matvec_x8_q8_k", Format: "Q8_K", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 292},
+	{Symbol: "forge_matvec_x8_iq4_nl", Format: "IQ4_NL", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 18},
+	{Symbol: "forge_matvec_x8_iq4_xs", Format: "IQ4_XS", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 136},
+	{Symbol: "forge_matvec_x8_tq1_0", Format: "TQ1_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 54},
+	{Symbol: "forge_matvec_x8_tq2_0", Format: "TQ2_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 256, BlockBytes: 66},
+	{Symbol: "forge_matvec_x8_mxfp4", Format: "MXFP4", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 17},
+	{Symbol: "forge_matvec_x8_nvfp4", Format: "NVFP4", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 64, BlockBytes: 36},
+	{Symbol: "forge_matvec_x8_q1_0", Format: "Q1_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 128, BlockBytes: 18},
+	{Symbol: "forge_matvec_x8_q2_0", Format: "Q2_0", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 64, BlockBytes: 18},
+	{Symbol: "forge_matvec_x8_mxfp6_e2m3", Format: "MXFP6_E2M3", Family: "matvec", Kernel: "matvec_x8", Output: "f32", Signature: "matvec_x8", BlockElems: 32, BlockBytes: 25},
 }
 
 // Kernels lists every launcher a kernel library exports besides
@@ -354,6 +394,26 @@ var maxBlocks = [numKernels]int64{
 	fnMatVecF32Q2_0:        36028797018963967,
 	fnMatVecF32MXFP6_E2M3:  72057594037927935,
 	fnMatVecF32MXFP6_E3M2:  72057594037927935,
+	fnMatVecX8Q4_0:         72057594037927935,
+	fnMatVecX8Q4_1:         72057594037927935,
+	fnMatVecX8Q5_0:         72057594037927935,
+	fnMatVecX8Q5_1:         72057594037927935,
+	fnMatVecX8Q8_0:         72057594037927935,
+	fnMatVecX8Q2_K:         9007199254740991,
+	fnMatVecX8Q3_K:         9007199254740991,
+	fnMatVecX8Q4_K:         9007199254740991,
+	fnMatVecX8Q5_K:         9007199254740991,
+	fnMatVecX8Q6_K:         9007199254740991,
+	fnMatVecX8Q8_K:         9007199254740991,
+	fnMatVecX8IQ4_NL:       72057594037927935,
+	fnMatVecX8IQ4_XS:       9007199254740991,
+	fnMatVecX8TQ1_0:        9007199254740991,
+	fnMatVecX8TQ2_0:        9007199254740991,
+	fnMatVecX8MXFP4:        72057594037927935,
+	fnMatVecX8NVFP4:        36028797018963967,
+	fnMatVecX8Q1_0:         18014398509481983,
+	fnMatVecX8Q2_0:         36028797018963967,
+	fnMatVecX8MXFP6_E2M3:   72057594037927935,
 }
 
 // Library is a bound kernel library: the address of every launcher.
@@ -1836,14 +1896,263 @@ func (l *Library) MatVec(kernel, format string) (MatVecFunc, bool) {
 	return nil, false
 }
 
-// MatVecX8Func is the signature of the matvec_x8 launchers: y = W·x on the
+// MatVecX8Func is the signature of the matvec_x8 launchers (matvec): y = W·x on the
 // format's integer form, W rows rows of cols elements (cols/BlockElems whole
 // blocks each, rows contiguous), xq the X8 layout of cols activations
 // (glue_quantize_x8's output) and y rows float32, all in device memory.
-// This library has none: no format has what their kernels need.
 type MatVecX8Func func(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error
 
-// MatVecX8 returns the matvec_x8 launcher of a kernel: false, there are none.
+// checkMatVecX8Args refuses a call that matvec_x8 launcher i must not receive,
+// before it crosses into C.
+func checkMatVecX8Args(i int, w, xq, y abi.DevicePtr, rows, cols int64) error {
+	be := int64(kernelTable[i].BlockElems)
+	switch {
+	case rows < 0 || cols < 0:
+		return fmt.Errorf("%s: negative size %d×%d", kernelTable[i].Symbol, rows, cols)
+	case cols%32 != 0:
+		return fmt.Errorf("%s: %d columns is not a multiple of 32, the activations' quantization groups", kernelTable[i].Symbol, cols)
+	case cols%be != 0:
+		return fmt.Errorf("%s: %d columns is not a whole number of %d-element blocks", kernelTable[i].Symbol, cols, be)
+	case cols/be > maxBlocks[i] || rows > math.MaxInt64/4 || cols > 0 && rows > maxBlocks[i]/(cols/be):
+		return fmt.Errorf("%s: a %d×%d product overflows an int64 byte count", kernelTable[i].Symbol, rows, cols)
+	case rows > 0 && (w == 0 || xq == 0 || y == 0):
+		return fmt.Errorf("%s: null device pointer (w %#x, xq %#x, y %#x) for %d×%d", kernelTable[i].Symbol, w, xq, y, rows, cols)
+	}
+	return nil
+}
+
+// matVecX8F32 calls matvec_x8 launcher i through forge_call_matvec_x8_f32; a call that does nothing is not made.
+func (l *Library) matVecX8F32(i int, w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	if err := checkMatVecX8Args(i, w, xq, y, rows, cols); err != nil || rows == 0 {
+		return err
+	}
+	return result(i, callMatVecX8F32(l.fn[i], w, xq, y, rows, cols, stream))
+}
+
+// MatVecX8Q4_0 calls forge_matvec_x8_q4_0: y = W·x on Q4_0's integer form, W rows
+// rows of cols elements (cols/32 blocks of 18 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q4_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q4_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q4_1 calls forge_matvec_x8_q4_1: y = W·x on Q4_1's integer form, W rows
+// rows of cols elements (cols/32 blocks of 20 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q4_1(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q4_1, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q5_0 calls forge_matvec_x8_q5_0: y = W·x on Q5_0's integer form, W rows
+// rows of cols elements (cols/32 blocks of 22 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q5_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q5_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q5_1 calls forge_matvec_x8_q5_1: y = W·x on Q5_1's integer form, W rows
+// rows of cols elements (cols/32 blocks of 24 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q5_1(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q5_1, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q8_0 calls forge_matvec_x8_q8_0: y = W·x on Q8_0's integer form, W rows
+// rows of cols elements (cols/32 blocks of 34 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q8_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q8_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q2_K calls forge_matvec_x8_q2_k: y = W·x on Q2_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 84 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q2_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q2_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q3_K calls forge_matvec_x8_q3_k: y = W·x on Q3_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 110 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q3_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q3_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q4_K calls forge_matvec_x8_q4_k: y = W·x on Q4_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 144 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q4_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q4_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q5_K calls forge_matvec_x8_q5_k: y = W·x on Q5_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 176 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q5_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q5_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q6_K calls forge_matvec_x8_q6_k: y = W·x on Q6_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 210 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q6_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q6_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q8_K calls forge_matvec_x8_q8_k: y = W·x on Q8_K's integer form, W rows
+// rows of cols elements (cols/256 blocks of 292 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q8_K(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q8_K, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8IQ4_NL calls forge_matvec_x8_iq4_nl: y = W·x on IQ4_NL's integer form, W rows
+// rows of cols elements (cols/32 blocks of 18 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8IQ4_NL(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8IQ4_NL, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8IQ4_XS calls forge_matvec_x8_iq4_xs: y = W·x on IQ4_XS's integer form, W rows
+// rows of cols elements (cols/256 blocks of 136 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8IQ4_XS(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8IQ4_XS, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8TQ1_0 calls forge_matvec_x8_tq1_0: y = W·x on TQ1_0's integer form, W rows
+// rows of cols elements (cols/256 blocks of 54 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8TQ1_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8TQ1_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8TQ2_0 calls forge_matvec_x8_tq2_0: y = W·x on TQ2_0's integer form, W rows
+// rows of cols elements (cols/256 blocks of 66 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 256
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8TQ2_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8TQ2_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8MXFP4 calls forge_matvec_x8_mxfp4: y = W·x on MXFP4's integer form, W rows
+// rows of cols elements (cols/32 blocks of 17 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8MXFP4(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8MXFP4, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8NVFP4 calls forge_matvec_x8_nvfp4: y = W·x on NVFP4's integer form, W rows
+// rows of cols elements (cols/64 blocks of 36 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 64
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8NVFP4(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8NVFP4, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q1_0 calls forge_matvec_x8_q1_0: y = W·x on Q1_0's integer form, W rows
+// rows of cols elements (cols/128 blocks of 18 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 128
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q1_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q1_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8Q2_0 calls forge_matvec_x8_q2_0: y = W·x on Q2_0's integer form, W rows
+// rows of cols elements (cols/64 blocks of 18 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 64
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8Q2_0(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8Q2_0, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8MXFP6_E2M3 calls forge_matvec_x8_mxfp6_e2m3: y = W·x on MXFP6_E2M3's integer form, W rows
+// rows of cols elements (cols/32 blocks of 25 bytes each), xq the X8 layout of
+// cols activations (forge_glue_quantize_x8's output) and y rows float32, on
+// stream. Zero rows is a no-op; negative counts, cols not a multiple of 32
+// and of 32, overflowing sizes and null pointers are errors before the call.
+func (l *Library) MatVecX8MXFP6_E2M3(w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) error {
+	return l.matVecX8F32(fnMatVecX8MXFP6_E2M3, w, xq, y, rows, cols, stream)
+}
+
+// MatVecX8 returns the matvec_x8 launcher of kernel ("matvec_x8") for format ("Q4_0"), false if
+// there is none.
 func (l *Library) MatVecX8(kernel, format string) (MatVecX8Func, bool) {
+	switch kernel + "/" + format {
+	case "matvec_x8/Q4_0":
+		return l.MatVecX8Q4_0, true
+	case "matvec_x8/Q4_1":
+		return l.MatVecX8Q4_1, true
+	case "matvec_x8/Q5_0":
+		return l.MatVecX8Q5_0, true
+	case "matvec_x8/Q5_1":
+		return l.MatVecX8Q5_1, true
+	case "matvec_x8/Q8_0":
+		return l.MatVecX8Q8_0, true
+	case "matvec_x8/Q2_K":
+		return l.MatVecX8Q2_K, true
+	case "matvec_x8/Q3_K":
+		return l.MatVecX8Q3_K, true
+	case "matvec_x8/Q4_K":
+		return l.MatVecX8Q4_K, true
+	case "matvec_x8/Q5_K":
+		return l.MatVecX8Q5_K, true
+	case "matvec_x8/Q6_K":
+		return l.MatVecX8Q6_K, true
+	case "matvec_x8/Q8_K":
+		return l.MatVecX8Q8_K, true
+	case "matvec_x8/IQ4_NL":
+		return l.MatVecX8IQ4_NL, true
+	case "matvec_x8/IQ4_XS":
+		return l.MatVecX8IQ4_XS, true
+	case "matvec_x8/TQ1_0":
+		return l.MatVecX8TQ1_0, true
+	case "matvec_x8/TQ2_0":
+		return l.MatVecX8TQ2_0, true
+	case "matvec_x8/MXFP4":
+		return l.MatVecX8MXFP4, true
+	case "matvec_x8/NVFP4":
+		return l.MatVecX8NVFP4, true
+	case "matvec_x8/Q1_0":
+		return l.MatVecX8Q1_0, true
+	case "matvec_x8/Q2_0":
+		return l.MatVecX8Q2_0, true
+	case "matvec_x8/MXFP6_E2M3":
+		return l.MatVecX8MXFP6_E2M3, true
+	}
 	return nil, false
 }

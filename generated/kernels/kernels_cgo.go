@@ -76,6 +76,12 @@ typedef int (*forge_matvec_f32_fn)(const void*, const float*, float*, int64_t, i
 static int forge_call_matvec_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, uintptr_t stream) {
 	return ((forge_matvec_f32_fn)fn)((const void*)w, (const float*)x, (float*)y, rows, cols, (void*)stream);
 }
+
+// int forge_<kernel>_<format>(const void* w, const void* xq, float* y, int64_t rows, int64_t cols, forge_stream_t stream)
+typedef int (*forge_matvec_x8_f32_fn)(const void*, const void*, float*, int64_t, int64_t, void*);
+static int forge_call_matvec_x8_f32(void* fn, uintptr_t w, uintptr_t xq, uintptr_t y, int64_t rows, int64_t cols, uintptr_t stream) {
+	return ((forge_matvec_x8_f32_fn)fn)((const void*)w, (const void*)xq, (float*)y, rows, cols, (void*)stream);
+}
 */
 import "C"
 
@@ -136,4 +142,9 @@ func callMatMulF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols, batch i
 // callMatVecF32 calls the launcher at fn through forge_call_matvec_f32.
 func callMatVecF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) int {
 	return int(C.forge_call_matvec_f32(fn, C.uintptr_t(w), C.uintptr_t(x), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.uintptr_t(stream)))
+}
+
+// callMatVecX8F32 calls the launcher at fn through forge_call_matvec_x8_f32.
+func callMatVecX8F32(fn unsafe.Pointer, w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) int {
+	return int(C.forge_call_matvec_x8_f32(fn, C.uintptr_t(w), C.uintptr_t(xq), C.uintptr_t(y), C.int64_t(rows), C.int64_t(cols), C.uintptr_t(stream)))
 }

@@ -58,3 +58,7 @@ func callMatMulF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols, batch i
 func callMatVecF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols int64, stream abi.Stream) int {
 	panic(abi.ErrNoCgo)
 }
+
+func callMatVecX8F32(fn unsafe.Pointer, w, xq, y abi.DevicePtr, rows, cols int64, stream abi.Stream) int {
+	panic(abi.ErrNoCgo)
+}

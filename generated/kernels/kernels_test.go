@@ -661,6 +661,71 @@ func TestMatVecLaunchers(t *testing.T) {
 	}
 }
 
+// TestMatVecX8Launchers calls every wrapper of the matvec_x8 signature, found through Library.MatVecX8,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestMatVecX8Launchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Signature != "matvec_x8" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.MatVecX8(k.Kernel, k.Format)
+		if !ok {
+			t.Errorf("MatVecX8 found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Rows: int64(1 + i), Cols: int64(k.BlockElems) * int64(2+i), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			w    abi.DevicePtr
+			xq   abi.DevicePtr
+			y    abi.DevicePtr
+			rows int64
+			cols int64
+		}
+		refused := []args{{want.Src, want.X, want.Dst, -1, want.Cols}, {want.Src, want.X, want.Dst, want.Rows, -1}, {0, want.X, want.Dst, want.Rows, want.Cols}, {want.Src, 0, want.Dst, want.Rows, want.Cols}, {want.Src, want.X, 0, want.Rows, want.Cols}, {want.Src, want.X, want.Dst, maxBlocks[i], int64(k.BlockElems) * 2}, {want.Src, want.X, want.Dst, 1, int64(k.BlockElems) * (maxBlocks[i] + 1)}}
+		if k.BlockElems > 1 {
+			refused = append(refused, args{want.Src, want.X, want.Dst, want.Rows, want.Cols + 1})
+		}
+		for _, bad := range refused {
+			if err := fn(bad.w, bad.xq, bad.y, bad.rows, bad.cols, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, want.Cols, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.Dst, want.Rows, want.Cols, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no matvec_x8 launcher was exercised")
+	}
+	if _, ok := l.MatVecX8("no_such_kernel", "NO_SUCH_FORMAT"); ok {
+		t.Errorf("MatVecX8 found a launcher it should not have")
+	}
+}
+
 // TestBlocksHostKernels runs the launchers that the fake library implements on
 // host memory (dequant launchers) and compares their output with the format
 // spec bit for bit: the data path through the trampolines, end to end.

@@ -48,3 +48,13 @@ func TestMatVecF32IQ4_NL(t *testing.T) {
 func BenchmarkMatVecF32IQ4_NL(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/IQ4_NL")
 }
+
+// TestMatVecX8IQ4_NL checks forge_matvec_x8_iq4_nl against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8IQ4_NL(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/IQ4_NL")
+}
+
+// BenchmarkMatVecX8IQ4_NL measures forge_matvec_x8_iq4_nl on $FORGE_BACKEND.
+func BenchmarkMatVecX8IQ4_NL(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/IQ4_NL")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32IQ4_XS(t *testing.T) {
 func BenchmarkMatVecF32IQ4_XS(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/IQ4_XS")
 }
+
+// TestMatVecX8IQ4_XS checks forge_matvec_x8_iq4_xs against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8IQ4_XS(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/IQ4_XS")
+}
+
+// BenchmarkMatVecX8IQ4_XS measures forge_matvec_x8_iq4_xs on $FORGE_BACKEND.
+func BenchmarkMatVecX8IQ4_XS(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/IQ4_XS")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32MXFP4(t *testing.T) {
 func BenchmarkMatVecF32MXFP4(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/MXFP4")
 }
+
+// TestMatVecX8MXFP4 checks forge_matvec_x8_mxfp4 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8MXFP4(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/MXFP4")
+}
+
+// BenchmarkMatVecX8MXFP4 measures forge_matvec_x8_mxfp4 on $FORGE_BACKEND.
+func BenchmarkMatVecX8MXFP4(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/MXFP4")
+}

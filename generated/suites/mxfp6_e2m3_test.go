@@ -48,3 +48,13 @@ func TestMatVecF32MXFP6_E2M3(t *testing.T) {
 func BenchmarkMatVecF32MXFP6_E2M3(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/MXFP6_E2M3")
 }
+
+// TestMatVecX8MXFP6_E2M3 checks forge_matvec_x8_mxfp6_e2m3 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8MXFP6_E2M3(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/MXFP6_E2M3")
+}
+
+// BenchmarkMatVecX8MXFP6_E2M3 measures forge_matvec_x8_mxfp6_e2m3 on $FORGE_BACKEND.
+func BenchmarkMatVecX8MXFP6_E2M3(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/MXFP6_E2M3")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32NVFP4(t *testing.T) {
 func BenchmarkMatVecF32NVFP4(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/NVFP4")
 }
+
+// TestMatVecX8NVFP4 checks forge_matvec_x8_nvfp4 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8NVFP4(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/NVFP4")
+}
+
+// BenchmarkMatVecX8NVFP4 measures forge_matvec_x8_nvfp4 on $FORGE_BACKEND.
+func BenchmarkMatVecX8NVFP4(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/NVFP4")
+}

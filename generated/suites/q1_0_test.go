@@ -48,3 +48,13 @@ func TestMatVecF32Q1_0(t *testing.T) {
 func BenchmarkMatVecF32Q1_0(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q1_0")
 }
+
+// TestMatVecX8Q1_0 checks forge_matvec_x8_q1_0 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q1_0(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q1_0")
+}
+
+// BenchmarkMatVecX8Q1_0 measures forge_matvec_x8_q1_0 on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q1_0(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q1_0")
+}

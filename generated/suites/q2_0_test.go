@@ -48,3 +48,13 @@ func TestMatVecF32Q2_0(t *testing.T) {
 func BenchmarkMatVecF32Q2_0(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q2_0")
 }
+
+// TestMatVecX8Q2_0 checks forge_matvec_x8_q2_0 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q2_0(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q2_0")
+}
+
+// BenchmarkMatVecX8Q2_0 measures forge_matvec_x8_q2_0 on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q2_0(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q2_0")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q2_K(t *testing.T) {
 func BenchmarkMatVecF32Q2_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q2_K")
 }
+
+// TestMatVecX8Q2_K checks forge_matvec_x8_q2_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q2_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q2_K")
+}
+
+// BenchmarkMatVecX8Q2_K measures forge_matvec_x8_q2_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q2_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q2_K")
+}

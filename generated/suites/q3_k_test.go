@@ -48,3 +48,13 @@ func TestMatVecF32Q3_K(t *testing.T) {
 func BenchmarkMatVecF32Q3_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q3_K")
 }
+
+// TestMatVecX8Q3_K checks forge_matvec_x8_q3_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q3_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q3_K")
+}
+
+// BenchmarkMatVecX8Q3_K measures forge_matvec_x8_q3_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q3_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q3_K")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q4_1(t *testing.T) {
 func BenchmarkMatVecF32Q4_1(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q4_1")
 }
+
+// TestMatVecX8Q4_1 checks forge_matvec_x8_q4_1 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q4_1(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q4_1")
+}
+
+// BenchmarkMatVecX8Q4_1 measures forge_matvec_x8_q4_1 on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q4_1(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q4_1")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q4_K(t *testing.T) {
 func BenchmarkMatVecF32Q4_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q4_K")
 }
+
+// TestMatVecX8Q4_K checks forge_matvec_x8_q4_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q4_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q4_K")
+}
+
+// BenchmarkMatVecX8Q4_K measures forge_matvec_x8_q4_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q4_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q4_K")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q5_0(t *testing.T) {
 func BenchmarkMatVecF32Q5_0(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q5_0")
 }
+
+// TestMatVecX8Q5_0 checks forge_matvec_x8_q5_0 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q5_0(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q5_0")
+}
+
+// BenchmarkMatVecX8Q5_0 measures forge_matvec_x8_q5_0 on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q5_0(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q5_0")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q5_K(t *testing.T) {
 func BenchmarkMatVecF32Q5_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q5_K")
 }
+
+// TestMatVecX8Q5_K checks forge_matvec_x8_q5_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q5_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q5_K")
+}
+
+// BenchmarkMatVecX8Q5_K measures forge_matvec_x8_q5_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q5_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q5_K")
+}

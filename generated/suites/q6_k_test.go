@@ -48,3 +48,13 @@ func TestMatVecF32Q6_K(t *testing.T) {
 func BenchmarkMatVecF32Q6_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q6_K")
 }
+
+// TestMatVecX8Q6_K checks forge_matvec_x8_q6_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q6_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q6_K")
+}
+
+// BenchmarkMatVecX8Q6_K measures forge_matvec_x8_q6_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q6_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q6_K")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q8_0(t *testing.T) {
 func BenchmarkMatVecF32Q8_0(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q8_0")
 }
+
+// TestMatVecX8Q8_0 checks forge_matvec_x8_q8_0 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q8_0(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q8_0")
+}
+
+// BenchmarkMatVecX8Q8_0 measures forge_matvec_x8_q8_0 on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q8_0(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q8_0")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32Q8_K(t *testing.T) {
 func BenchmarkMatVecF32Q8_K(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/Q8_K")
 }
+
+// TestMatVecX8Q8_K checks forge_matvec_x8_q8_k against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8Q8_K(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/Q8_K")
+}
+
+// BenchmarkMatVecX8Q8_K measures forge_matvec_x8_q8_k on $FORGE_BACKEND.
+func BenchmarkMatVecX8Q8_K(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/Q8_K")
+}

@@ -48,3 +48,13 @@ func TestMatVecF32TQ1_0(t *testing.T) {
 func BenchmarkMatVecF32TQ1_0(b *testing.B) {
 	suitetest.Bench(b, "matvec_f32/TQ1_0")
 }
+
+// TestMatVecX8TQ1_0 checks forge_matvec_x8_tq1_0 against the matvec family's reference on $FORGE_BACKEND.
+func TestMatVecX8TQ1_0(t *testing.T) {
+	suitetest.Check(t, "matvec_x8/TQ1_0")
+}
+
+// BenchmarkMatVecX8TQ1_0 measures forge_matvec_x8_tq1_0 on $FORGE_BACKEND.
+func BenchmarkMatVecX8TQ1_0(b *testing.B) {
+	suitetest.Bench(b, "matvec_x8/TQ1_0")
+}

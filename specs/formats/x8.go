@@ -107,3 +107,9 @@ func (f *Format) DotX8(row []byte, x X8) float32 {
 	}
 	return acc
 }
+
+// X8Bytes is the size of the device layout of n quantized elements (n a
+// multiple of 32), which forge_glue_quantize_x8 writes and the integer
+// matvec reads: n int8 codes, then n/32 float32 scales D, then n/16
+// float32 sums S.
+func X8Bytes(n int) int { return n + n/8 + n/4 }

@@ -87,7 +87,7 @@ FORGE_DEVICE float forge_BlockSuper256_Dequant(const forge_BlockSuper256* __rest
 // Offset −8d.
 func q4_0IntDevice(block string) *ir.Device {
 	d := q4_0Device(block)
-	d.Int = &ir.IntForm{Sub: 32, Codes: block + "_Codes", Scale: block + "_Scale", Offset: block + "_Offset"}
+	d.Int = &ir.IntForm{Sub: 32, Align: 2, Codes: block + "_Codes", Scale: block + "_Scale", Offset: block + "_Offset"}
 	d.Code += `
 #line 30 "specs/formats/q4_0.go"
 FORGE_DEVICE uint32_t ` + block + `_Codes(const ` + block + `* __restrict__ b, int32_t w) {

@@ -267,29 +267,46 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 }
 
 // ---------------------------------------------------------------------------
-// Quantize x to X8 (PLACEHOLDER kernel, to be replaced by the tuned one):
-// one thread per 32-element group, which writes its 32 codes, its scale and
-// its two sums.
+// Quantize x to X8: one lane per element, a 32-element group per 32 aligned
+// lanes (a wave32 wave, half a wave64 wave), so the group's largest
+// magnitude and its two 16-element sums are xor-butterflies that stay inside
+// the group, and the loads and stores are coalesced. Whole groups past n
+// compute on zeros and write nothing; they are whole 32-lane sets, so every
+// shuffle has its partners. Per group: D = amax/127; Q = round(x/D), halves
+// away from zero, clamped to ±127, 0 where D is 0; per 16 elements S = D·ΣQ
+// (specs/formats.QuantizeX8 is the reference, bit for bit).
+static_assert(FORGE_GLUE_THREADS % 32 == 0, "quantize_x8: a workgroup is whole 32-element groups");
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
-forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t groups) {
-	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	for (int64_t g = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); g < groups; g += stride) {
-		const float* xg = x + 32 * g;
-		float amax = 0.0f;
-		for (int i = 0; i < 32; ++i) {
-			const float a = xg[i] < 0.0f ? -xg[i] : xg[i];
-			amax = a > amax ? a : amax;
+forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n) {
+	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
+		const int64_t i = base + forge_thread_idx();
+		const float v = i < n ? x[i] : 0.0f;
+		float amax = v < 0.0f ? -v : v;
+#pragma unroll
+		for (int m = 16; m > 0; m >>= 1) {
+			const float o = forge_shfl_xor(amax, m);
+			amax = o > amax ? o : amax;
 		}
 		const float dg = amax / 127.0f;
-		int32_t sum[2] = {0, 0};
-		for (int i = 0; i < 32; ++i) {
-			const int32_t c = amax == 0.0f ? 0 : (int32_t)forge_glue_roundf(xg[i] / dg);
-			q[32 * g + i] = (int8_t)c;
-			sum[i / 16] += c;
+		int32_t c = 0;
+		if (dg != 0.0f) {
+			c = (int32_t)forge_glue_roundf(v / dg);
+			c = c > 127 ? 127 : c < -127 ? -127 : c;
 		}
-		d[g] = dg;
-		s[2 * g] = dg * (float)sum[0];
-		s[2 * g + 1] = dg * (float)sum[1];
+		int32_t sum = c;
+#pragma unroll
+		for (int m = 8; m > 0; m >>= 1) {
+			sum += forge_shfl_xor(sum, m);
+		}
+		if (i < n) {
+			q[i] = (int8_t)c;
+			if (i % 32 == 0) {
+				d[i / 32] = dg;
+			}
+			if (i % 16 == 0) {
+				s[i / 16] = dg * (float)sum;
+			}
+		}
 	}
 }
 
@@ -306,9 +323,8 @@ FORGE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, for
 	int8_t* q = (int8_t*)xq;
 	float* d = (float*)(q + n);
 	float* s = d + n / 32;
-	const int64_t groups = n / 32;
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(groups, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
-		x, q, d, s, groups);
+	FORGE_LAUNCH(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+		x, q, d, s, n);
 	return forge_last_error();
 }

@@ -270,3 +270,169 @@ FORGE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, 
 #endif
 	return forge_last_error();
 }
+
+
+// ---------------------------------------------------------------------------
+// The integer path: Q4_0's integer form, sub-blocks of 32 elements, element
+// j = Scale·code_j + Offset, against x in the X8 layout (int8 codes Q at byte
+// 0, float32 scales D per 32 at byte cols, float32 sums S per 16 at byte
+// cols + cols/8: forge_glue_quantize_x8's output). A sub-block's share of
+// y[r] is
+//   Scale·D·Σ code·Q + Offset·Σ_sub S,
+// Σ code·Q four codes at a time (forge_dot4 on whole 32-bit words).
+//
+// Kernel shape. A workgroup of Threads threads owns Rows rows; a thread
+// takes one 32-element group of a block at a time, at the same position in
+// every block it visits (threads stride over blocks by Threads / groups per
+// block), so the offsets inside a block that Codes and Scale compute are
+// loop-invariant and fold into the loads. It loads the group's x once (two
+// 16-byte loads when xq is 16-byte aligned, as allocations are) and applies
+// it to the Rows rows. The reduction is matvec_f32's: over the wave, then
+// over the waves in wave order.
+//
+// Tuning. Until forgebench tune covers this kernel, the configuration is a
+// default measured on the H100 with a prototype of this kernel: 128
+// threads; 4 rows per workgroup for formats of at most 5 bits per weight, 2
+// up to 7 bits (Q6_K took 1.4x as long at 4) and 1 above (Q8_0).
+// -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
+
+static constexpr uint32_t forge_mvx8_q4_0_sub = 32; // elements per sub-block
+static constexpr uint32_t forge_mvx8_q4_0_gpb = 32 / 32; // 32-element groups per block
+static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_0: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
+#ifndef FORGE_TUNE_MATVEC_X8_THREADS
+#define FORGE_TUNE_MATVEC_X8_THREADS 128
+#endif
+#ifndef FORGE_TUNE_MATVEC_X8_ROWS
+#define FORGE_TUNE_MATVEC_X8_ROWS (18 * 8 <= 5 * 32 ? 4 : 18 * 8 <= 7 * 32 ? 2 : 1)
+#endif
+
+template <uint32_t Threads, uint32_t Rows, bool Vec>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_matvec_x8_q4_0_kernel(const forge_BlockQ4_0* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t rows, int64_t cols) {
+	constexpr uint32_t gpb = forge_mvx8_q4_0_gpb;
+	constexpr uint32_t sub = forge_mvx8_q4_0_sub;
+	constexpr uint32_t waves = Threads / FORGE_WAVE_SIZE;
+	static_assert(Threads % FORGE_WAVE_SIZE == 0 && Threads <= 1024, "sm_90: MatVecX8 threads must be a multiple of the wave size, at most 1024");
+	static_assert(Threads % gpb == 0, "Q4_0: MatVecX8 threads must be a multiple of the 32-element groups per block");
+	static_assert(Rows >= 1 && Rows <= 16, "MatVecX8 rows per workgroup must be in [1, 16]");
+	FORGE_SHARED float partial[Rows][waves];
+	const uint32_t tid = forge_thread_idx();
+	const uint32_t lane = tid % FORGE_WAVE_SIZE;
+	const uint32_t wave = tid / FORGE_WAVE_SIZE;
+	const uint32_t gsel = tid % gpb; // this thread's group in every block it visits
+	const int64_t nb = cols / forge_mv_q4_0_elems;
+	const float* __restrict__ xd = (const float*)(xq + cols);
+	const float* __restrict__ xs = xd + cols / 32;
+	const int64_t groups = (rows + Rows - 1) / Rows;
+	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
+		const int64_t r0 = rg * Rows;
+		float acc[Rows];
+#pragma unroll
+		for (uint32_t i = 0; i < Rows; ++i) {
+			acc[i] = 0.0f;
+		}
+		for (int64_t blk = tid / gpb; blk < nb; blk += Threads / gpb) {
+			const int64_t g = blk * gpb + gsel;
+			uint32_t xw[8];
+			if (Vec) {
+				const uint4 xa = ((const uint4*)xq)[2 * g];
+				const uint4 xb = ((const uint4*)xq)[2 * g + 1];
+				xw[0] = xa.x, xw[1] = xa.y, xw[2] = xa.z, xw[3] = xa.w;
+				xw[4] = xb.x, xw[5] = xb.y, xw[6] = xb.z, xw[7] = xb.w;
+			} else {
+				memcpy(xw, xq + 32 * g, 32);
+			}
+			const float d8 = xd[g];
+			const float s8[2] = {xs[2 * g], xs[2 * g + 1]};
+#pragma unroll
+			for (uint32_t i = 0; i < Rows; ++i) {
+				if (Rows == 1 || r0 + i < rows) { // uniform over the workgroup
+					const forge_BlockQ4_0* __restrict__ b = w + (r0 + (int64_t)i) * nb + blk;
+#pragma unroll
+					for (uint32_t h = 0; h < 32 / sub; ++h) {
+						int32_t dot = 0;
+#pragma unroll
+						for (uint32_t k = 0; k < sub / 4; ++k) {
+							dot = forge_dot4(forge_BlockQ4_0_Codes(b, (int32_t)(8 * gsel + (sub / 4) * h + k)), xw[(sub / 4) * h + k], dot);
+						}
+						const int32_t s = (int32_t)((32 / sub) * gsel + h);
+						acc[i] = forge_fmaf(forge_BlockQ4_0_Scale(b, s) * d8, (float)dot, acc[i]);
+						acc[i] = forge_fmaf(forge_BlockQ4_0_Offset(b, s), sub == 32 ? s8[0] + s8[1] : s8[h], acc[i]);
+					}
+				}
+			}
+		}
+		// Every lane of every wave gets here.
+#pragma unroll
+		for (uint32_t i = 0; i < Rows; ++i) {
+			acc[i] = forge_wave_sum(acc[i]);
+		}
+		if (waves == 1) {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					if (r0 + i < rows) {
+						y[r0 + i] = acc[i];
+					}
+				}
+			}
+		} else {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					partial[i][wave] = acc[i];
+				}
+			}
+			forge_syncthreads();
+			if (tid < Rows && r0 + tid < rows) {
+				float sum = 0.0f;
+#pragma unroll
+				for (uint32_t v = 0; v < waves; ++v) {
+					sum += partial[tid][v];
+				}
+				y[r0 + tid] = sum;
+			}
+			forge_syncthreads(); // partial is reused by the next row group
+		}
+	}
+}
+
+// forge_matvec_x8_q4_0 computes y = W·x on Q4_0's integer form: W (device
+// memory) is rows rows of cols elements, cols/32 blocks each; xq is the X8
+// layout of cols activations (forge_glue_quantize_x8's output) and y rows
+// float32 (device memory). It returns FORGE_OK; FORGE_ERR_INVALID, launching
+// nothing, for a negative count, cols not a multiple of 32 and of 32, a
+// matrix above forge_mv_q4_0_max_blocks blocks, or, when rows > 0, a null or
+// misaligned pointer; or the runtime's launch error. rows == 0 launches
+// nothing and returns FORGE_OK.
+FORGE_EXPORT int forge_matvec_x8_q4_0(const void* w, const void* xq, float* y, int64_t rows, int64_t cols, forge_stream_t stream) {
+	if (rows < 0 || cols < 0 || cols % forge_mv_q4_0_elems != 0 || cols % 32 != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	if (rows == 0) {
+		return FORGE_OK;
+	}
+	if (!w || !xq || !y) {
+		return FORGE_ERR_INVALID;
+	}
+	const int64_t row_blocks = cols / forge_mv_q4_0_elems;
+	if (cols > forge_mv_q4_0_max_blocks || (row_blocks > 0 && rows > forge_mv_q4_0_max_blocks / row_blocks)) {
+		return FORGE_ERR_INVALID;
+	}
+	// Codes loads whole words at the block alignment the spec's layout gives
+	// (2), which may exceed the block struct's alignof.
+	if ((uintptr_t)w % 2 != 0 || (uintptr_t)w % alignof(forge_BlockQ4_0) != 0 || (uintptr_t)xq % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
+	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
+	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
+	const uint32_t grid = groups < forge_mv_q4_0_grid_cap ? (uint32_t)groups : forge_mv_q4_0_grid_cap;
+	(void)forge_last_error();
+	if ((uintptr_t)xq % 16 == 0) {
+		FORGE_LAUNCH((forge_matvec_x8_q4_0_kernel<threads, rows_per, true>), dim3(grid), dim3(threads), 0, stream, (const forge_BlockQ4_0*)w, (const uint8_t*)xq, y, rows, cols);
+	} else {
+		FORGE_LAUNCH((forge_matvec_x8_q4_0_kernel<threads, rows_per, false>), dim3(grid), dim3(threads), 0, stream, (const forge_BlockQ4_0*)w, (const uint8_t*)xq, y, rows, cols);
+	}
+	return forge_last_error();
+}

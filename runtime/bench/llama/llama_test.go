@@ -179,7 +179,7 @@ func TestCompare(t *testing.T) {
 	}
 	run := forgeRun(
 		result("matvec", "matvec_f32", "Q4_0", []int{4096, 14336}, backend.WeightsReuse, 29, 30, 31),
-		result("matvec", "matvec_q8", "Q4_0", []int{4096, 14336}, backend.WeightsReuse, 12, 12.4, 13),
+		result("matvec", "matvec_x8", "Q4_0", []int{4096, 14336}, backend.WeightsReuse, 12, 12.4, 13),
 		result("matvec", "matvec_f32", "Q4_K", []int{4096, 14336}, backend.WeightsRotate, 17.6, 17.6, 17.6),
 		result("matmul", "matmul_f32", "Q8_0", []int{4096, 14336, 16}, "", 60, 64, 100),
 		result("matvec", "matvec_f32", "MXFP4", []int{4096, 14336}, backend.WeightsReuse, 20),
@@ -202,7 +202,7 @@ func TestCompare(t *testing.T) {
 	}
 	want := []rowKey{
 		{"matvec_f32", "Q4_0", 30, 15.52, "llama.cpp", "tbo.sql:20"},
-		{"matvec_q8", "Q4_0", 12.4, 15.52, "forge", "tbo.sql:20"},
+		{"matvec_x8", "Q4_0", 12.4, 15.52, "forge", "tbo.sql:20"},
 		{"matvec_f32", "Q4_K", 17.6, 17.6, "tie", "tbo.sql:21"},
 		{"matmul_f32", "Q8_0", 64, 80, "forge", "tbo.sql:22"},
 	}
@@ -270,7 +270,7 @@ func TestCompare(t *testing.T) {
 	}
 	for _, s := range []string{
 		"| FAMILY/KERNEL | FORMAT | SHAPE | FORGE µs | LLAMA.CPP µs | RATIO | WINNER |",
-		"| matvec/matvec_q8 | Q4_0 | 4096x14336 | 12.40 | 15.52 | 0.80 | forge |",
+		"| matvec/matvec_x8 | Q4_0 | 4096x14336 | 12.40 | 15.52 | 0.80 | forge |",
 		"- tbo.sql:23 MUL_MAT(",
 	} {
 		if !strings.Contains(md.String(), s) {
