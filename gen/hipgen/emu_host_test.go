@@ -93,6 +93,15 @@ func newEmuHost(t *testing.T) *emuHost {
 		t.Fatal(err)
 	}
 	shim := strings.Replace(string(emu), "// FORGE_EMU_INTRINSICS", string(hdr[i:j]), 1)
+	// forge_wave_sum, matvec's reduction, is target-independent code on
+	// forge_shfl_xor: the real one runs on the emulated shuffles.
+	const sum = "FORGE_DEVICE float forge_wave_sum(float v) {"
+	i = strings.Index(string(hdr), sum)
+	j = strings.Index(string(hdr[max(i, 0):]), "\n}\n")
+	if i < 0 || j < 0 {
+		t.Fatalf("forge_portability.h: no %q ... } definition", sum)
+	}
+	shim = strings.Replace(shim, "// FORGE_EMU_WAVE_SUM", string(hdr[i:i+j+3]), 1)
 	e.write(t, "forge_portability.h", []byte(shim))
 	return e
 }

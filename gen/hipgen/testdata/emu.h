@@ -1,11 +1,11 @@
 // emu.h stands in for forge_portability.h so that a generated kernel file
-// (matmul, attention, glue) runs on the host, compiled by a plain C++
+// (matmul, matvec, attention, glue) runs on the host, compiled by a plain C++
 // compiler (the host-emulation tests of gen/hipgen): a workgroup's threads
 // are fibers of one OS thread that meet at barriers (emu_main.h runs them),
 // FORGE_SHARED arrays are statics (one workgroup runs at a time, so its
 // threads share them), and workgroups run one after another. The scalar
-// intrinsics are the real header's (appended by the test between the
-// markers below).
+// intrinsics and forge_wave_sum are the real header's (appended by the test
+// at the markers below).
 //
 // A fiber runs until it reaches a barrier, then the next one does, in
 // thread order: so a missing barrier (a thread reading shared memory another
@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FORGE_OK 0
 #define FORGE_ERR_INVALID 1
@@ -79,9 +80,20 @@ static inline T forge_shfl_xor(T v, int m, int width = FORGE_WAVE_SIZE) {
 	return r;
 }
 
-// forge_vec16: 16 bytes, as uint4 on NVIDIA.
+// forge_wave_sum: the real header's (appended by the test here), on the
+// emulated shuffles.
+// FORGE_EMU_WAVE_SUM
+
+// forge_vec16: 16 bytes, as uint4 on NVIDIA; uint4 and float4, HIP's and
+// CUDA's 16-byte vector types (matvec's vector loads).
 struct alignas(16) forge_vec16 {
 	uint32_t x, y, z, w;
+};
+struct alignas(16) uint4 {
+	uint32_t x, y, z, w;
+};
+struct alignas(16) float4 {
+	float x, y, z, w;
 };
 
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
