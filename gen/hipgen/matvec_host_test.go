@@ -37,12 +37,16 @@ var matvecTunes = []struct {
 // long tests.
 var matvecFormats = map[string]bool{"Q4_0": true, "Q4_K": true, "Q6_K": true, "MXFP4": true, "F32": true}
 
-// matvecShapes are [rows, blocks] (blocks of cols per row; for a scalar
-// format, cols are scalarCols) on which every format runs: row counts that
-// are multiples of nothing a kernel tiles by, one row (a row group almost
-// all past the end), one block per row, many, and none.
-var matvecShapes = []struct{ rows, blocks, scalarCols int }{
-	{37, 3, 111}, {1003, 9, 2048}, {64, 1, 37}, {1, 5, 185}, {5, 0, 0},
+// matvecShapes are the shapes every format runs on: rows that are
+// multiples of nothing a kernel tiles by, and one row (a row group almost
+// all past the end); cols of one block, a few, none, and, in the 1003-row
+// shape, at least 4096 elements (rounded up to whole blocks), so that
+// every thread of a workgroup, every lane of a 64-lane wave included, has
+// blocks of the integer path and chunks of the f32 path to add. A scalar
+// format's cols are scalarCols: odd (a tail past the last whole chunk) and
+// a multiple of 16 (the vector path).
+var matvecShapes = []struct{ rows, blocks, minCols, scalarCols int }{
+	{37, 1, 0, 111}, {64, 3, 0, 37}, {1003, 0, 4096, 4608}, {1, 5, 0, 185}, {5, 0, 0, 0},
 }
 
 // TestMatVecKernelHost runs the matvec kernels, as generated from the real
@@ -108,7 +112,7 @@ func TestMatVecKernelHost(t *testing.T) {
 								longtest.Skip(t, "the matvec kernels of every format, emulated")
 							}
 							for _, sh := range matvecShapes {
-								rows, cols := sh.rows, sh.blocks*f.BlockElems
+								rows, cols := sh.rows, max(sh.blocks, (sh.minCols+f.BlockElems-1)/f.BlockElems)*f.BlockElems
 								if f.BlockElems == 1 {
 									cols = sh.scalarCols
 								}
@@ -160,6 +164,20 @@ func (d *matvecData) get(t *testing.T, f *formats.Format, rows, cols int) *matve
 	w, x, err := suite.MatVecData(f, rows, cols, suite.Seed(f.Name)+uint64(rows)<<20+uint64(cols))
 	if err != nil {
 		t.Fatalf("%s %d×%d: %v", f.Name, rows, cols, err)
+	}
+	// The first 32 elements are ties for the quantization: with amax
+	// 127/128 the step D is 1/128 exactly, and ±(i+0.5)/128 are halfway
+	// between codes (which QuantizeX8 rounds away from zero). The next 32
+	// are zeros (D = 0: codes and sums 0).
+	if cols >= 64 {
+		x[0] = 127.0 / 128
+		for i := 1; i < 32; i++ {
+			x[i] = (float32(i) + 0.5) / 128
+			if i%2 == 0 {
+				x[i] = -x[i]
+			}
+		}
+		clear(x[32:64])
 	}
 	in := &matvecInput{f: f, rows: rows, cols: cols, w: w, x: x}
 	in.ref, in.mag = suite.MatVecRef(f, w, x, rows, cols)
