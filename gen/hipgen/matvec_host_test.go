@@ -31,10 +31,10 @@ var matvecTunes = []struct {
 }
 
 // matvecFormats run in every run of TestMatVecKernelHost: a 32-element
-// block, a 256-element super-block with 16-element sub-blocks and offsets,
-// one with signed codes and no offset, a table-coded block, and a scalar
-// format (F32, which has no integer form). The other formats run with the
-// long tests.
+// block (Q4_0), 256-element super-blocks with 32-element (Q4_K) and
+// 16-element (Q6_K) sub-blocks, all three with offsets; a table-coded block
+// without offsets (MXFP4); and a scalar format (F32, which has no integer
+// form). The other formats run with the long tests.
 var matvecFormats = map[string]bool{"Q4_0": true, "Q4_K": true, "Q6_K": true, "MXFP4": true, "F32": true}
 
 // matvecShapes are the shapes every format runs on: rows that are
@@ -68,6 +68,9 @@ var matvecShapes = []struct{ rows, blocks, minCols, scalarCols int }{
 // check: NMSE within suite.MatVecX8Tolerance over shapes of at least
 // suite.MatVecX8MinRows rows, every row within suite.MatVecX8Bounds.
 //
+// W, x and xq end just before an inaccessible page and y is followed by
+// canaries (testdata/matvec_emu_main.cc), so that a missing row guard
+// fails; x holds quantization ties and a zero group (matvecData.get).
 // The formats a tuning runs are compiled together, as one translation
 // unit; the glue once per target.
 func TestMatVecKernelHost(t *testing.T) {
