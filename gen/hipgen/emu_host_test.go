@@ -16,8 +16,8 @@ import (
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
-// The host-emulation tests (TestMatMulKernelHost, TestAttentionKernelHost,
-// TestGlueKernelHost) compile generated kernel files, as rendered from the
+// The host-emulation tests (TestMatMulKernelHost, TestMatVecKernelHost,
+// TestAttentionKernelHost, TestGlueKernelHost) compile generated kernel files, as rendered from the
 // real specs, with a plain C++ compiler against testdata/emu.h (a stand-in
 // for forge_portability.h that runs workgroups of threads on the host),
 // link each with its family's main (testdata/<family>_emu_main.cc, whose
