@@ -17,13 +17,13 @@ import (
 )
 
 // The host-emulation tests (TestMatMulKernelHost, TestMatVecKernelHost,
-// TestAttentionKernelHost, TestGlueKernelHost) compile generated kernel files, as rendered from the
-// real specs, with a plain C++ compiler against testdata/emu.h (a stand-in
-// for forge_portability.h that runs workgroups of threads on the host),
-// link each with its family's main (testdata/<family>_emu_main.cc, whose
-// shared part is testdata/emu_main.h), run the executables on files of
-// inputs and compare the outputs with the Go references. emuHost is what
-// they share.
+// TestAttentionKernelHost, TestGlueKernelHost) compile generated kernel
+// files, as rendered from the real specs, with a plain C++ compiler
+// against testdata/emu.h (a stand-in for forge_portability.h that runs
+// workgroups of threads on the host), link each with its family's main
+// (testdata/<family>_emu_main.cc, whose shared part is
+// testdata/emu_main.h), run the executables on files of inputs and compare
+// the outputs with the Go references. emuHost is what they share.
 
 // rendered is the real specs' render, done once for the tests that need it.
 var rendered struct {
