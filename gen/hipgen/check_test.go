@@ -52,7 +52,7 @@ func TestHipccCheck(t *testing.T) {
 			if strings.HasSuffix(rel, "_matvec.hip") {
 				kernels = "3" // matvec_f32: 32-bit indexing with and without 16-byte loads, 64-bit indexing
 				if intForm[strings.TrimSuffix(filepath.Base(rel), "_matvec.hip")] {
-					kernels = "5" // and matvec_x8, with and without 16-byte x loads
+					kernels = "6" // and matvec_x8: 32-bit indexing with and without 16-byte x loads, 64-bit indexing
 				}
 			}
 			if strings.HasSuffix(rel, "_matmul.hip") {

@@ -295,9 +295,12 @@ FORGE_EXPORT int forge_matvec_f32_iq4_nl(const void* w, const float* x, float* y
 // over the waves in wave order.
 //
 // Tuning. Until forgebench tune covers this kernel, the configuration is a
-// default measured on the H100 with a prototype of this kernel: 128
-// threads; 4 rows per workgroup for formats of at most 5 bits per weight, 2
-// up to 7 bits (Q6_K took 1.4x as long at 4) and 1 above (Q8_0).
+// default measured on the H100 (the generated kernels of Q4_0, Q4_K, Q6_K,
+// Q8_0 and MXFP4 at 4096×14336, rows 1, 2 and 4): 128 threads; one row per
+// workgroup for super-blocks (more rows keep more of their scales and word
+// addresses live: Q4_K took 1.3x as long at 4 rows, Q6_K 2.3x), 4 for
+// 32-element blocks of at most 5 bits per weight, 2 up to 6 bits and 1
+// above (Q8_0).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
 
 static constexpr uint32_t forge_mvx8_iq4_nl_sub = 32; // elements per sub-block
@@ -307,10 +310,13 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "IQ4_NL: the integer path 
 #define FORGE_TUNE_MATVEC_X8_THREADS 128
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS (18 * 8 <= 5 * 32 ? 4 : 18 * 8 <= 7 * 32 ? 2 : 1)
+#define FORGE_TUNE_MATVEC_X8_ROWS (32 > 32 ? 1 : 18 * 8 <= 5 * 32 ? 4 : 18 * 8 <= 6 * 32 ? 2 : 1)
 #endif
 
-template <uint32_t Threads, uint32_t Rows, bool Vec>
+// Index is int32_t when every block index of W fits (rows·blocks per row <
+// 2^31), else int64_t: 64-bit address arithmetic costs registers and
+// instructions the 32-bit kind does not.
+template <uint32_t Threads, uint32_t Rows, bool Vec, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t rows, int64_t cols) {
 	constexpr uint32_t gpb = forge_mvx8_iq4_nl_gpb;
@@ -324,19 +330,19 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 	const uint32_t lane = tid % FORGE_WAVE_SIZE;
 	const uint32_t wave = tid / FORGE_WAVE_SIZE;
 	const uint32_t gsel = tid % gpb; // this thread's group in every block it visits
-	const int64_t nb = cols / forge_mv_iq4_nl_elems;
+	const Index nb = (Index)(cols / forge_mv_iq4_nl_elems);
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const float* __restrict__ xs = xd + cols / 32;
 	const int64_t groups = (rows + Rows - 1) / Rows;
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
-		const int64_t r0 = rg * Rows;
+		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
 #pragma unroll
 		for (uint32_t i = 0; i < Rows; ++i) {
 			acc[i] = 0.0f;
 		}
-		for (int64_t blk = tid / gpb; blk < nb; blk += Threads / gpb) {
-			const int64_t g = blk * gpb + gsel;
+		for (Index blk = (Index)(tid / gpb); blk < nb; blk += (Index)(Threads / gpb)) {
+			const Index g = blk * (Index)gpb + (Index)gsel;
 			uint32_t xw[8];
 			if (Vec) {
 				const uint4 xa = ((const uint4*)xq)[2 * g];
@@ -351,7 +357,7 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 #pragma unroll
 			for (uint32_t i = 0; i < Rows; ++i) {
 				if (Rows == 1 || r0 + i < rows) { // uniform over the workgroup
-					const forge_BlockIQ4NL* __restrict__ b = w + (r0 + (int64_t)i) * nb + blk;
+					const forge_BlockIQ4NL* __restrict__ b = w + (r0 + (Index)i) * nb + blk;
 #pragma unroll
 					for (uint32_t h = 0; h < 32 / sub; ++h) {
 						int32_t dot = 0;
@@ -433,10 +439,19 @@ FORGE_EXPORT int forge_matvec_x8_iq4_nl(const void* w, const void* xq, float* y,
 	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
 	const uint32_t grid = groups < forge_mv_iq4_nl_grid_cap ? (uint32_t)groups : forge_mv_iq4_nl_grid_cap;
 	(void)forge_last_error();
-	if ((uintptr_t)xq % 16 == 0) {
-		FORGE_LAUNCH((forge_matvec_x8_iq4_nl_kernel<threads, rows_per, true>), dim3(grid), dim3(threads), 0, stream, (const forge_BlockIQ4NL*)w, (const uint8_t*)xq, y, rows, cols);
+	const forge_BlockIQ4NL* blocks = (const forge_BlockIQ4NL*)w;
+	const uint8_t* x8 = (const uint8_t*)xq;
+	const bool vec = (uintptr_t)xq % 16 == 0;
+	// 32-bit indexing while every block index, and a row group past the
+	// last, fits: (rows + rows_per)·blocks per row < 2^31.
+	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
+		if (vec) {
+			FORGE_LAUNCH((forge_matvec_x8_iq4_nl_kernel<threads, rows_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+		} else {
+			FORGE_LAUNCH((forge_matvec_x8_iq4_nl_kernel<threads, rows_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+		}
 	} else {
-		FORGE_LAUNCH((forge_matvec_x8_iq4_nl_kernel<threads, rows_per, false>), dim3(grid), dim3(threads), 0, stream, (const forge_BlockIQ4NL*)w, (const uint8_t*)xq, y, rows, cols);
+		FORGE_LAUNCH((forge_matvec_x8_iq4_nl_kernel<threads, rows_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 	}
 	return forge_last_error();
 }
