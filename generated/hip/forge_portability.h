@@ -134,6 +134,43 @@ typedef cudaStream_t forge_stream_t;
 #define forge_last_error() ((int)cudaGetLastError())
 #endif
 
+// FORGE_LAUNCH_AFTER launches like FORGE_LAUNCH a kernel that reads what the
+// stream's previous kernel wrote, and calls forge_dependency_wait() before
+// it does. On NVIDIA (the sm_90 target) it is a programmatic dependent
+// launch: the kernel's workgroups are scheduled while the previous kernel
+// drains, instead of after, and forge_dependency_wait waits until that
+// kernel has finished and its writes are visible (a no-op when there was
+// none). A kernel that a dependent launch follows may call
+// forge_dependents_launch() to let it start earlier still. Elsewhere these
+// are a plain launch and no-ops.
+#if defined(FORGE_CUDA)
+template <typename... Params, typename... Args>
+static inline void forge_launch_after(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, Args... args) {
+	cudaLaunchConfig_t config = {};
+	config.gridDim = grid;
+	config.blockDim = block;
+	config.dynamicSmemBytes = shared_bytes;
+	config.stream = stream;
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	attr[0].val.programmaticStreamSerializationAllowed = 1;
+	config.attrs = attr;
+	config.numAttrs = 1;
+	(void)cudaLaunchKernelEx(&config, kernel, ((Params)args)...);
+}
+#define FORGE_LAUNCH_AFTER(kernel, grid, block, shared_bytes, stream, ...) \
+	forge_launch_after(kernel, (grid), (block), (shared_bytes), (stream), __VA_ARGS__)
+#else
+#define FORGE_LAUNCH_AFTER FORGE_LAUNCH
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define forge_dependency_wait() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define forge_dependents_launch() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define forge_dependency_wait() ((void)0)
+#define forge_dependents_launch() ((void)0)
+#endif
+
 // ---------------------------------------------------------------------------
 // Thread and block indices, x dimension (forge's kernels are 1-D), as
 // unsigned 32-bit values. On AMD they are clang's builtins rather than HIP's

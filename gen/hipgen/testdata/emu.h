@@ -98,6 +98,11 @@ struct alignas(16) float4 {
 
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
 	((void)(shared_bytes), (void)(stream), forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }))
+// The emulation runs kernels one after another: a dependent launch is a
+// launch, and its waits are no-ops.
+#define FORGE_LAUNCH_AFTER FORGE_LAUNCH
+#define forge_dependency_wait() ((void)0)
+#define forge_dependents_launch() ((void)0)
 
 // FORGE_EMU_INTRINSICS
 

@@ -278,6 +278,7 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 static_assert(FORGE_GLUE_THREADS % 32 == 0, "quantize_x8: a workgroup is whole 32-element groups");
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n) {
+	forge_dependents_launch(); // the matvec that reads q may be scheduled now (it waits for the writes)
 	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
 		const int64_t i = base + forge_thread_idx();
 		const float v = i < n ? x[i] : 0.0f;

@@ -332,7 +332,9 @@ FORGE_EXPORT int forge_matvec_f32_q3_k(const void* w, const float* x, float* y, 
 // loop-invariant and fold into the loads. It loads the group's x once (two
 // 16-byte loads when xq is 16-byte aligned, as allocations are) and applies
 // it to the Rows rows. The reduction is matvec_f32's: over the wave, then
-// over the waves in wave order.
+// over the waves in wave order. The launch is a dependent one
+// (FORGE_LAUNCH_AFTER): on NVIDIA the kernel's workgroups start while the
+// quantization of x drains and wait for its output.
 //
 // Tuning. Until forgebench tune covers this kernel, the configuration is a
 // default measured on the H100 (the generated kernels of Q4_0, Q4_K, Q6_K,
@@ -374,6 +376,7 @@ forge_matvec_x8_q3_k_kernel(const forge_BlockQ3_K* __restrict__ w, const uint8_t
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const float* __restrict__ xs = xd + cols / 32;
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
@@ -486,12 +489,12 @@ FORGE_EXPORT int forge_matvec_x8_q3_k(const void* w, const void* xq, float* y, i
 	// last, fits: (rows + rows_per)·blocks per row < 2^31.
 	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
 		if (vec) {
-			FORGE_LAUNCH((forge_matvec_x8_q3_k_kernel<threads, rows_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q3_k_kernel<threads, rows_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		} else {
-			FORGE_LAUNCH((forge_matvec_x8_q3_k_kernel<threads, rows_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q3_k_kernel<threads, rows_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH((forge_matvec_x8_q3_k_kernel<threads, rows_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_q3_k_kernel<threads, rows_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 	}
 	return forge_last_error();
 }
