@@ -212,3 +212,34 @@ func run(steps []func() error) error {
 	}
 	return nil
 }
+
+// launchCounter is an ops that does nothing but count the kernel launches
+// a forward makes on a device (the KV append is two: k and v; the copy of
+// the last token and the transfers are copies, not launches).
+type launchCounter struct{ n int }
+
+func (c *launchCounter) launch(k int) error                          { c.n += k; return nil }
+func (c *launchCounter) upload([]float32) error                      { return nil }
+func (c *launchCounter) rmsnorm(buf, buf, int, bool, int) error      { return c.launch(1) }
+func (c *launchCounter) matmul(buf, buf, int, matrix, int) error     { return c.launch(1) }
+func (c *launchCounter) quantizeX8(buf, int) error                   { return c.launch(1) }
+func (c *launchCounter) matvecX8(buf, int, matrix) error             { return c.launch(1) }
+func (c *launchCounter) rope(buf, int, int, int) error               { return c.launch(1) }
+func (c *launchCounter) toHeads(buf, buf, int, int) error            { return c.launch(1) }
+func (c *launchCounter) appendKV(int, buf, buf, int, int, int) error { return c.launch(2) }
+func (c *launchCounter) attention(buf, buf, int, int, int) error     { return c.launch(1) }
+func (c *launchCounter) toTokens(buf, buf, int, int) error           { return c.launch(1) }
+func (c *launchCounter) siluMul(buf, buf, buf, int) error            { return c.launch(1) }
+func (c *launchCounter) add(buf, buf, buf, int) error                { return c.launch(1) }
+func (c *launchCounter) copyLast(buf, buf, int, int) error           { return nil }
+func (c *launchCounter) download([]float32) error                    { return nil }
+func (c *launchCounter) mark(Component) error                        { return nil }
+
+// Launches is the kernel launches of one decode step of shape s on path.
+func Launches(s Shape, path Path) int {
+	var c launchCounter
+	// The counter fails nothing; forward's own errors (x8 of several
+	// tokens) cannot arise for one token.
+	_ = forward(&c, s, nil, 1, 0, nil, path, nil)
+	return c.n
+}

@@ -47,6 +47,7 @@
 //     DecodeSteps steps per sample; tokens_per_s, and
 //     roofline_tokens_per_s = copy bandwidth ÷ weight bytes per token
 //     (every matrix, the LM head and the norms), roofline_pct the ratio;
+//     launches_per_token the step's kernel launches (Launches);
 //   - memory: weights_bytes, kv_cache_bytes, scratch_bytes (at the largest
 //     case) and peak_device_bytes, the caching allocator's PeakInUse.
 //
@@ -346,6 +347,7 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			m.Add("roofline_tokens_per_s", rtps, "1/s")
 			m.Add("roofline_pct", 100*tps/rtps, "%")
 			m.Add("weight_bytes_per_token", float64(weightBytes), "B")
+			m.Add("launches_per_token", float64(Launches(s, path)), "")
 			if path == PathF32 {
 				f32tps = tps
 			} else if f32tps > 0 {
