@@ -54,7 +54,7 @@ func TestModelLlama7b(t *testing.T) {
 	suitetest.CheckScenario(t, "model/llama_7b")
 }
 
-// BenchmarkModelLlama7b runs the model/llama_7b suite on $FORGE_BACKEND: Llama-3-8B-shaped decoder forward from forge's kernels (random weights, no tokenizer or sampling): TTFT at 128/512/2048 tokens with a component breakdown, decode tokens/s at context 512/4096 vs the weight-streaming roofline, peak device memory
+// BenchmarkModelLlama7b runs the model/llama_7b suite on $FORGE_BACKEND: Llama-3-8B-shaped decoder forward from forge's kernels (random weights, no tokenizer or sampling): TTFT at 128/512/2048 tokens with a component breakdown, decode tokens/s at context 512/4096 (matvec_f32 and matvec_x8) vs the weight-streaming roofline, peak device memory
 func BenchmarkModelLlama7b(b *testing.B) {
 	suitetest.BenchScenario(b, "model/llama_7b")
 }
@@ -64,7 +64,7 @@ func TestModelSmall(t *testing.T) {
 	suitetest.CheckScenario(t, "model/small")
 }
 
-// BenchmarkModelSmall runs the model/small suite on $FORGE_BACKEND: small llama-style decoder (hidden 256, 4 layers, 4 heads over 2 KV heads of 64, FFN 768, vocab 1024) from forge's kernels: TTFT with a component breakdown, decode tokens/s, peak memory; runs on the cpu backend in CI
+// BenchmarkModelSmall runs the model/small suite on $FORGE_BACKEND: small llama-style decoder (hidden 256, 4 layers, 4 heads over 2 KV heads of 64, FFN 768, vocab 1024) from forge's kernels: TTFT with a component breakdown, decode tokens/s (matvec_f32 and matvec_x8), peak memory; runs on the cpu backend in CI
 func BenchmarkModelSmall(b *testing.B) {
 	suitetest.BenchScenario(b, "model/small")
 }

@@ -11,7 +11,9 @@ package workloads
 //
 // Per format it reports prefill time (TTFT) for each prompt length with a
 // breakdown by component, decode tokens/s at each context against the
-// weight-streaming roofline, and peak device memory. Hidden, FFN (and
+// weight-streaming roofline (projections by matvec_f32 and, for a format
+// with an integer form, also by matvec_x8 on 8-bit activations), and peak
+// device memory. Hidden, FFN (and
 // Heads·HeadDim) must be whole numbers of every format's blocks (256
 // elements for the K-quants); HeadDim one the attention family has a
 // launcher for (specs/families: 64, 128).
@@ -47,7 +49,7 @@ var (
 	DecoderLlama7B = register(Decoder{
 		Name: "model/llama_7b",
 		Doc: "Llama-3-8B-shaped decoder forward from forge's kernels (random weights, no tokenizer or sampling): " +
-			"TTFT at 128/512/2048 tokens with a component breakdown, decode tokens/s at context 512/4096 vs the weight-streaming roofline, peak device memory",
+			"TTFT at 128/512/2048 tokens with a component breakdown, decode tokens/s at context 512/4096 (matvec_f32 and matvec_x8) vs the weight-streaming roofline, peak device memory",
 		Hidden:        4096,
 		Layers:        32,
 		Heads:         32,
@@ -69,7 +71,7 @@ var (
 	DecoderSmall = register(Decoder{
 		Name: "model/small",
 		Doc: "small llama-style decoder (hidden 256, 4 layers, 4 heads over 2 KV heads of 64, FFN 768, vocab 1024) from forge's kernels: " +
-			"TTFT with a component breakdown, decode tokens/s, peak memory; runs on the cpu backend in CI",
+			"TTFT with a component breakdown, decode tokens/s (matvec_f32 and matvec_x8), peak memory; runs on the cpu backend in CI",
 		Hidden:        256,
 		Layers:        4,
 		Heads:         4,

@@ -1,15 +1,17 @@
 package modelsuite
 
 import (
+	"fmt"
 	"math"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/specs/formats"
 )
 
 // cpuOps is the forward on the cpu backend: runtime/backend/cpu's MatVec (one
-// token) and MatMul (the format spec's Dequant, float64 dot products),
+// token; on the x8 path its matvec_x8, the spec's integer form) and MatMul (the format spec's Dequant, float64 dot products),
 // AttentionRef (float64) with its output rounded to f16 as the f16 kernel
 // rounds its, and the Go glue (cpu.RMSNorm, RoPE, …). The f16 roundings of
 // the GPU path (q, the caches, the attention output) are applied here too,
@@ -21,6 +23,10 @@ type cpuOps struct {
 	bufs     [numBufs][]float32
 	k, v     [][]float32 // per layer, [kv_heads, capacity, head_dim]
 	capacity int
+	// xin is the activations quantizeX8 took (a copy: what the device's
+	// X8 scratch holds until the next quantization), xk the x8 kernel.
+	xin []float32
+	xk  backend.Kernel
 	// The breakdown: wall time per component, from mark to mark.
 	times [NumComponents]time.Duration
 	cur   Component
@@ -28,7 +34,8 @@ type cpuOps struct {
 }
 
 func newCPUOps(w *Weights, be *cpu.Backend, seq, capacity int) *cpuOps {
-	o := &cpuOps{w: w, be: be, seq: seq, capacity: capacity, cur: -1}
+	o := &cpuOps{w: w, be: be, seq: seq, capacity: capacity, cur: -1,
+		xk: backend.Kernel{Family: "matvec", Name: "matvec_x8", Signature: cpu.SignatureMatVecX8, Output: backend.OutputF32, Format: w.Format}}
 	for b := range numBufs {
 		n, _ := bufSize(w.Shape, b, seq)
 		o.bufs[b] = make([]float32, n)
@@ -79,6 +86,29 @@ func (o *cpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 		return o.be.MatVec(o.w.Format, y, w, x, rows, cols)
 	}
 	return o.be.MatMul(o.w.Format, y, w, x, rows, cols, batch)
+}
+
+// quantizeX8 keeps src's first n values; matvecX8 runs the cpu backend's
+// matvec_x8 (formats.QuantizeX8, then the spec's DotX8 per row) on them.
+// The backend quantizes per call, so q, k and v each quantize the same
+// copy again: the same X8 vector the device's one quantization makes, at
+// a cost (n values against rows·n multiply-adds) the cpu timing can bear.
+func (o *cpuOps) quantizeX8(src buf, n int) error {
+	o.xin = append(o.xin[:0], o.bufs[src][:n]...)
+	return nil
+}
+
+func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
+	s := o.w.Shape
+	w, rows, cols := o.w.Head, s.Vocab, s.Hidden
+	if layer >= 0 {
+		w = o.w.Layers[layer].M[m]
+		rows, cols = s.dims(m)
+	}
+	if cols != len(o.xin) {
+		return fmt.Errorf("model: matvec_x8 of %s: %d columns, but %d activations were quantized", matrixName(layer, m), cols, len(o.xin))
+	}
+	return o.be.RunMatrix(o.xk, o.bufs[dst][:rows], w, o.xin, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1})
 }
 
 func (o *cpuOps) rope(b buf, heads, seq, pos int) error {
@@ -154,15 +184,15 @@ func (o *cpuOps) finish() {
 
 // CPUForward runs the decoder on the cpu: seq tokens x at positions
 // pos..pos+seq-1 over a cache of pos earlier rows of random context (seed
-// kvSeed), returning the last token's logits and the residual stream after
-// the first layer.
-func CPUForward(w *Weights, x []float32, seq, pos int, kvSeed uint64) (logits, layer1 []float32, err error) {
+// kvSeed), its projections by path, returning the last token's logits and
+// the residual stream after the first layer.
+func CPUForward(w *Weights, x []float32, seq, pos int, kvSeed uint64, path Path) (logits, layer1 []float32, err error) {
 	o := newCPUOps(w, cpu.New(0), seq, pos+seq)
 	if pos > 0 {
 		o.fillKV(pos, kvSeed)
 	}
 	logits = make([]float32, w.Shape.Vocab)
-	err = forward(o, w.Shape, x, seq, pos, logits, func(l int) error {
+	err = forward(o, w.Shape, x, seq, pos, logits, path, func(l int) error {
 		if l == 0 {
 			layer1 = append([]float32(nil), o.bufs[bH]...)
 		}

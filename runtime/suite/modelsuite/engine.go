@@ -22,7 +22,7 @@ func newCPUEngine(w *Weights) *cpuEngine {
 	return &cpuEngine{w: w, be: cpu.New(0), weights: n, held: n, top: n}
 }
 
-func (e *cpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
+func (e *cpuEngine) session(seq, capacity int, kvSeed uint64, path Path) (session, error) {
 	o := newCPUOps(e.w, e.be, seq, capacity)
 	if capacity > seq {
 		o.fillKV(capacity-seq, kvSeed)
@@ -36,7 +36,14 @@ func (e *cpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
 	}
 	e.held = e.weights + n
 	e.top = max(e.top, e.held)
-	return &cpuSession{e: e, o: o, pos: capacity - seq}, nil
+	return &cpuSession{e: e, o: o, pos: capacity - seq, path: path}, nil
+}
+
+func (e *cpuEngine) x8() error {
+	if !e.w.Format.HasIntForm() {
+		return fmt.Errorf("%s has no integer form", e.w.Format.Name)
+	}
+	return nil
 }
 
 func (e *cpuEngine) inUse() uint64       { return e.held }
@@ -45,15 +52,16 @@ func (e *cpuEngine) peakTFLOPS() float64 { return 0 }
 func (e *cpuEngine) close() error        { return nil }
 
 type cpuSession struct {
-	e   *cpuEngine
-	o   *cpuOps
-	pos int
+	e    *cpuEngine
+	o    *cpuOps
+	pos  int
+	path Path
 }
 
 func (s *cpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 	t0 := time.Now()
 	for range n {
-		if err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, nil); err != nil {
+		if err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, s.path, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -62,7 +70,7 @@ func (s *cpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 
 func (s *cpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
 	s.o.times = [NumComponents]time.Duration{}
-	err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, nil)
+	err := forward(s.o, s.e.w.Shape, x, s.o.seq, s.pos, logits, s.path, nil)
 	s.o.finish()
 	return s.o.times, err
 }
@@ -85,7 +93,7 @@ func newGPUEngine(d *gpu.Device, w *Weights) (*gpuEngine, error) {
 	return &gpuEngine{g: g}, nil
 }
 
-func (e *gpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
+func (e *gpuEngine) session(seq, capacity int, kvSeed uint64, path Path) (session, error) {
 	o, err := newGPUOps(e.g, seq, capacity)
 	if err != nil {
 		return nil, err
@@ -101,18 +109,20 @@ func (e *gpuEngine) session(seq, capacity int, kvSeed uint64) (session, error) {
 		o.close()
 		return nil, err
 	}
-	return &gpuSession{o: o, t: t, pos: capacity - seq}, nil
+	return &gpuSession{o: o, t: t, pos: capacity - seq, path: path}, nil
 }
 
+func (e *gpuEngine) x8() error           { return e.g.x8 }
 func (e *gpuEngine) inUse() uint64       { return e.g.mem.Stats().InUse }
 func (e *gpuEngine) peak() uint64        { return e.g.mem.Stats().PeakInUse }
 func (e *gpuEngine) peakTFLOPS() float64 { return PeakTFLOPS(e.g.d.Info()) }
 func (e *gpuEngine) close() error        { return e.g.close() }
 
 type gpuSession struct {
-	o   *gpuOps
-	t   *gpu.Timer
-	pos int
+	o    *gpuOps
+	t    *gpu.Timer
+	pos  int
+	path Path
 }
 
 func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
@@ -125,7 +135,7 @@ func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 			return err
 		}
 		for range n {
-			if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
+			if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, s.path, nil); err != nil {
 				return err
 			}
 		}
@@ -142,7 +152,7 @@ func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 func (s *gpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
 	s.o.timed = true
 	defer func() { s.o.timed = false }()
-	if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, nil); err != nil {
+	if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, s.path, nil); err != nil {
 		return [NumComponents]time.Duration{}, err
 	}
 	return s.o.breakdown()
@@ -157,39 +167,55 @@ func (s *gpuSession) close() error {
 }
 
 // Check runs shape s in format f on the device and on the cpu, a prefill
-// of 20 tokens and a decode step at position 37 (over random context), and
-// fails when the logits or the residual stream after layer 1 differ by
-// more than CheckTolerance (NMSE).
-func Check(d *gpu.Device, s Shape, f *formats.Format) error {
+// of 20 tokens and a decode step at position 37 (over random context) on
+// each decode path the device has for f (f32; x8 where f has an integer
+// form and the library its launchers, against the cpu forward on the cpu
+// backend's matvec_x8), and fails when the logits or the residual stream
+// after layer 1 differ by more than CheckTolerance (NMSE). It returns the
+// paths it checked.
+func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 	w, err := NewWeights(s, f, false, 42)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g, err := newGPUModel(d, w)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer g.close()
-	for _, c := range []struct{ seq, pos int }{{20, 0}, {1, 37}} {
+	type step struct {
+		seq, pos int
+		path     Path
+	}
+	steps := []step{{20, 0, PathF32}, {1, 37, PathF32}}
+	paths := []Path{PathF32}
+	if g.x8 == nil {
+		steps = append(steps, step{1, 37, PathX8})
+		paths = append(paths, PathX8)
+	}
+	for _, c := range steps {
 		what := fmt.Sprintf("check %s (hidden %d, %d layers, %d/%d heads of %d), %d tokens at %d", f.Name, s.Hidden, s.Layers, s.Heads, s.KVHeads, s.HeadDim, c.seq, c.pos)
+		if c.path == PathX8 {
+			what += " on the x8 path"
+		}
 		x := Inputs(s, c.seq, uint64(7+c.pos))
-		wantLogits, wantL1, err := CPUForward(w, x, c.seq, c.pos, 99)
+		wantLogits, wantL1, err := CPUForward(w, x, c.seq, c.pos, 99, c.path)
 		if err != nil {
-			return fmt.Errorf("%s: cpu: %w", what, err)
+			return nil, fmt.Errorf("%s: cpu: %w", what, err)
 		}
 		o, err := newGPUOps(g, c.seq, c.pos+c.seq)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		if c.pos > 0 {
 			if err := o.fillKV(c.pos, 99); err != nil {
 				o.close()
-				return err
+				return nil, err
 			}
 		}
 		logits := make([]float32, s.Vocab)
 		l1 := make([]float32, c.seq*s.Hidden)
-		err = forward(o, s, x, c.seq, c.pos, logits, func(l int) error {
+		err = forward(o, s, x, c.seq, c.pos, logits, c.path, func(l int) error {
 			if l != 0 {
 				return nil
 			}
@@ -203,14 +229,14 @@ func Check(d *gpu.Device, s Shape, f *formats.Format) error {
 		}
 		o.close()
 		if err != nil {
-			return fmt.Errorf("%s: gpu: %w", what, err)
+			return nil, fmt.Errorf("%s: gpu: %w", what, err)
 		}
 		if e := NMSE(l1, wantL1); !(e <= CheckTolerance) {
-			return fmt.Errorf("%s: the residual stream after layer 1 differs from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
+			return nil, fmt.Errorf("%s: the residual stream after layer 1 differs from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
 		}
 		if e := NMSE(logits, wantLogits); !(e <= CheckTolerance) {
-			return fmt.Errorf("%s: the logits differ from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
+			return nil, fmt.Errorf("%s: the logits differ from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, CheckTolerance)
 		}
 	}
-	return nil
+	return paths, nil
 }

@@ -59,6 +59,14 @@ const (
 
 var matrixNames = [numMatrices]string{"q", "k", "v", "o", "gate", "up", "down"}
 
+// matrixName names layer's matrix m for an error; layer -1 is the LM head.
+func matrixName(layer int, m matrix) string {
+	if layer < 0 {
+		return "the LM head"
+	}
+	return fmt.Sprintf("layer %d's %s", layer, matrixNames[m])
+}
+
 // dims is matrix m's rows × cols.
 func (s Shape) dims(m matrix) (rows, cols int) {
 	switch m {

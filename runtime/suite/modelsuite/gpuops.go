@@ -37,6 +37,13 @@ type gpuModel struct {
 	add  kernels.GlueBinaryFunc
 	hds  kernels.GlueLayoutFunc
 	tok  kernels.GlueLayoutFunc
+
+	// mvx8 and qx8 are the x8 decode path's matvec_x8 launcher and the
+	// activations' quantization; nil where the format has no integer form
+	// or the library lacks them (x8 then says why).
+	mvx8 kernels.MatVecX8Func
+	qx8  kernels.GlueQuantizeFunc
+	x8   error
 }
 
 type gpuLayer struct {
@@ -98,6 +105,7 @@ func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 				[]string{"matvec_f32", "matmul_f32", "attention_f16", "glue", "glue", "glue", "glue", "glue", "glue"}[i], w.Format.Name, w.Shape.HeadDim)
 		}
 	}
+	g.x8 = g.findX8()
 	for l, ly := range w.Layers {
 		var gl gpuLayer
 		for m := range numMatrices {
@@ -122,6 +130,23 @@ func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 	return g, nil
 }
 
+// findX8 finds the x8 path's launchers, or says why it has none.
+func (g *gpuModel) findX8() error {
+	if !g.f.HasIntForm() {
+		return fmt.Errorf("%s has no integer form", g.f.Name)
+	}
+	mv, ok := g.lib.MatVecX8("matvec_x8", g.f.Name)
+	if !ok {
+		return fmt.Errorf("the kernel library has no matvec_x8 launcher for %s", g.f.Name)
+	}
+	q, ok := g.lib.GlueQuantize("glue_quantize_x8")
+	if !ok {
+		return fmt.Errorf("the kernel library has no glue_quantize_x8 launcher")
+	}
+	g.mvx8, g.qx8 = mv, q
+	return nil
+}
+
 func (g *gpuModel) close() error {
 	var errs []error
 	for _, p := range g.allocs {
@@ -140,7 +165,8 @@ func (r deviceRaw) Alloc(bytes uint64) (abi.DevicePtr, error) { return r.d.Mallo
 func (r deviceRaw) Free(p abi.DevicePtr) error                { return r.d.Free(p) }
 
 // gpuOps is the forward on a device: every step a generated launcher on
-// the default stream (matvec_f32 for one token, matmul_f32 for more,
+// the default stream (matvec_f32 for one token, or on the x8 path
+// glue_quantize_x8 into xq and matvec_x8 reading it; matmul_f32 for more,
 // attention_f16_d<hd>, the glue), the transfers the runtime's synchronous
 // copies. With timed set, mark records a device event at each component
 // boundary and breakdown reads the intervals.
@@ -149,6 +175,8 @@ type gpuOps struct {
 	seq      int
 	capacity int
 	bufs     [numBufs]abi.DevicePtr
+	xq       abi.DevicePtr // the X8 form of a projection's input (one token, x8 path); 0 otherwise
+	xn       int           // the elements xq holds
 	k, v     []abi.DevicePtr
 	allocs   []abi.DevicePtr
 
@@ -186,6 +214,12 @@ func newGPUOps(g *gpuModel, seq, capacity int) (o *gpuOps, err error) {
 		}
 		if o.bufs[b], err = alloc(uint64(n) * size); err != nil {
 			return nil, fmt.Errorf("model: scratch: %w", err)
+		}
+	}
+	if seq == 1 && g.mvx8 != nil {
+		widest := max(g.s.Hidden, g.s.Q(), g.s.FFN)
+		if o.xq, err = alloc(uint64(formats.X8Bytes(widest))); err != nil {
+			return nil, fmt.Errorf("model: X8 scratch: %w", err)
 		}
 	}
 	kv := 2 * uint64(g.s.KVHeads) * uint64(capacity) * uint64(g.s.HeadDim)
@@ -270,6 +304,27 @@ func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 		}
 		return o.g.mm(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), int64(batch), 0)
 	})
+}
+
+func (o *gpuOps) quantizeX8(src buf, n int) error {
+	if o.xq == 0 {
+		return fmt.Errorf("model: no x8 path for %s here: %v", o.g.f.Name, o.g.x8)
+	}
+	o.xn = n
+	return o.launch(func() error { return o.g.qx8(o.bufs[src], o.xq, int64(n), 0) })
+}
+
+func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
+	s := o.g.s
+	w, rows, cols := o.g.head, s.Vocab, s.Hidden
+	if layer >= 0 {
+		w = o.g.layers[layer].m[m]
+		rows, cols = s.dims(m)
+	}
+	if o.xq == 0 || cols != o.xn {
+		return fmt.Errorf("model: matvec_x8 of %s: %d columns, but %d activations were quantized", matrixName(layer, m), cols, o.xn)
+	}
+	return o.launch(func() error { return o.g.mvx8(w, o.xq, o.bufs[dst], int64(rows), int64(cols), 0) })
 }
 
 func (o *gpuOps) rope(b buf, heads, seq, pos int) error {

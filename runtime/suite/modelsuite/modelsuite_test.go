@@ -2,7 +2,10 @@ package modelsuite
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,7 +182,7 @@ func TestCPUForwardReference(t *testing.T) {
 		}
 		for _, c := range []struct{ seq, pos int }{{5, 0}, {1, 6}, {3, 4}} {
 			x := Inputs(tiny, c.seq, 11)
-			logits, l1, err := CPUForward(w, x, c.seq, c.pos, 77)
+			logits, l1, err := CPUForward(w, x, c.seq, c.pos, 77, PathF32)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,11 +210,11 @@ func TestDecodeUsesContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := Inputs(tiny, 1, 3)
-	a, _, err := CPUForward(w, x, 1, 8, 1)
+	a, _, err := CPUForward(w, x, 1, 8, 1, PathF32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := CPUForward(w, x, 1, 8, 2)
+	b, _, err := CPUForward(w, x, 1, 8, 2, PathF32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,9 +266,10 @@ func TestScenarioCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"prefill_p16": {"ttft_ms", "projections_pct", "attention_ms", "ffn_ms", "norms_glue_ms", "kv_append_ms", "transfers_ms", "ttft_roofline_ms"},
-		"decode_c64":  {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct"},
-		"memory":      {"weights_bytes", "kv_cache_bytes", "scratch_bytes", "peak_device_bytes"},
+		"prefill_p16":   {"ttft_ms", "projections_pct", "attention_ms", "ffn_ms", "norms_glue_ms", "kv_append_ms", "transfers_ms", "ttft_roofline_ms"},
+		"decode_c64":    {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct"},
+		"decode_x8_c64": {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct", "speedup_vs_f32"},
+		"memory":        {"weights_bytes", "kv_cache_bytes", "scratch_bytes", "peak_device_bytes"},
 	}
 	n := 0
 	for _, m := range ms {
@@ -277,8 +281,17 @@ func TestScenarioCPU(t *testing.T) {
 		}
 		n++
 	}
-	if n != 3*len(workloads.DecoderSmall.QuickFormats) {
-		t.Errorf("%d measurements, want %d", n, 3*len(workloads.DecoderSmall.QuickFormats))
+	// prefill, decode on each path the format has, memory.
+	wantN := 0
+	for _, name := range workloads.DecoderSmall.QuickFormats {
+		f, _ := formats.ByName(name)
+		wantN += 3
+		if f.HasIntForm() {
+			wantN++
+		}
+	}
+	if n != wantN {
+		t.Errorf("%d measurements, want %d", n, wantN)
 	}
 	var pct float64
 	for _, m := range ms {
@@ -292,5 +305,130 @@ func TestScenarioCPU(t *testing.T) {
 	}
 	if math.Abs(pct-100) > 0.01 {
 		t.Errorf("the breakdown's percentages add up to %g", pct)
+	}
+}
+
+// TestCPUForwardX8 runs the x8 decode path on the cpu backend (its
+// matvec_x8: formats.QuantizeX8 and the spec's DotX8) for formats of each
+// kind of integer form, on the check shape (256 wide: the K-quants' blocks),
+// against the f32 path's forward. Each quantized input adds the
+// activations' 8-bit rounding, NMSE ≈ E[D²/12]/σ² with D = amax/127 of 32
+// roughly normal values (amax ≈ 2.2σ): ~3e-5 per projection input, about
+// 4e-5 measured on the residual stream after one layer and ~1e-4 on the
+// logits after two. So: above 1e-6 (the x8 path ran, not the float one)
+// and at most 1e-3 (an order of magnitude over what the rounding makes; a
+// wrong input quantized, a stale X8 vector or a wrong row's weights are
+// NMSE ~1).
+func TestCPUForwardX8(t *testing.T) {
+	s := CheckShape(ShapeOf(workloads.DecoderSmall))
+	for _, name := range []string{"Q4_0", "Q4_K", "Q8_0", "Q6_K", "Q3_K", "MXFP4"} {
+		f, _ := formats.ByName(name)
+		if !f.HasIntForm() {
+			t.Fatalf("%s has no integer form", name)
+		}
+		w, err := NewWeights(s, f, false, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := Inputs(s, 1, 11)
+		want, wantL1, err := CPUForward(w, x, 1, 9, 77, PathF32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotL1, err := CPUForward(w, x, 1, 9, 77, PathX8)
+		if err != nil {
+			t.Fatalf("%s on the x8 path: %v", name, err)
+		}
+		e1, e2 := NMSE(gotL1, wantL1), NMSE(got, want)
+		t.Logf("%s: x8 against f32: NMSE layer 1 %.3g, logits %.3g", name, e1, e2)
+		for _, e := range []float64{e1, e2} {
+			if !(e > 1e-6 && e <= 1e-3) {
+				t.Errorf("%s: x8 forward against the f32 forward: NMSE %.3g (layer 1), %.3g (logits), want in (1e-6, 1e-3]", name, e1, e2)
+				break
+			}
+		}
+	}
+	f, _ := formats.ByName("Q8_0")
+	w, err := NewWeights(s, f, false, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CPUForward(w, Inputs(s, 4, 1), 4, 0, 1, PathX8); err == nil {
+		t.Error("a prefill of 4 tokens ran on the x8 path, a decode step's")
+	}
+	f16, _ := formats.ByName("F16")
+	w, err = NewWeights(s, f16, false, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CPUForward(w, Inputs(s, 1, 1), 1, 3, 1, PathX8); err == nil || !strings.Contains(err.Error(), "integer form") {
+		t.Errorf("F16 on the x8 path: %v, want an error that it has no integer form", err)
+	}
+}
+
+// runQuick runs spec's quick cases on the cpu backend, one sample each.
+func runQuick(t *testing.T, spec workloads.Decoder) (ms []suite.Measurement, logs []string) {
+	t.Helper()
+	env := &suite.Env{
+		Ctx: context.Background(), Backend: cpu.New(0), Quick: true,
+		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
+			d, err := once()
+			return []time.Duration{d}, err
+		},
+		Report: func(m suite.Measurement) { ms = append(ms, m) },
+		Logf:   func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) },
+	}
+	if err := Decoder(spec).Run(env); err != nil {
+		t.Fatalf("%s: %v", spec.Name, err)
+	}
+	return ms, logs
+}
+
+// TestScenarioDecodePaths: on the cpu backend, a format with an integer
+// form reports decode on both paths (decode_c<C>, decode_x8_c<C>, each
+// with tokens/s and its roofline share, the x8 one its speedup), and F16,
+// which has none, reports the f32 path alone and says why.
+func TestScenarioDecodePaths(t *testing.T) {
+	spec := workloads.DecoderSmall
+	spec.QuickFormats = []string{"Q4_0", "F16"}
+	spec.QuickContexts = []int{32}
+	ms, logs := runQuick(t, spec)
+	cases := map[string]suite.Measurement{}
+	for _, m := range ms {
+		cases[m.Case] = m
+	}
+	for _, c := range []string{"Q4_0/decode_c32", "Q4_0/decode_x8_c32", "F16/decode_c32"} {
+		m, ok := cases[c]
+		if !ok {
+			t.Errorf("no %s case (have %v)", c, slices.Sorted(maps.Keys(cases)))
+			continue
+		}
+		for _, name := range []string{"tokens_per_s", "roofline_tokens_per_s", "roofline_pct"} {
+			if v, ok := m.Metric(name); !ok || !(v.Value > 0) {
+				t.Errorf("%s: %s %+v, want a positive figure", c, name, v)
+			}
+		}
+		if v, ok := m.Metric("speedup_vs_f32"); ok != strings.Contains(c, "x8") || ok && !(v.Value > 0) {
+			t.Errorf("%s: speedup_vs_f32 %+v (reported: %v), want it on the x8 case alone", c, v, ok)
+		}
+	}
+	mf, mx := cases["Q4_0/decode_c32"], cases["Q4_0/decode_x8_c32"]
+	f32, _ := mf.Metric("launches_per_token")
+	x8, _ := mx.Metric("launches_per_token")
+	// 19 a layer (norm, q, k, v, two RoPEs, q's layout, the KV append's
+	// two, attention, its layout back, o, add, norm, gate, up, SiLU-gate,
+	// down, add) and the final norm and LM head; on x8, one quantization
+	// more per distinct projection input: four a layer and the LM head's.
+	if s := ShapeOf(spec); f32.Value != float64(19*s.Layers+2) || x8.Value != float64(23*s.Layers+3) {
+		t.Errorf("launches per token: %g (f32), %g (x8), want %d and %d", f32.Value, x8.Value, 19*s.Layers+2, 23*s.Layers+3)
+	}
+	if _, ok := cases["F16/decode_x8_c32"]; ok {
+		t.Error("F16, which has no integer form, reported an x8 decode")
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "F16 decode on matvec_f32 only") }) {
+		t.Errorf("no log line says why F16 has no x8 decode: %q", logs)
+	}
+	if a, b := cases["Q4_0/decode_c32"], cases["Q4_0/decode_x8_c32"]; a.BytesRead != b.BytesRead || a.Elements != b.Elements {
+		t.Errorf("the two paths' decode count different work: %d/%d bytes, %d/%d tokens", a.BytesRead, b.BytesRead, a.Elements, b.Elements)
 	}
 }

@@ -1,6 +1,9 @@
 package modelsuite
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Component is a part of the forward that the prefill breakdown times.
 type Component int
@@ -72,6 +75,8 @@ type ops interface {
 	upload(x []float32) error                                   // x → bH
 	rmsnorm(dst, src buf, layer int, ffn bool, rows int) error  // the layer's attention (or FFN) norm; layer -1: final
 	matmul(dst, src buf, layer int, m matrix, batch int) error  // dst = W·src; layer -1: the LM head
+	quantizeX8(src buf, n int) error                            // src's first n values → the X8 scratch (one token)
+	matvecX8(dst buf, layer int, m matrix) error                // dst = W·(the X8 scratch), matvec_x8; layer -1: the LM head
 	rope(b buf, heads, seq, pos int) error                      // in place, token-major
 	toHeads(dst, src buf, heads, seq int) error                 // q: token-major → f16 head-major
 	appendKV(layer int, k, v buf, seq, pos, capacity int) error // into the layer's caches
@@ -84,13 +89,35 @@ type ops interface {
 	mark(c Component) error                                     // the work from here on is c's
 }
 
+// Path is how a decode step's projections multiply: matvec_f32 on the
+// float activations, or matvec_x8 on the activations quantized to 8 bits
+// (formats.X8) by glue_quantize_x8. A prefill always multiplies by matmul.
+type Path int
+
+const (
+	PathF32 Path = iota
+	PathX8
+)
+
+func (p Path) String() string { return [...]string{"f32", "x8"}[p] }
+
 // forward runs the decoder on seq tokens at positions pos..pos+seq-1, the
 // layers' caches holding capacity = pos+seq rows (the attention kernels
 // read [kv_heads, seq_kv, head_dim] contiguous, so a cache's capacity is
 // the context it attends), x the tokens' hidden states; logits receives the
 // last token's. after, if not nil, is called with the residual stream
 // after each layer (a check reads it).
-func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, after func(layer int) error) error {
+//
+// On PathX8 (one token only) each distinct input of the projections is
+// quantized once and its X8 form read by every projection of it, as an
+// inference engine does: the attention norm's output by q, k and v, the
+// attention output by o, the FFN norm's output by gate and up, the
+// SiLU-gate output by down, the final norm's by the LM head. The
+// quantization is timed with the projections it feeds.
+func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path Path, after func(layer int) error) error {
+	if path == PathX8 && seq != 1 {
+		return fmt.Errorf("model: the x8 path is a decode step's (one token), not %d tokens'", seq)
+	}
 	capacity := pos + seq
 	steps := []func() error{
 		func() error { return o.mark(Transfers) },
@@ -99,14 +126,35 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, after 
 	if err := run(steps); err != nil {
 		return err
 	}
+	// in returns the steps that make src, n values a token, the input of
+	// the projections after it: its quantization on PathX8, none on f32.
+	in := func(src buf, n int) []func() error {
+		if path != PathX8 {
+			return nil
+		}
+		return []func() error{func() error { return o.quantizeX8(src, n) }}
+	}
+	// proj is dst = W·src for layer l's matrix m, every token (l -1: the
+	// LM head, the last token only).
+	proj := func(dst, src buf, l int, m matrix) func() error {
+		if path == PathX8 {
+			return func() error { return o.matvecX8(dst, l, m) }
+		}
+		batch := seq
+		if l < 0 {
+			batch = 1
+		}
+		return func() error { return o.matmul(dst, src, l, m, batch) }
+	}
 	for l := range s.Layers {
-		err := run([]func() error{
+		err := run(slices.Concat([]func() error{
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.rmsnorm(bXN, bH, l, false, seq) },
 			func() error { return o.mark(Projections) },
-			func() error { return o.matmul(bQ, bXN, l, mQ, seq) },
-			func() error { return o.matmul(bK, bXN, l, mK, seq) },
-			func() error { return o.matmul(bV, bXN, l, mV, seq) },
+		}, in(bXN, s.Hidden), []func() error{
+			proj(bQ, bXN, l, mQ),
+			proj(bK, bXN, l, mK),
+			proj(bV, bXN, l, mV),
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.rope(bQ, s.Heads, seq, pos) },
 			func() error { return o.rope(bK, s.KVHeads, seq, pos) },
@@ -118,20 +166,23 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, after 
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.toTokens(bA, bO, s.Heads, seq) },
 			func() error { return o.mark(Projections) },
-			func() error { return o.matmul(bP, bA, l, mO, seq) },
+		}, in(bA, s.Q()), []func() error{
+			proj(bP, bA, l, mO),
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
 			func() error { return o.rmsnorm(bXN, bH, l, true, seq) },
 			func() error { return o.mark(FFN) },
-			func() error { return o.matmul(bG, bXN, l, mGate, seq) },
-			func() error { return o.matmul(bU, bXN, l, mUp, seq) },
+		}, in(bXN, s.Hidden), []func() error{
+			proj(bG, bXN, l, mGate),
+			proj(bU, bXN, l, mUp),
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.siluMul(bG, bG, bU, seq*s.FFN) },
 			func() error { return o.mark(FFN) },
-			func() error { return o.matmul(bP, bG, l, mDown, seq) },
+		}, in(bG, s.FFN), []func() error{
+			proj(bP, bG, l, mDown),
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
-		})
+		}))
 		if err != nil {
 			return fmt.Errorf("layer %d: %w", l, err)
 		}
@@ -141,15 +192,16 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, after 
 			}
 		}
 	}
-	return run([]func() error{
+	return run(slices.Concat([]func() error{
 		func() error { return o.mark(NormsGlue) },
 		func() error { return o.copyLast(bLast, bH, seq-1, s.Hidden) },
 		func() error { return o.rmsnorm(bLast, bLast, -1, false, 1) },
 		func() error { return o.mark(Projections) },
-		func() error { return o.matmul(bLogits, bLast, -1, 0, 1) },
+	}, in(bLast, s.Hidden), []func() error{
+		proj(bLogits, bLast, -1, 0),
 		func() error { return o.mark(Transfers) },
 		func() error { return o.download(logits) },
-	})
+	}))
 }
 
 func run(steps []func() error) error {
@@ -159,4 +211,35 @@ func run(steps []func() error) error {
 		}
 	}
 	return nil
+}
+
+// launchCounter is an ops that does nothing but count the kernel launches
+// a forward makes on a device (the KV append is two: k and v; the copy of
+// the last token and the transfers are copies, not launches).
+type launchCounter struct{ n int }
+
+func (c *launchCounter) launch(k int) error                          { c.n += k; return nil }
+func (c *launchCounter) upload([]float32) error                      { return nil }
+func (c *launchCounter) rmsnorm(buf, buf, int, bool, int) error      { return c.launch(1) }
+func (c *launchCounter) matmul(buf, buf, int, matrix, int) error     { return c.launch(1) }
+func (c *launchCounter) quantizeX8(buf, int) error                   { return c.launch(1) }
+func (c *launchCounter) matvecX8(buf, int, matrix) error             { return c.launch(1) }
+func (c *launchCounter) rope(buf, int, int, int) error               { return c.launch(1) }
+func (c *launchCounter) toHeads(buf, buf, int, int) error            { return c.launch(1) }
+func (c *launchCounter) appendKV(int, buf, buf, int, int, int) error { return c.launch(2) }
+func (c *launchCounter) attention(buf, buf, int, int, int) error     { return c.launch(1) }
+func (c *launchCounter) toTokens(buf, buf, int, int) error           { return c.launch(1) }
+func (c *launchCounter) siluMul(buf, buf, buf, int) error            { return c.launch(1) }
+func (c *launchCounter) add(buf, buf, buf, int) error                { return c.launch(1) }
+func (c *launchCounter) copyLast(buf, buf, int, int) error           { return nil }
+func (c *launchCounter) download([]float32) error                    { return nil }
+func (c *launchCounter) mark(Component) error                        { return nil }
+
+// Launches is the kernel launches of one decode step of shape s on path.
+func Launches(s Shape, path Path) int {
+	var c launchCounter
+	// The counter fails nothing; forward's own errors (x8 of several
+	// tokens) cannot arise for one token.
+	_ = forward(&c, s, nil, 1, 0, nil, path, nil)
+	return c.n
 }

@@ -5,7 +5,8 @@
 // workloads.Decoder spec (model/llama_7b, model/small).
 //
 // The forward (forward in ops.go), per layer: RMSNorm → q, k, v
-// projections (matvec_f32_<fmt> for one token, matmul_f32_<fmt> for a
+// projections (matvec_f32_<fmt> for one token, or on the x8 decode path
+// glue_quantize_x8 once then matvec_x8_<fmt>; matmul_f32_<fmt> for a
 // prompt) → RoPE on q and k (llama's pairing) → q to f16 head-major → k and
 // v appended to the layer's f16 cache → attention_f16_d<hd> (causal, GQA,
 // seq_q = the tokens, seq_kv = the context) → its output back to float32
@@ -39,9 +40,14 @@
 //     peak_tflops), peak_tflops the device's dense f16 tensor-core peak
 //     from its clock and units (PeakTFLOPS; on the cpu the bandwidth term
 //     alone);
-//   - decode_c<C>: DecodeSteps steps per sample; tokens_per_s, and
+//   - decode_c<C> (projections by matvec_f32 on float activations) and,
+//     for a format with an integer form, decode_x8_c<C> (each projection
+//     input quantized once by glue_quantize_x8, the projections by
+//     matvec_x8; speedup_vs_f32 its tokens/s over decode_c<C>'s):
+//     DecodeSteps steps per sample; tokens_per_s, and
 //     roofline_tokens_per_s = copy bandwidth ÷ weight bytes per token
 //     (every matrix, the LM head and the norms), roofline_pct the ratio;
+//     launches_per_token the step's kernel launches (Launches);
 //   - memory: weights_bytes, kv_cache_bytes, scratch_bytes (at the largest
 //     case) and peak_device_bytes, the caching allocator's PeakInUse.
 //
@@ -92,6 +98,18 @@ const CPUMaxFLOPs = 20e9
 // attention); 1e-4 leaves a wide margin for propagation over the check's
 // layers while failing a wrong layout, head, position or mask (NMSE of
 // order 0.1 to 1).
+//
+// The x8 decode path is checked against the cpu forward on the cpu
+// backend's matvec_x8 (the same formats.QuantizeX8 of the activations and
+// the spec's DotX8), at the same bound: the activations' 8-bit rounding is
+// on both sides, so what differs is where a float32-vs-float64 difference in
+// an activation (relative ~1e-6) moves x/D across a rounding boundary: a
+// code flips by one, changing that projection's output by W[:,i]·D, NMSE
+// ~D²/|x|² ≈ (3σ/127)²/(n σ²) ≈ 2e-6 for the check's n = 256. A flip needs
+// x/D within ~1e-6·|x/D| ≲ 1e-4 of a half, about 1e-4 of the ~3·10³
+// codes a check quantizes: fewer than one flip expected, and even ten stay
+// under 1e-4. The kernel's float32 sums in its own order (it may fuse
+// multiply-adds) differ from DotX8's by ~1e-7 relative.
 const CheckTolerance = 1e-4
 
 // PeakTFLOPS is the device's dense f16 matrix peak from its units and
@@ -166,10 +184,11 @@ func runDecoder(spec workloads.Decoder, env *suite.Env) error {
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}
 		if dev != nil {
-			if err := Check(dev.Device(), CheckShape(s), f); err != nil {
+			paths, err := Check(dev.Device(), CheckShape(s), f)
+			if err != nil {
 				return fmt.Errorf("%s: %w", spec.Name, err)
 			}
-			env.Logf("%s: %s forward agrees with the cpu on the check shape (NMSE ≤ %.0e)", spec.Name, f.Name, CheckTolerance)
+			env.Logf("%s: %s forward agrees with the cpu on the check shape (NMSE ≤ %.0e), decode on %v", spec.Name, f.Name, CheckTolerance, paths)
 		}
 		w, err := NewWeights(s, f, dev != nil && s.Layers > 8, suite.Seed(spec.Name+"/"+f.Name))
 		if err != nil {
@@ -198,8 +217,11 @@ func runDecoder(spec workloads.Decoder, env *suite.Env) error {
 // engine is a backend's forward over one format's weights.
 type engine interface {
 	// session prepares a forward of seq tokens over a cache of capacity
-	// rows, the first capacity-seq random context.
-	session(seq, capacity int, kvSeed uint64) (session, error)
+	// rows, the first capacity-seq random context, its projections by path
+	// (PathX8: seq 1 only).
+	session(seq, capacity int, kvSeed uint64, path Path) (session, error)
+	// x8 says why the engine has no x8 decode path (nil: it has one).
+	x8() error
 	inUse() uint64 // device (or host) bytes held now
 	peak() uint64  // the allocator's peak
 	peakTFLOPS() float64
@@ -225,7 +247,7 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			return nil
 		}
 		x := Inputs(s, p, suite.Seed(fmt.Sprintf("%s/prompt/%d", spec.Name, p)))
-		ss, err := e.session(p, p, 0)
+		ss, err := e.session(p, p, 0, PathF32)
 		if err != nil {
 			return fmt.Errorf("prefill %d: %w", p, err)
 		}
@@ -279,45 +301,60 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 		m.Add("ttft_roofline_ms", est*1e3, "ms")
 		env.Report(m)
 	}
+	paths := []Path{PathF32}
+	if err := e.x8(); err != nil {
+		env.Logf("%s: %s decode on matvec_f32 only: %v", spec.Name, f.Name, err)
+	} else {
+		paths = append(paths, PathX8)
+	}
 	for _, c := range contexts {
-		if env.Ctx.Err() != nil {
-			return nil
+		var f32tps float64
+		for _, path := range paths {
+			if env.Ctx.Err() != nil {
+				return nil
+			}
+			steps := spec.DecodeSteps
+			x := Inputs(s, 1, suite.Seed(fmt.Sprintf("%s/decode/%d", spec.Name, c)))
+			ss, err := e.session(1, c+1, suite.Seed(fmt.Sprintf("%s/kv/%d", spec.Name, c)), path)
+			if err != nil {
+				return fmt.Errorf("decode at %d (%v): %w", c, path, err)
+			}
+			kv := uint64(s.Layers) * 2 * 2 * uint64(s.KVHeads) * uint64(c+1) * uint64(s.HeadDim)
+			maxKV = max(maxKV, kv)
+			if in := e.inUse(); in > base+kv {
+				maxScratch = max(maxScratch, in-base-kv)
+			}
+			samples, err := env.Sample(func() (time.Duration, error) { return ss.timed(x, logits, steps) })
+			if cerr := ss.close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("decode at %d (%v): %w", c, path, err)
+			}
+			if samples == nil {
+				return nil
+			}
+			if err := finite(logits); err != nil {
+				return fmt.Errorf("decode at %d (%v): %w", c, path, err)
+			}
+			med := median(samples).Seconds()
+			m := suite.Measurement{Case: DecodeCase(f, c, path), Shape: []int{c, s.Hidden, s.Layers},
+				Elements: int64(steps), BytesRead: int64(steps) * weightBytes, FLOPs: int64(float64(steps) * s.FLOPs(1, c)), Samples: samples}
+			tps := float64(steps) / med
+			rtps := roof.GBps * 1e9 / float64(weightBytes)
+			m.Add("tokens_per_s", tps, "1/s")
+			m.Add("ms_per_token", 1e3/tps, "ms")
+			m.Add("roofline_tokens_per_s", rtps, "1/s")
+			m.Add("roofline_pct", 100*tps/rtps, "%")
+			m.Add("weight_bytes_per_token", float64(weightBytes), "B")
+			m.Add("launches_per_token", float64(Launches(s, path)), "")
+			if path == PathF32 {
+				f32tps = tps
+			} else if f32tps > 0 {
+				m.Add("speedup_vs_f32", tps/f32tps, "x")
+			}
+			env.Report(m)
 		}
-		steps := spec.DecodeSteps
-		x := Inputs(s, 1, suite.Seed(fmt.Sprintf("%s/decode/%d", spec.Name, c)))
-		ss, err := e.session(1, c+1, suite.Seed(fmt.Sprintf("%s/kv/%d", spec.Name, c)))
-		if err != nil {
-			return fmt.Errorf("decode at %d: %w", c, err)
-		}
-		kv := uint64(s.Layers) * 2 * 2 * uint64(s.KVHeads) * uint64(c+1) * uint64(s.HeadDim)
-		maxKV = max(maxKV, kv)
-		if in := e.inUse(); in > base+kv {
-			maxScratch = max(maxScratch, in-base-kv)
-		}
-		samples, err := env.Sample(func() (time.Duration, error) { return ss.timed(x, logits, steps) })
-		if cerr := ss.close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("decode at %d: %w", c, err)
-		}
-		if samples == nil {
-			return nil
-		}
-		if err := finite(logits); err != nil {
-			return fmt.Errorf("decode at %d: %w", c, err)
-		}
-		med := median(samples).Seconds()
-		m := suite.Measurement{Case: fmt.Sprintf("%s/decode_c%d", f.Name, c), Shape: []int{c, s.Hidden, s.Layers},
-			Elements: int64(steps), BytesRead: int64(steps) * weightBytes, FLOPs: int64(float64(steps) * s.FLOPs(1, c)), Samples: samples}
-		tps := float64(steps) / med
-		rtps := roof.GBps * 1e9 / float64(weightBytes)
-		m.Add("tokens_per_s", tps, "1/s")
-		m.Add("ms_per_token", 1e3/tps, "ms")
-		m.Add("roofline_tokens_per_s", rtps, "1/s")
-		m.Add("roofline_pct", 100*tps/rtps, "%")
-		m.Add("weight_bytes_per_token", float64(weightBytes), "B")
-		env.Report(m)
 	}
 	m := suite.Measurement{Case: f.Name + "/memory", Shape: []int{s.Hidden, s.Layers}}
 	m.Add("weights_bytes", float64(base), "B")
@@ -326,6 +363,17 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 	m.Add("peak_device_bytes", float64(e.peak()), "B")
 	env.Report(m)
 	return nil
+}
+
+// DecodeCase is the case name of format f's decode at context c on path:
+// "<fmt>/decode_c<C>" for matvec_f32 (the name the suite has always
+// reported, so that baselines compare) and "<fmt>/decode_x8_c<C>" for
+// matvec_x8.
+func DecodeCase(f *formats.Format, c int, path Path) string {
+	if path == PathX8 {
+		return fmt.Sprintf("%s/decode_x8_c%d", f.Name, c)
+	}
+	return fmt.Sprintf("%s/decode_c%d", f.Name, c)
 }
 
 // footprint reports, per format, what a shape that is not run would
