@@ -99,18 +99,21 @@ const CPUMaxFLOPs = 20e9
 // layers while failing a wrong layout, head, position or mask (NMSE of
 // order 0.1 to 1).
 //
-// The x8 decode path is checked against the cpu forward on the cpu
-// backend's matvec_x8 (the same formats.QuantizeX8 of the activations and
-// the spec's DotX8), at the same bound: the activations' 8-bit rounding is
-// on both sides, so what differs is where a float32-vs-float64 difference in
-// an activation (relative ~1e-6) moves x/D across a rounding boundary: a
-// code flips by one, changing that projection's output by W[:,i]·D, NMSE
-// ~D²/|x|² ≈ (3σ/127)²/(n σ²) ≈ 2e-6 for the check's n = 256. A flip needs
-// x/D within ~1e-6·|x/D| ≲ 1e-4 of a half, about 1e-4 of the ~3·10³
-// codes a check quantizes: fewer than one flip expected, and even ten stay
-// under 1e-4. The kernel's float32 sums in its own order (it may fuse
-// multiply-adds) differ from DotX8's by ~1e-7 relative.
 const CheckTolerance = 1e-4
+
+// CheckToleranceX8 is Check's bound (NMSE) for the x8 decode path, checked
+// against the cpu forward on the cpu backend's matvec_x8 (the same
+// formats.QuantizeX8 of the activations and the spec's DotX8). Both sides
+// round activations to 8 bits, but not always to the same codes: where a
+// float32-vs-float64 difference moves x/D across a rounding boundary a code
+// flips by one, that projection's output moves by W[:,i]·D, and the next
+// layer's inputs then differ by ~1e-3 relative, which flips many more: the
+// two forwards diverge about as far as two independent 8-bit roundings.
+// Measured: Q8_0 on the H100 1.26e-4 on the logits (over CheckTolerance),
+// the cpu's x8 forward against its f32 one ~1e-4 (TestCPUForwardX8). The
+// bound is llama.cpp's for mul_mat, 5e-4; a wrong layout, head or row still
+// gives 0.1 to 1.
+const CheckToleranceX8 = 5e-4
 
 // PeakTFLOPS is the device's dense f16 matrix peak from its units and
 // clock: 4096 FLOP per clock per SM on NVIDIA sm_90 (H100: 132 × 1.83 GHz
@@ -188,7 +191,7 @@ func runDecoder(spec workloads.Decoder, env *suite.Env) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", spec.Name, err)
 			}
-			env.Logf("%s: %s forward agrees with the cpu on the check shape (NMSE ≤ %.0e), decode on %v", spec.Name, f.Name, CheckTolerance, paths)
+			env.Logf("%s: %s forward agrees with the cpu on the check shape (NMSE ≤ %.0e; x8 decode ≤ %.0e), decode on %v", spec.Name, f.Name, CheckTolerance, CheckToleranceX8, paths)
 		}
 		w, err := NewWeights(s, f, dev != nil && s.Layers > 8, suite.Seed(spec.Name+"/"+f.Name))
 		if err != nil {
