@@ -98,7 +98,6 @@ const CPUMaxFLOPs = 20e9
 // attention); 1e-4 leaves a wide margin for propagation over the check's
 // layers while failing a wrong layout, head, position or mask (NMSE of
 // order 0.1 to 1).
-//
 const CheckTolerance = 1e-4
 
 // CheckToleranceX8 is Check's bound (NMSE) for the x8 decode path, checked
