@@ -374,7 +374,8 @@ func TestIdentifyHipccNames(t *testing.T) {
 
 // TestIdentifyGeneratedLaunches builds, for every target's generated HIP,
 // the demangled name of each kernel a launcher launches (FORGE_LAUNCH's
-// template instantiation, spelled as ncu and rocprofv3 print it) and
+// or FORGE_LAUNCH_AFTER's template instantiation, spelled as ncu and
+// rocprofv3 print it) and
 // checks that it maps back to that launcher, and that every launcher of the
 // kernel table is reached on every target.
 func TestIdentifyGeneratedLaunches(t *testing.T) {
@@ -383,7 +384,7 @@ func TestIdentifyGeneratedLaunches(t *testing.T) {
 	if len(targets) == 0 {
 		t.Fatalf("no target folders under %s", root)
 	}
-	launch := regexp.MustCompile(`FORGE_LAUNCH\(\(?(forge_\w+)(?:<([^>]*)>)?\)?,`)
+	launch := regexp.MustCompile(`FORGE_LAUNCH(?:_AFTER)?\(\(?(forge_\w+)(?:<([^>]*)>)?\)?,`)
 	externC := regexp.MustCompile(`^(?:extern "C" )?(?:FORGE_EXPORT )?int (forge_\w+)\(`)
 	for _, dir := range targets {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -417,6 +418,10 @@ func TestIdentifyGeneratedLaunches(t *testing.T) {
 							args = append(args, "unsigned int")
 						case a == "uint64_t":
 							args = append(args, "unsigned long")
+						case a == "int32_t":
+							args = append(args, "int")
+						case a == "int64_t":
+							args = append(args, "long")
 						case a == "float", a == "true", a == "false":
 							args = append(args, a)
 						case regexp.MustCompile(`^\d+$`).MatchString(a):
