@@ -337,22 +337,21 @@ FORGE_EXPORT int forge_matvec_f32_q3_k(const void* w, const float* x, float* y, 
 // quantization of x drains and wait for its output.
 //
 // Tuning. Until forgebench tune covers this kernel, the configuration is a
-// default measured on the H100 (the generated kernels of Q4_0, Q4_K, Q6_K,
-// Q8_0 and MXFP4 at 4096×14336, rows 1, 2 and 4): 128 threads; one row per
-// workgroup for super-blocks (more rows keep more of their scales and word
-// addresses live: Q4_K took 1.3x as long at 4 rows, Q6_K 2.3x), 4 for
-// 32-element blocks of at most 5 bits per weight, 2 up to 6 bits and 1
-// above (Q8_0).
+// default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
+// for every format at 4096×14336; docs/PERFORMANCE.md has the table): blocks
+// of 32 elements take 64 threads and 2 rows per workgroup (1 above 6 bits
+// per weight), super-blocks 128 threads and 1 row (more rows keep more of
+// their scales and word addresses live: Q6_K took 1.3–1.9x as long).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
 
 static constexpr uint32_t forge_mvx8_q3_k_sub = 16; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q3_k_gpb = 256 / 32; // 32-element groups per block
 static_assert(256 % 32 == 0 && (16 == 16 || 16 == 32), "Q3_K: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 128
+#define FORGE_TUNE_MATVEC_X8_THREADS (256 > 32 ? 128 : 64)
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS (256 > 32 ? 1 : 110 * 8 <= 5 * 256 ? 4 : 110 * 8 <= 6 * 256 ? 2 : 1)
+#define FORGE_TUNE_MATVEC_X8_ROWS (256 > 32 || 110 * 8 > 6 * 256 ? 1 : 2)
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
