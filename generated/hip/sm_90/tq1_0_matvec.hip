@@ -354,7 +354,7 @@ FORGE_EXPORT int forge_matvec_f32_tq1_0(const void* w, const float* x, float* y,
 // for every format at 4096×14336; docs/PERFORMANCE.md has the table): blocks
 // of 32 elements take 64 threads and 2 rows per workgroup (1 above 6 bits
 // per weight), super-blocks 128 threads and 1 row (more rows keep more of
-// their scales and word addresses live: Q6_K took 1.3–1.9x as long).
+// their scales and word addresses live: Q6_K took 1.3–1.7x as long).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
 
 static constexpr uint32_t forge_mvx8_tq1_0_sub = 32; // elements per sub-block
