@@ -81,46 +81,6 @@ static constexpr uint32_t forge_mv_q5_1_grid_cap = 65535;
 // 2^62 / BlockBytes, and cols below 2^62, so no byte offset or index overflows.
 static constexpr int64_t forge_mv_q5_1_max_blocks = ((int64_t)1 << 62) / 24;
 
-// forge_mv_<fmt>_store sums each of a workgroup's Rows accumulators over the
-// wave (forge_wave_sum, a butterfly over FORGE_WAVE_SIZE lanes) and then over
-// the waves, in wave order, through partial, and writes the rows that exist.
-// Every lane of every wave must call it (it shuffles and, with more than
-// one wave, synchronises twice: partial is reused by the next row group).
-template <uint32_t Rows, uint32_t Waves>
-static FORGE_DEVICE void forge_mv_q5_1_store(float (&acc)[Rows], float (*partial)[Waves], float* __restrict__ y, int64_t r0, int64_t rows, uint32_t tid) {
-#pragma unroll
-	for (uint32_t i = 0; i < Rows; ++i) {
-		acc[i] = forge_wave_sum(acc[i]);
-	}
-	if (Waves == 1) {
-		if (tid % FORGE_WAVE_SIZE == 0) {
-#pragma unroll
-			for (uint32_t i = 0; i < Rows; ++i) {
-				if (r0 + i < rows) {
-					y[r0 + i] = acc[i];
-				}
-			}
-		}
-		return;
-	}
-	if (tid % FORGE_WAVE_SIZE == 0) {
-#pragma unroll
-		for (uint32_t i = 0; i < Rows; ++i) {
-			partial[i][tid / FORGE_WAVE_SIZE] = acc[i];
-		}
-	}
-	forge_syncthreads();
-	if (tid < Rows && r0 + tid < rows) {
-		float sum = 0.0f;
-#pragma unroll
-		for (uint32_t v = 0; v < Waves; ++v) {
-			sum += partial[tid][v];
-		}
-		y[r0 + tid] = sum;
-	}
-	forge_syncthreads();
-}
-
 // The chunk a thread takes per step: Chunk elements, at most one block.
 template <uint32_t Chunk>
 struct forge_mv_q5_1_shape {
@@ -147,6 +107,8 @@ forge_matvec_f32_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const float*
 		"Q5_1: a chunk must not straddle quant blocks");
 	FORGE_SHARED float partial[Rows][waves];
 	const uint32_t tid = forge_thread_idx();
+	const uint32_t lane = tid % FORGE_WAVE_SIZE;
+	const uint32_t wave = tid / FORGE_WAVE_SIZE;
 	const Index n = (Index)cols;
 	const Index nchunks = n / chunk;
 	const int64_t row_blocks = cols / forge_mv_q5_1_elems;
@@ -234,7 +196,37 @@ forge_matvec_f32_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const float*
 			}
 		}
 		// Every lane of every wave gets here.
-		forge_mv_q5_1_store<Rows, waves>(acc, partial, y, (int64_t)r0, rows, tid);
+#pragma unroll
+		for (uint32_t i = 0; i < Rows; ++i) {
+			acc[i] = forge_wave_sum(acc[i]);
+		}
+		if (waves == 1) {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					if (r0 + i < rows) {
+						y[r0 + i] = acc[i];
+					}
+				}
+			}
+		} else {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					partial[i][wave] = acc[i];
+				}
+			}
+			forge_syncthreads();
+			if (tid < Rows && r0 + tid < rows) {
+				float sum = 0.0f;
+#pragma unroll
+				for (uint32_t v = 0; v < waves; ++v) {
+					sum += partial[tid][v];
+				}
+				y[r0 + tid] = sum;
+			}
+			forge_syncthreads(); // partial is reused by the next row group
+		}
 	}
 }
 
@@ -349,6 +341,8 @@ forge_matvec_x8_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const uint8_t
 	static_assert(Rows >= 1 && Rows <= 16, "MatVecX8 rows per workgroup must be in [1, 16]");
 	FORGE_SHARED float partial[Rows][waves];
 	const uint32_t tid = forge_thread_idx();
+	const uint32_t lane = tid % FORGE_WAVE_SIZE;
+	const uint32_t wave = tid / FORGE_WAVE_SIZE;
 	const uint32_t gsel = tid % gpb; // this thread's group in every block it visits
 	const Index nb = (Index)(cols / forge_mv_q5_1_elems);
 	const float* __restrict__ xd = (const float*)(xq + cols);
@@ -394,7 +388,37 @@ forge_matvec_x8_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const uint8_t
 			}
 		}
 		// Every lane of every wave gets here.
-		forge_mv_q5_1_store<Rows, waves>(acc, partial, y, (int64_t)r0, rows, tid);
+#pragma unroll
+		for (uint32_t i = 0; i < Rows; ++i) {
+			acc[i] = forge_wave_sum(acc[i]);
+		}
+		if (waves == 1) {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					if (r0 + i < rows) {
+						y[r0 + i] = acc[i];
+					}
+				}
+			}
+		} else {
+			if (lane == 0) {
+#pragma unroll
+				for (uint32_t i = 0; i < Rows; ++i) {
+					partial[i][wave] = acc[i];
+				}
+			}
+			forge_syncthreads();
+			if (tid < Rows && r0 + tid < rows) {
+				float sum = 0.0f;
+#pragma unroll
+				for (uint32_t v = 0; v < waves; ++v) {
+					sum += partial[tid][v];
+				}
+				y[r0 + tid] = sum;
+			}
+			forge_syncthreads(); // partial is reused by the next row group
+		}
 	}
 }
 
