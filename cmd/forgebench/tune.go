@@ -31,7 +31,7 @@ import (
 type tuneDeps struct {
 	builder func(root string, t *targets.Target, fam *tuned.Family, cacheDir string, jobs int, log io.Writer) tune.Builder
 	open    func(t *targets.Target) tune.Opener
-	runner  func() tune.Runner
+	runner  func(fam *tuned.Family) tune.Runner
 }
 
 var defaultTuneDeps = tuneDeps{
@@ -55,7 +55,7 @@ var defaultTuneDeps = tuneDeps{
 			return b, b.Device().Info().Name, nil
 		}
 	},
-	runner: func() tune.Runner { return &tune.MatVecRunner{} },
+	runner: func(fam *tuned.Family) tune.Runner { return &tune.MatVecRunner{Kernel: fam.Kernel} },
 }
 
 var tuneDepsInUse = defaultTuneDeps
@@ -74,7 +74,14 @@ times the rest at the class's shape with W rotated past the L2 (median of
 --reps), and writes the fastest per (format, class) to --out. Results are
 cached (keyed by the sources, knobs, compiler, flags, device, shape and
 weight mode); --no-cache measures again. Then: go generate ./... bakes the
-winners into the generated launchers.`,
+winners into the generated launchers.
+
+--family matvec tunes matvec_f32 (threads, rows, chunk; shape classes
+narrow and wide); --family matvec_x8 tunes the integer path's matvec_x8
+(threads, rows; one class, timed at 4096x14336 as forgebench times it, the
+activations' quantization included) for the formats with an integer form;
+its candidates are threads 64, 128, 256 x rows 1, 2, 4, less those a
+format cannot compile.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "target spec to tune (sm_90, gfx1100, ...)", Required: true},
 			&cli.StringFlag{Name: "family", Value: "matvec", Usage: "kernel family: " + strings.Join(tuned.FamilyNames(), ", ")},
@@ -119,10 +126,17 @@ func tuneAction(c *cli.Context) error {
 			if !ok {
 				return fmt.Errorf("tune: unknown format %q (forgebench formats lists them)", name)
 			}
+			if fam.IntForm && !f.HasIntForm() {
+				return fmt.Errorf("tune: format %s has no integer form, so no %s kernel to tune", f.Name, fam.Kernel)
+			}
 			fs = append(fs, f)
 		}
 	} else {
-		fs = formats.All()
+		for _, f := range formats.All() {
+			if !fam.IntForm || f.HasIntForm() {
+				fs = append(fs, f)
+			}
+		}
 	}
 	weights, err := backend.ParseWeightMode(c.String("weights"))
 	if err != nil {
@@ -158,7 +172,7 @@ func tuneAction(c *cli.Context) error {
 	cfg := tune.Config{
 		Target: t, Family: fam, Formats: fs, Space: space, Default: def,
 		Builder: deps.builder(root, t, fam, cacheDir, jobs, c.App.ErrWriter),
-		Open:    deps.open(t), Runner: deps.runner(),
+		Open:    deps.open(t), Runner: deps.runner(fam),
 		Weights: weights, Reps: c.Int("reps"), Jobs: jobs,
 		CacheDir: cacheDir, NoCache: c.Bool("no-cache"), Log: c.App.ErrWriter, Rev: gitRev(root),
 	}

@@ -25,8 +25,9 @@ func TestTuneFlagErrors(t *testing.T) {
 	}{
 		{[]string{"tune"}, `Required flag "target" not set`},
 		{[]string{"tune", "--target", "sm_99"}, `unknown target "sm_99"; the targets are: `},
-		{[]string{"tune", "--target", "sm_90", "--family", "dequant"}, `family "dequant" cannot be tuned; the tunable families are: matvec`},
+		{[]string{"tune", "--target", "sm_90", "--family", "dequant"}, `family "dequant" cannot be tuned; the tunable families are: matvec, matvec_x8`},
 		{[]string{"tune", "--target", "sm_90", "--format", "Q4_0,Q9_9"}, `unknown format "Q9_9"`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matvec_x8", "--format", "Q4_0,F16"}, `format F16 has no integer form, so no matvec_x8 kernel to tune`},
 		{[]string{"tune", "--target", "sm_90", "--weights", "cold"}, `--weights: weight mode "cold"`},
 		{[]string{"tune", "--target", "sm_90", "extra"}, `unexpected arguments`},
 	} {
@@ -71,7 +72,7 @@ func TestTuneWritesWinners(t *testing.T) {
 		open: func(*targets.Target) tune.Opener {
 			return func(lib string) (backend.Backend, string, error) { return cmdFakeBackend{lib}, "Fake GPU", nil }
 		},
-		runner: func() tune.Runner { return cmdFakeRunner{} },
+		runner: func(*tuned.Family) tune.Runner { return cmdFakeRunner{} },
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sm_90.json")

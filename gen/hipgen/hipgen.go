@@ -110,6 +110,11 @@ type familyData struct {
 	// order, each with its configuration: the tuned winner from
 	// specs/tuned/<target>.json, else the target spec's MatVec.
 	MatVecClasses []launchClass
+	// MatVecX8 is matvec_x8's configuration from specs/tuned/<target>.json
+	// (specs/tuned.MatVecX8: one class), baked in as the default of its
+	// FORGE_TUNE_MATVEC_X8_* macros; nil when there is no winner, and then
+	// the template's own rule (targets.MatVecX8Default) is the default.
+	MatVecX8 *launchClass
 }
 
 // launchClass is one shape class of a tuned family's launcher.
@@ -248,6 +253,9 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		d.Code = strings.TrimRight(d.Code, "\n")
 		data.Format, data.Lower, data.Device = f, f.Lower(), &d
 		data.MatVecClasses = matVecClasses(f, t)
+		if data.Device.Int != nil {
+			data.MatVecX8 = matVecX8Tuned(f, t)
+		}
 	}
 	for _, k := range fam.Kernels {
 		if k.IntForm && (f == nil || data.Device.Int == nil) {
@@ -283,15 +291,30 @@ func matVecClasses(f *ir.Format, t *ir.Target) []launchClass {
 			Source: "the target spec's default (" + t.File + ")"}
 		if e := t.Tuned.Entry(tuned.MatVec.Name, f.Name, c.Name); e != nil {
 			lc.Threads, lc.Rows, lc.Chunk = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["chunk"]
-			lc.Source = fmt.Sprintf("tuned (%s: %s, %s", tuned.Path(t.Name), e.Device, e.Date)
-			if e.Rev != "" {
-				lc.Source += ", forge " + e.Rev
-			}
-			lc.Source += fmt.Sprintf("; %.2f µs at %s vs the default's %.2f, best of %d)", e.WinnerUS, e.Shape, e.DefaultUS, e.Candidates)
+			lc.Source = tunedSource(t, e)
 		}
 		out = append(out, lc)
 	}
 	return out
+}
+
+// matVecX8Tuned is format f's matvec_x8 winner on target t, or nil.
+func matVecX8Tuned(f *ir.Format, t *ir.Target) *launchClass {
+	c := tuned.MatVecX8.Classes[0]
+	e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name)
+	if e == nil {
+		return nil
+	}
+	return &launchClass{Name: c.Name, Doc: c.Doc, Threads: e.Knobs["threads"], Rows: e.Knobs["rows"], Source: tunedSource(t, e)}
+}
+
+// tunedSource is where a winner came from, for the generated file's comments.
+func tunedSource(t *ir.Target, e *tuned.Entry) string {
+	s := fmt.Sprintf("tuned (%s: %s, %s", tuned.Path(t.Name), e.Device, e.Date)
+	if e.Rev != "" {
+		s += ", forge " + e.Rev
+	}
+	return s + fmt.Sprintf("; %.2f µs at %s vs the default's %.2f, best of %d)", e.WinnerUS, e.Shape, e.DefaultUS, e.Candidates)
 }
 
 // parse reads one template; a reference to a missing map key is an error

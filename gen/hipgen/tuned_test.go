@@ -37,3 +37,48 @@ func TestTunedDispatch(t *testing.T) {
 		t.Error("gfx1100 took gfx1030's winner")
 	}
 }
+
+// TestTunedX8: a matvec_x8 winner becomes the default of its
+// FORGE_TUNE_MATVEC_X8_* macros (still under #ifndef, so -D overrides it)
+// for that format and target only; the others keep the template's rule
+// (the test spec's one format with an integer form is Q4_0).
+func TestTunedX8(t *testing.T) {
+	s := testSpec()
+	for _, tg := range s.Targets {
+		if tg.Name != "gfx1030" {
+			continue
+		}
+		tg.Tuned = &tuned.File{Target: tg.Name}
+		tg.Tuned.Set("matvec_x8", "Q4_0", "all", &tuned.Entry{Knobs: map[string]int{"threads": 256, "rows": 2},
+			Device: "Fake GPU", Date: "2026-11-21T00:00:00Z", Shape: "4096x14336", WinnerUS: 18, DefaultUS: 19.5, Candidates: 9})
+	}
+	files := byPath(mustFiles(t, s))
+	mv, ok := files["generated/hip/gfx1030/q4_0_matvec.hip"]
+	if !ok {
+		t.Fatal("no gfx1030 Q4_0 matvec file")
+	}
+	src := string(mv)
+	for _, want := range []string{
+		"#ifndef FORGE_TUNE_MATVEC_X8_THREADS\n#define FORGE_TUNE_MATVEC_X8_THREADS 256 // tuned\n#endif\n" +
+			"#ifndef FORGE_TUNE_MATVEC_X8_ROWS\n#define FORGE_TUNE_MATVEC_X8_ROWS 2 // tuned\n#endif\n",
+		"constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;",
+		"constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;",
+		"// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 256 threads, 2 rows for every shape: " +
+			"tuned (specs/tuned/gfx1030.json: Fake GPU, 2026-11-21T00:00:00Z; 18.00 µs at 4096x14336 vs the default's 19.50, best of 9)",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	if strings.Contains(src, "(32 > 32 ? 128 : 64)") {
+		t.Error("the tuned file keeps the template's rule")
+	}
+	// The matvec_f32 launcher, other formats and other targets keep their defaults.
+	rule := "#define FORGE_TUNE_MATVEC_X8_THREADS (32 > 32 ? 128 : 64)\n"
+	if other := string(files["generated/hip/gfx1100/q4_0_matvec.hip"]); !strings.Contains(other, rule) || strings.Contains(other, "// tuned") {
+		t.Error("gfx1100's Q4_0 took gfx1030's winner")
+	}
+	if n := strings.Count(src, "tuned (specs/tuned/gfx1030.json"); n != 2 {
+		t.Errorf("%d mentions of the winner, want 2 (the header, the tuning paragraph)", n)
+	}
+}

@@ -16,8 +16,10 @@ import (
 // tunedFiles reads each target's winners file, specs/tuned/<target>.json
 // (forgebench tune's output), when there is one, into Target.Tuned. A file
 // that names no target, a key that is not a known family, format, class or
-// knob, and a knob value the target could not compile
-// (targets.Target.KnobProblems) are errors naming the file.
+// knob, a format without an integer form under a family that runs on it
+// (matvec_x8), and a knob value the target could not compile for the
+// format (targets.Target.FormatKnobProblems) are errors naming the file
+// and the key.
 func (l *loader) tunedFiles(s *ir.Spec) {
 	fail := func(file, msg string) {
 		for _, line := range strings.Split(msg, "\n") {
@@ -25,8 +27,10 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 		}
 	}
 	var formats []string
+	byName := map[string]*ir.Format{}
 	for _, f := range s.Formats {
 		formats = append(formats, f.Name)
+		byName[f.Name] = f
 	}
 	families := map[string]bool{}
 	for _, f := range s.Families {
@@ -50,15 +54,24 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			continue
 		}
 		ok := true
-		for fam, byFormat := range f.Families {
-			if !families[fam] {
-				fail(file, fmt.Sprintf("families.%s: no such family in specs/families", fam))
+		for _, fam := range sortedKeys(f.Families) {
+			byFormat := f.Families[fam]
+			spec, _ := tuned.FamilyByName(fam) // tuned.Parse checked it is one
+			if !families[spec.Spec] {
+				fail(file, fmt.Sprintf("families.%s: no family %s in specs/families", fam, spec.Spec))
 				ok = false
 				continue
 			}
-			for format, byClass := range byFormat {
-				for class, e := range byClass {
-					if ps := t.KnobProblems(fam, e.Knobs); len(ps) > 0 {
+			for _, format := range sortedKeys(byFormat) {
+				byClass := byFormat[format]
+				if spec.IntForm && byName[format].SubBlock == 0 {
+					fail(file, fmt.Sprintf("families.%s.%s: %s has no integer form (its spec's SubBlock is 0), so no %s kernel", fam, format, format, spec.Kernel))
+					ok = false
+					continue
+				}
+				for _, class := range sortedKeys(byClass) {
+					e := byClass[class]
+					if ps := t.FormatKnobProblems(fam, byName[format].BlockElems, e.Knobs); len(ps) > 0 {
 						var why []string
 						for _, p := range ps {
 							why = append(why, p.Msg)
@@ -81,4 +94,13 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			fail(tuned.Path(name), "no target is named "+name)
 		}
 	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

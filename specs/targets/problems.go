@@ -164,21 +164,53 @@ func (s MatVecSpace) Knobs() map[string][]int {
 	return out
 }
 
+// MatVecX8Space is every target's tuning space for matvec_x8: the hand
+// sweep's threads and rows (docs/PERFORMANCE.md, "The integer matvec").
+// Candidates a format cannot compile (FormatKnobProblems) are left out per
+// format.
+var MatVecX8Space = map[string][]int{"threads": {64, 128, 256}, "rows": {1, 2, 4}}
+
+// MatVecX8Default is matvec_x8's configuration for a format of blockElems
+// elements in blockBytes bytes when no winner is baked in: the
+// templates/hip/matvec.hip.tmpl #ifndef FORGE_TUNE_MATVEC_X8_* defaults,
+// a rule read off the hand sweep on the H100: blocks of 32 elements 64
+// threads and 2 rows (1 above 6 bits per weight), super-blocks 128
+// threads and 1 row. The template keeps its own copy of the rule (the
+// generated files without winners must not change with this function):
+// change both together.
+func MatVecX8Default(blockElems, blockBytes int) map[string]int {
+	threads, rows := 64, 2
+	if blockElems > 32 {
+		threads = 128
+	}
+	if blockElems > 32 || blockBytes*8 > 6*blockElems {
+		rows = 1
+	}
+	return map[string]int{"threads": threads, "rows": rows}
+}
+
 // TuningSpace is t's tuning space and default knobs for the tunable family
 // (specs/tuned.Families) of that name; ok is false for a family t has no
-// space for.
+// space for. defaults is nil for a family whose default depends on the
+// format (matvec_x8: MatVecX8Default).
 func (t *Target) TuningSpace(family string) (space map[string][]int, defaults map[string]int, ok bool) {
 	switch family {
 	case "matvec":
 		return t.MatVecSpace.Knobs(), t.MatVec.Knobs(), true
+	case "matvec_x8":
+		space = map[string][]int{}
+		for k, v := range MatVecX8Space {
+			space[k] = append([]int(nil), v...)
+		}
+		return space, nil, true
 	}
 	return nil, nil, false
 }
 
 // KnobProblems lists what keeps knobs, a winners file's entry for the
-// tunable family, from compiling on t: the rules of the family's tuning
-// (a family without rules here has none). Each problem's Field is the
-// knob's name.
+// tunable family, from compiling on t whatever the format: the rules of
+// the family's tuning (a family without rules here has none). Each
+// problem's Field is the knob's name.
 func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Problem {
 	var l check.List
 	switch family {
@@ -188,6 +220,31 @@ func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Probl
 			if v := *k.in(&m); k.why(v, t.WaveSize) != "" {
 				l.Add(k.name, "%s %d %s", k.name, v, k.why(v, t.WaveSize))
 			}
+		}
+	case "matvec_x8":
+		for _, k := range []struct {
+			name string
+			why  func(v, wave int) string
+		}{{"threads", threadsWhy}, {"rows", rowsWhy}} {
+			if v := knobs[k.name]; k.why(v, t.WaveSize) != "" {
+				l.Add(k.name, "%s %d %s", k.name, v, k.why(v, t.WaveSize))
+			}
+		}
+	}
+	return l
+}
+
+// FormatKnobProblems is KnobProblems and the rules that depend on the
+// format, one of blockElems elements per block: matvec_x8's threads must
+// be a multiple of the block's 32-element groups (each thread keeps to one
+// group of every block it visits).
+func (t *Target) FormatKnobProblems(family string, blockElems int, knobs map[string]int) []check.Problem {
+	l := check.List(t.KnobProblems(family, knobs))
+	if family == "matvec_x8" && len(l) == 0 {
+		if gpb := blockElems / 32; blockElems%32 != 0 || gpb == 0 {
+			l.Add("threads", "matvec_x8 needs blocks of whole 32-element groups, not %d elements", blockElems)
+		} else if v := knobs["threads"]; v%gpb != 0 {
+			l.Add("threads", "threads %d must be a multiple of the %d 32-element groups per block", v, gpb)
 		}
 	}
 	return l

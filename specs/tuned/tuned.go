@@ -40,9 +40,18 @@ type Class struct {
 	Doc     string
 }
 
-// Family is a tunable kernel family.
+// Family is a tunable kernel: the key of its winners in the files and the
+// name forgebench tune --family takes.
 type Family struct {
-	Name    string  // the family's name in specs/families: "matvec"
+	Name string // "matvec", "matvec_x8"
+	// Spec is the family in specs/families whose generated file (one per
+	// format and target) holds the kernel: "matvec".
+	Spec string
+	// Kernel is the kernel of Spec that is timed: "matvec_f32".
+	Kernel string
+	// IntForm: the kernel runs on a format's integer form, so only the
+	// formats that have one (formats.Meta.SubBlock > 0) have winners.
+	IntForm bool
 	Knobs   []Knob  // in the order of the template's parameters
 	Classes []Class // ordered by MaxCols; the last is unbounded
 }
@@ -50,7 +59,9 @@ type Family struct {
 // MatVec is the matvec family: its knobs are MatVecTuning's fields
 // (template parameters Threads, Rows, Chunk).
 var MatVec = &Family{
-	Name: "matvec",
+	Name:   "matvec",
+	Spec:   "matvec",
+	Kernel: "matvec_f32",
 	Knobs: []Knob{
 		{Name: "threads", Macro: "FORGE_TUNE_MATVEC_THREADS"},
 		{Name: "rows", Macro: "FORGE_TUNE_MATVEC_ROWS"},
@@ -62,8 +73,33 @@ var MatVec = &Family{
 	},
 }
 
+// MatVecX8 is the matvec family's kernel on a format's integer form,
+// matvec_x8 (the template's FORGE_TUNE_MATVEC_X8_* macros). It has one
+// shape class: a thread takes one 32-element group of a block at a time
+// and strides over a row's blocks, so cols sets only the trip count, not
+// the access pattern or the registers a configuration needs, and the
+// launcher has no per-cols choice to make. Measured, the default
+// configuration's times at 4096×14336 and 14336×4096 are within about 15%
+// of each other for every format (docs/PERFORMANCE.md, "The integer
+// matvec", cache defeated). It is tuned at 4096×14336, the hand sweep's
+// shape and the llama.cpp comparison's; should a run at 14336×4096 pick
+// other winners, a second class is the place for them.
+var MatVecX8 = &Family{
+	Name:    "matvec_x8",
+	Spec:    "matvec",
+	Kernel:  "matvec_x8",
+	IntForm: true,
+	Knobs: []Knob{
+		{Name: "threads", Macro: "FORGE_TUNE_MATVEC_X8_THREADS"},
+		{Name: "rows", Macro: "FORGE_TUNE_MATVEC_X8_ROWS"},
+	},
+	Classes: []Class{
+		{Name: "all", Rows: 4096, Cols: 14336, Doc: "every shape (tuned at 4096×14336: FFN down)"},
+	},
+}
+
 // Families are the tunable families.
-var Families = []*Family{MatVec}
+var Families = []*Family{MatVec, MatVecX8}
 
 // FamilyByName finds a tunable family.
 func FamilyByName(name string) (*Family, bool) {

@@ -148,7 +148,7 @@ func withOutput(args []string, out string) []string {
 }
 
 func (b *CompilerBuilder) familySource(format string) string {
-	return path.Join(hipgen.Dir, b.Target.Name, strings.ToLower(format)+"_"+b.Family.Name+".hip")
+	return path.Join(hipgen.Dir, b.Target.Name, strings.ToLower(format)+"_"+b.Family.Spec+".hip")
 }
 
 // Fingerprint hashes format's family file, the runtime file, the

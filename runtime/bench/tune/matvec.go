@@ -12,11 +12,13 @@ import (
 	"github.com/rocmforge/forge/specs/tuned"
 )
 
-// MatVecRunner checks and times the matvec family through a backend's
-// backend.Matrix operation on a device, with suite's data, reference and
-// tolerances.
+// MatVecRunner checks and times one of the matvec family's kernels through
+// a backend's backend.Matrix operation on a device, with suite's data,
+// reference and tolerances, as forgebench runs them: matvec_x8's launch is
+// the pair of the activations' quantization and the matvec.
 type MatVecRunner struct {
-	Iters int // launches per timed repetition; 0: 10
+	Kernel string // "matvec_f32" (also when ""), "matvec_x8"
+	Iters  int    // launches per timed repetition; 0: 10
 
 	mu   sync.Mutex
 	data map[string]matVecInput
@@ -56,7 +58,10 @@ func (m *MatVecRunner) input(f *formats.Format, rows, cols int, seed uint64) (ma
 }
 
 // Check runs f's matvec at MatVecCheckShapes against suite.MatVecRef: the
-// NMSE must be at most suite.MatVecTolerance and no row bad (suite.BadRows).
+// NMSE must be at most suite.MatVecTolerance and no row bad (suite.BadRows);
+// for matvec_x8, the NMSE at most suite.MatVecX8Tolerance (over at least
+// suite.MatVecX8MinRows rows) and every row within its quantization bound
+// (suite.BadRowsX8).
 func (m *MatVecRunner) Check(b backend.Backend, f *formats.Format) error {
 	mb, ok := backend.MatrixOp.Of(b)
 	if !ok {
@@ -69,10 +74,17 @@ func (m *MatVecRunner) Check(b backend.Backend, f *formats.Format) error {
 			return err
 		}
 		y := make([]float32, rows)
-		if err := mb.RunMatrix(matVecKernel(f), y, in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
+		if err := mb.RunMatrix(m.kernel(f), y, in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}); err != nil {
 			return err
 		}
 		ref, mag := suite.MatVecRef(f, in.w, in.x, rows, cols)
+		if m.x8() {
+			nmse, bad := suite.NMSE(y, ref), suite.BadRowsX8(y, ref, suite.MatVecX8Bounds(f, in.w, in.x, rows, cols))
+			if !(rows < suite.MatVecX8MinRows || nmse <= suite.MatVecX8Tolerance) || bad > 0 {
+				return fmt.Errorf("%d×%d: NMSE %.3g (tolerance %g), %d rows past their quantization bound", rows, cols, nmse, suite.MatVecX8Tolerance, bad)
+			}
+			continue
+		}
 		if nmse, bad := suite.NMSE(y, ref), suite.BadRows(y, ref, mag); !(nmse <= suite.MatVecTolerance) || bad > 0 {
 			return fmt.Errorf("%d×%d: NMSE %.3g (tolerance %g), %d bad rows", rows, cols, nmse, suite.MatVecTolerance, bad)
 		}
@@ -93,7 +105,7 @@ func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.C
 	if err != nil {
 		return 0, err
 	}
-	r, _, err := mb.PrepareMatrix(matVecKernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
+	r, _, err := mb.PrepareMatrix(m.kernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
 	if err != nil {
 		return 0, err
 	}
@@ -117,7 +129,13 @@ func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.C
 	return us[len(us)/2], nil
 }
 
-// matVecKernel is format f's matvec_f32 kernel, the one the tuner times.
-func matVecKernel(f *formats.Format) backend.Kernel {
-	return family.MatVec.Kernel(suite.Suite{Family: family.MatVec.Name, Kernel: "matvec_f32", Output: backend.OutputF32, Format: f})
+func (m *MatVecRunner) x8() bool { return m.Kernel == tuned.MatVecX8.Kernel }
+
+// kernel is format f's kernel the runner checks and times.
+func (m *MatVecRunner) kernel(f *formats.Format) backend.Kernel {
+	name := m.Kernel
+	if name == "" {
+		name = tuned.MatVec.Kernel
+	}
+	return family.MatVec.Kernel(suite.Suite{Family: family.MatVec.Name, Kernel: name, Output: backend.OutputF32, Format: f})
 }

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -91,13 +92,42 @@ func Enumerate(fam *tuned.Family, space Space) []Candidate {
 }
 
 // FamilySpace is target t's tuning space and default configuration for a
-// tunable family, from the target spec.
+// tunable family, from the target spec. The default is nil for a family
+// whose default depends on the format (FormatDefault).
 func FamilySpace(t *targets.Target, fam *tuned.Family) (Space, Candidate, error) {
 	space, def, ok := t.TuningSpace(fam.Name)
 	if !ok {
 		return nil, nil, fmt.Errorf("family %s: no tuning space in specs/targets yet", fam.Name)
 	}
 	return space, def, nil
+}
+
+// FormatDefault is the configuration the generated launcher takes for f
+// when no winner is baked in: def (the target's, for every format) when
+// not nil, else the family's rule for f (targets.MatVecX8Default).
+func FormatDefault(fam *tuned.Family, def Candidate, f *formats.Format) Candidate {
+	if def != nil {
+		return def
+	}
+	if fam.Name == tuned.MatVecX8.Name {
+		return targets.MatVecX8Default(f.BlockElems, f.BlockBytes)
+	}
+	return nil
+}
+
+// FormatCandidates are the candidates of space that f can compile on t,
+// in Enumerate's order, and a line for each one left out saying why
+// (targets.Target.FormatKnobProblems: matvec_x8's threads must be a
+// multiple of a block's 32-element groups).
+func FormatCandidates(t *targets.Target, fam *tuned.Family, space Space, f *formats.Format) (cands []Candidate, skipped []string) {
+	for _, c := range Enumerate(fam, space) {
+		if ps := t.FormatKnobProblems(fam.Name, f.BlockElems, c); len(ps) > 0 {
+			skipped = append(skipped, c.String(fam)+": "+ps[0].Msg)
+			continue
+		}
+		cands = append(cands, c)
+	}
+	return cands, skipped
 }
 
 // Builder builds the kernel library of one candidate.
@@ -136,7 +166,7 @@ type Config struct {
 	Family   *tuned.Family
 	Formats  []*formats.Format
 	Space    Space
-	Default  Candidate
+	Default  Candidate // nil: per format, FormatDefault
 	Builder  Builder
 	Open     Opener
 	Runner   Runner
@@ -280,31 +310,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("tune: no formats")
 	}
 	fam := cfg.Family
-	cands := Enumerate(fam, cfg.Space)
-	if len(cands) == 0 {
+	all := Enumerate(fam, cfg.Space)
+	if len(all) == 0 {
 		return nil, fmt.Errorf("tune: target %s: the %s tuning space is empty", cfg.Target.Name, fam.Name)
 	}
 	// go generate rejects a winner the target cannot compile, by the same
-	// rules: refuse such a candidate before spending time on it.
-	for _, c := range append([]Candidate{cfg.Default}, cands...) {
+	// rules: refuse such a candidate before spending time on it. (Rules
+	// that depend on the format only leave candidates out of that format's
+	// list: FormatCandidates.)
+	var defaults []Candidate
+	for _, f := range cfg.Formats {
+		if fam.IntForm && !f.HasIntForm() {
+			return nil, fmt.Errorf("tune: %s has no integer form, so no %s kernel to tune", f.Name, fam.Kernel)
+		}
+		def := FormatDefault(fam, cfg.Default, f)
+		if def == nil {
+			return nil, fmt.Errorf("tune: %s: no default configuration for %s", fam.Name, f.Name)
+		}
+		defaults = append(defaults, def)
+	}
+	for _, c := range append(slices.Clone(defaults), all...) {
 		if err := check.Err("tune: target "+cfg.Target.Name+": candidate "+c.String(fam), cfg.Target.KnobProblems(fam.Name, c)); err != nil {
 			return nil, err
 		}
 	}
-	hasDefault := false
-	for _, c := range cands {
-		hasDefault = hasDefault || c.equal(cfg.Default)
-	}
-	if !hasDefault {
-		// The default is always timed, so that the report can say what tuning gained.
-		cands = append(cands, cfg.Default)
-	}
 
 	// The device's name is part of every cache key: open the default
 	// candidate of the first format to learn it.
-	lib, err := cfg.Builder.Build(ctx, cfg.Formats[0].Name, cfg.Default)
+	lib, err := cfg.Builder.Build(ctx, cfg.Formats[0].Name, defaults[0])
 	if err != nil {
-		return nil, fmt.Errorf("tune: the spec default (%s) of %s: %w", cfg.Default.String(fam), cfg.Formats[0].Name, err)
+		return nil, fmt.Errorf("tune: the spec default (%s) of %s: %w", defaults[0].String(fam), cfg.Formats[0].Name, err)
 	}
 	_, device, err := cfg.Open(lib)
 	if err != nil {
@@ -312,14 +347,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Target: cfg.Target.Name, Family: fam.Name, Device: device, Date: now().UTC().Format(time.RFC3339),
 		Rev: cfg.Rev, Weights: string(cfg.Weights)}
-	cfg.logf("forgebench tune: %s %s on %s: %d candidates per format, %d formats, classes %s\n",
-		cfg.Target.Name, fam.Name, device, len(cands), len(cfg.Formats), strings.Join(fam.ClassNames(), ", "))
+	cfg.logf("forgebench tune: %s %s on %s: up to %d candidates per format, %d formats, classes %s\n",
+		cfg.Target.Name, fam.Name, device, len(all)+1, len(cfg.Formats), strings.Join(fam.ClassNames(), ", "))
 
-	for _, f := range cfg.Formats {
+	for i, f := range cfg.Formats {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		groups, err := cfg.tuneFormat(ctx, f, cands, device, res)
+		cands, skipped := FormatCandidates(cfg.Target, fam, cfg.Space, f)
+		for _, why := range skipped {
+			cfg.logf("%s: left out %s\n", f.Name, why)
+		}
+		if !slices.ContainsFunc(cands, defaults[i].equal) {
+			// The default is always timed, so that the report can say what tuning gained.
+			cands = append(cands, defaults[i])
+		}
+		groups, err := cfg.tuneFormat(ctx, f, cands, defaults[i], device, res)
 		if err != nil {
 			return res, err
 		}
@@ -328,7 +371,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Candidate, device string, res *Result) ([]Group, error) {
+func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Candidate, def Candidate, device string, res *Result) ([]Group, error) {
 	fam := cfg.Family
 	fp, err := cfg.Builder.Fingerprint(f.Name)
 	if err != nil {
@@ -437,7 +480,7 @@ func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Ca
 			}
 			if t.OK {
 				g.Timed = append(g.Timed, t)
-				if c.equal(cfg.Default) {
+				if c.equal(def) {
 					g.DefaultUS = t.US
 				}
 			} else {

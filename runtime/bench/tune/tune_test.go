@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,139 @@ func TestFlow(t *testing.T) {
 	cfg.NoCache = true
 	if res, err := Run(context.Background(), cfg); err != nil || res.Cached != 0 {
 		t.Errorf("--no-cache: %v, %d cached", err, res.Cached)
+	}
+}
+
+// matvec_x8's candidates: the sweep's threads × rows for a 32-element
+// format and a super-block format alike (64, 128 and 256 threads are
+// multiples of any real format's 32-element groups per block), the
+// format's default among them; a block of 128 groups leaves 64 threads out.
+func TestFormatCandidatesX8(t *testing.T) {
+	space, def, err := FamilySpace(targets.SM90, tuned.MatVecX8)
+	if err != nil || def != nil {
+		t.Fatalf("space %v, default %v, %v: matvec_x8's default is per format", space, def, err)
+	}
+	for _, tc := range []struct {
+		f       *formats.Format
+		def     string
+		n, skip int
+	}{
+		{formats.Q4_0, "threads=64 rows=2", 9, 0},
+		{formats.Q8_0, "threads=64 rows=1", 9, 0},
+		{formats.Q4_K, "threads=128 rows=1", 9, 0},
+		{&formats.Format{Meta: formats.Meta{Name: "BIG", BlockElems: 4096, BlockBytes: 2048}}, "threads=128 rows=1", 6, 3},
+	} {
+		cands, skipped := FormatCandidates(targets.SM90, tuned.MatVecX8, space, tc.f)
+		if len(cands) != tc.n || len(skipped) != tc.skip {
+			t.Errorf("%s: %d candidates, %d left out (%v), want %d, %d", tc.f.Name, len(cands), len(skipped), skipped, tc.n, tc.skip)
+		}
+		for _, c := range cands {
+			if ps := targets.SM90.FormatKnobProblems("matvec_x8", tc.f.BlockElems, c); len(ps) > 0 || c["threads"]%(tc.f.BlockElems/32) != 0 {
+				t.Errorf("%s: candidate %s: %v", tc.f.Name, c.String(tuned.MatVecX8), ps)
+			}
+		}
+		for _, s := range skipped {
+			if !strings.HasPrefix(s, "threads=64 ") || !strings.Contains(s, "must be a multiple of the 128 32-element groups per block") {
+				t.Errorf("%s: left out %q", tc.f.Name, s)
+			}
+		}
+		d := FormatDefault(tuned.MatVecX8, nil, tc.f)
+		if d.String(tuned.MatVecX8) != tc.def {
+			t.Errorf("%s: default %s, want %s", tc.f.Name, d.String(tuned.MatVecX8), tc.def)
+		}
+		if tc.skip == 0 && !slices.ContainsFunc(cands, d.equal) {
+			t.Errorf("%s: the default %s is not a candidate", tc.f.Name, d.String(tuned.MatVecX8))
+		}
+	}
+	if got := strings.Join(Candidate{"threads": 256, "rows": 4}.Defines(tuned.MatVecX8), " "); got != "-DFORGE_TUNE_MATVEC_X8_THREADS=256 -DFORGE_TUNE_MATVEC_X8_ROWS=4" {
+		t.Errorf("defines %q", got)
+	}
+}
+
+// x8Runner: 128 threads and 2 rows is fastest for 32-element blocks, 256
+// threads and 1 row for super-blocks; 4 rows fails the check.
+type x8Runner struct{ timed int }
+
+func (x8Runner) Check(b backend.Backend, f *formats.Format) error {
+	if _, rw, _ := knobsOf(b); rw == 4 {
+		return errors.New("67×288: NMSE 0.5 (tolerance 0.0005), 67 rows past their quantization bound")
+	}
+	return nil
+}
+
+func (r *x8Runner) Time(b backend.Backend, f *formats.Format, class *tuned.Class, _ backend.WeightMode, _ int) (float64, error) {
+	r.timed++
+	if class.Name != "all" {
+		return 0, fmt.Errorf("class %s", class.Name)
+	}
+	th, rw, _ := knobsOf(b)
+	if f.BlockElems == 32 {
+		return 10 + abs(th-128)/64 + abs(rw-2), nil
+	}
+	return 20 + abs(th-256)/64 + abs(rw-1), nil
+}
+
+// The tuner over matvec_x8: per format its own default, one class, the
+// winners written beside the existing matvec ones and read back.
+func TestFlowX8(t *testing.T) {
+	space, _, _ := FamilySpace(targets.SM90, tuned.MatVecX8)
+	b, r := &fakeBuilder{source: "v1"}, &x8Runner{}
+	cfg := testConfig(t, b, r, t.TempDir())
+	cfg.Family, cfg.Space, cfg.Default = tuned.MatVecX8, space, nil
+	cfg.Formats = []*formats.Format{formats.Q4_0, formats.Q4_K}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Family != "matvec_x8" || len(res.Groups) != 2 {
+		t.Fatalf("family %s, %d groups", res.Family, len(res.Groups))
+	}
+	q40, q4k := res.Groups[0], res.Groups[1]
+	if q40.Class != "all" || q40.Shape != "4096x14336" || q4k.Shape != "4096x14336" {
+		t.Errorf("classes %s %s, shapes %s %s", q40.Class, q4k.Class, q40.Shape, q4k.Shape)
+	}
+	if q40.Winner.Config != "threads=128 rows=2" || q4k.Winner.Config != "threads=256 rows=1" {
+		t.Errorf("winners %s, %s", q40.Winner.Config, q4k.Winner.Config)
+	}
+	// 9 candidates each, the 3 with 4 rows failing the check.
+	if len(q40.Timed) != 6 || len(q40.Dropped) != 3 || len(q4k.Timed) != 6 {
+		t.Errorf("Q4_0 timed %d dropped %d, Q4_K timed %d", len(q40.Timed), len(q40.Dropped), len(q4k.Timed))
+	}
+	// Each format's default is its own (64×2 for Q4_0, 128×1 for Q4_K).
+	if q40.DefaultUS != 11 || q4k.DefaultUS != 22 {
+		t.Errorf("defaults %v µs, %v µs", q40.DefaultUS, q4k.DefaultUS)
+	}
+	existing := &tuned.File{Target: "sm_90"}
+	existing.Set("matvec", "Q4_0", "narrow", &tuned.Entry{Knobs: map[string]int{"threads": 128, "rows": 8, "chunk": 32}})
+	data, err := Winners(existing, res).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := tuned.Parse(data, "sm_90", []string{"Q4_0", "Q4_K"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Candidates != 6 || e.DefaultUS != 22 {
+		t.Errorf("Q4_K entry %+v", e)
+	}
+	if e := back.Entry("matvec", "Q4_0", "narrow"); e == nil || e.Knobs["rows"] != 8 {
+		t.Errorf("the matvec entry was lost: %s", data)
+	}
+	if !strings.Contains(string(data), `"matvec_x8": {`) || strings.Contains(string(data), `"chunk": 0`) {
+		t.Errorf("file:\n%s", data)
+	}
+
+	// A format without an integer form is refused before anything is built.
+	b2 := &fakeBuilder{source: "v1"}
+	cfg = testConfig(t, b2, &x8Runner{}, "")
+	cfg.Family, cfg.Space, cfg.Default = tuned.MatVecX8, space, nil
+	cfg.Formats = []*formats.Format{formats.F16}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "F16 has no integer form, so no matvec_x8 kernel to tune") || b2.builds != 0 {
+		t.Errorf("F16: %v, %d builds", err, b2.builds)
+	}
+	// So is a thread count the wave64 target cannot compile.
+	cfg.Target, cfg.Formats, cfg.Space = targets.GFX90A, []*formats.Format{formats.Q4_0}, Space{"threads": {64, 96}, "rows": {1}}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "candidate threads=96 rows=1: threads 96 must be a multiple of the wave size 64") {
+		t.Errorf("threads 96 on gfx90a: %v", err)
 	}
 }
