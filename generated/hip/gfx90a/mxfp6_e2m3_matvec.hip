@@ -307,8 +307,8 @@ FORGE_EXPORT int forge_matvec_f32_mxfp6_e2m3(const void* w, const float* x, floa
 // (FORGE_LAUNCH_AFTER): on NVIDIA the kernel's workgroups start while the
 // quantization of x drains and wait for its output.
 //
-// Tuning. Until forgebench tune covers this kernel, the configuration is a
-// default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
+// Tuning. No forgebench tune winner for MXFP6_E2M3 on gfx90a (specs/tuned), so the
+// configuration is a default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
 // for every format at 4096×14336; docs/PERFORMANCE.md has the table): blocks
 // of 32 elements take 64 threads and 2 rows per workgroup (1 above 6 bits
 // per weight), super-blocks 128 threads and 1 row (more rows keep more of

@@ -320,8 +320,8 @@ FORGE_EXPORT int forge_matvec_f32_nvfp4(const void* w, const float* x, float* y,
 // (FORGE_LAUNCH_AFTER): on NVIDIA the kernel's workgroups start while the
 // quantization of x drains and wait for its output.
 //
-// Tuning. Until forgebench tune covers this kernel, the configuration is a
-// default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
+// Tuning. No forgebench tune winner for NVFP4 on sm_90 (specs/tuned), so the
+// configuration is a default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
 // for every format at 4096×14336; docs/PERFORMANCE.md has the table): blocks
 // of 32 elements take 64 threads and 2 rows per workgroup (1 above 6 bits
 // per weight), super-blocks 128 threads and 1 row (more rows keep more of
