@@ -10,12 +10,12 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
+	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/gguf"
 )
 
@@ -141,29 +141,9 @@ func ggufLs(c *cli.Context) error {
 // printTable prints rows in aligned columns; columns from firstNumeric on
 // are right-aligned.
 func printTable(w io.Writer, rows [][]string, firstNumeric int) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i >= firstNumeric {
-				b.WriteString(pad + c)
-			} else if i < len(r)-1 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
+	var b strings.Builder
+	bench.WriteColumns(&b, rows, func(col int) bool { return col >= firstNumeric })
+	io.WriteString(w, b.String())
 }
 
 func shape(d []int64) string {

@@ -214,6 +214,17 @@ func MetricCell(m suite.Metric) string {
 // alignRows writes rows in columns two spaces apart, the first column
 // left-aligned and the others right-aligned.
 func alignRows(b *strings.Builder, rows [][]string) {
+	WriteColumns(b, rows, func(col int) bool { return col > 0 })
+}
+
+// WriteColumns writes rows (the first one sets the column count) in
+// columns two spaces apart, each padded to its widest cell in characters
+// ("µ" is one); right(col) aligns column col to the right. Lines carry no
+// trailing spaces.
+func WriteColumns(b *strings.Builder, rows [][]string, right func(col int) bool) {
+	if len(rows) == 0 {
+		return
+	}
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
@@ -224,10 +235,13 @@ func alignRows(b *strings.Builder, rows [][]string) {
 		var line strings.Builder
 		for i, c := range r {
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i == 0 {
-				line.WriteString(c + pad)
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if right(i) {
+				line.WriteString(pad + c)
 			} else {
-				line.WriteString("  " + pad + c)
+				line.WriteString(c + pad)
 			}
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
@@ -63,7 +63,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, r := range c.Rows {
 		table = append(table, r.cells())
 	}
-	writeAligned(&b, table, numeric)
+	bench.WriteColumns(&b, table, func(col int) bool { return numeric[col] })
 	b.WriteString("\n" + c.tally() + "\n")
 	for _, n := range c.Notes {
 		b.WriteString("note: " + n + "\n")
@@ -106,32 +106,5 @@ func writeUnmatched(b *strings.Builder, title string, us []Unmatched, bullet str
 	}
 	for _, u := range us {
 		fmt.Fprintf(b, "%s%s: %s\n", bullet, u.What, u.Why)
-	}
-}
-
-// writeAligned writes table's rows with its columns padded to a common
-// width (in characters: "µ" is one), two spaces apart; right[i] aligns
-// column i to the right.
-func writeAligned(b *strings.Builder, table [][]string, right []bool) {
-	width := make([]int, len(table[0]))
-	for _, row := range table {
-		for i, cell := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for _, row := range table {
-		var line strings.Builder
-		for i, cell := range row {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if right[i] {
-				line.WriteString(pad + cell)
-			} else {
-				line.WriteString(cell + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 }
