@@ -25,6 +25,7 @@ import (
 	"text/template"
 
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
 	"github.com/rocmforge/forge/templates/hip"
 )
@@ -110,10 +111,10 @@ type familyData struct {
 	// order, each with its configuration: the tuned winner from
 	// specs/tuned/<target>.json, else the target spec's MatVec.
 	MatVecClasses []launchClass
-	// MatVecX8 is matvec_x8's configuration from specs/tuned/<target>.json
-	// (specs/tuned.MatVecX8: one class), baked in as the default of its
-	// FORGE_TUNE_MATVEC_X8_* macros; nil when there is no winner, and then
-	// the template's own rule (targets.MatVecX8Default) is the default.
+	// MatVecX8 is matvec_x8's configuration (specs/tuned.MatVecX8: one
+	// class), baked in as the default of its FORGE_TUNE_MATVEC_X8_* macros:
+	// the winner from specs/tuned/<target>.json, else
+	// targets.MatVecX8Default; nil for a format without the integer form.
 	MatVecX8 *launchClass
 }
 
@@ -124,6 +125,7 @@ type launchClass struct {
 	MaxCols              int    // the dispatch test is cols <= MaxCols; 0 for the last class (the else branch)
 	Threads, Rows, Chunk int
 	Source               string // where the configuration came from, for the header comment
+	Tuned                bool   // Source is a forgebench tune winner
 }
 
 // kernelData is one kernel of the family (for the format).
@@ -254,7 +256,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.Format, data.Lower, data.Device = f, f.Lower(), &d
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
-			data.MatVecX8 = matVecX8Tuned(f, t)
+			data.MatVecX8 = matVecX8Config(f, t)
 		}
 	}
 	for _, k := range fam.Kernels {
@@ -298,14 +300,20 @@ func matVecClasses(f *ir.Format, t *ir.Target) []launchClass {
 	return out
 }
 
-// matVecX8Tuned is format f's matvec_x8 winner on target t, or nil.
-func matVecX8Tuned(f *ir.Format, t *ir.Target) *launchClass {
+// matVecX8Config is format f's matvec_x8 configuration on target t: the
+// winner from specs/tuned, else targets.MatVecX8Default (the rule read off
+// the hand sweep on the H100), so that the rule lives in one place.
+func matVecX8Config(f *ir.Format, t *ir.Target) *launchClass {
 	c := tuned.MatVecX8.Classes[0]
-	e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name)
-	if e == nil {
-		return nil
+	lc := &launchClass{Name: c.Name, Doc: c.Doc}
+	if e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name); e != nil {
+		lc.Threads, lc.Rows, lc.Source, lc.Tuned = e.Knobs["threads"], e.Knobs["rows"], tunedSource(t, e), true
+		return lc
 	}
-	return &launchClass{Name: c.Name, Doc: c.Doc, Threads: e.Knobs["threads"], Rows: e.Knobs["rows"], Source: tunedSource(t, e)}
+	d := targets.MatVecX8Default(f.BlockElems, f.BlockBytes)
+	lc.Threads, lc.Rows = d["threads"], d["rows"]
+	lc.Source = "no forgebench tune winner in " + tuned.Path(t.Name) + ", so the default rule read off a sweep on the H100 (targets.MatVecX8Default)"
+	return lc
 }
 
 // tunedSource is where a winner came from, for the generated file's comments.

@@ -175,9 +175,8 @@ var MatVecX8Space = map[string][]int{"threads": {64, 128, 256}, "rows": {1, 2, 4
 // templates/hip/matvec.hip.tmpl #ifndef FORGE_TUNE_MATVEC_X8_* defaults,
 // a rule read off the hand sweep on the H100: blocks of 32 elements 64
 // threads and 2 rows (1 above 6 bits per weight), super-blocks 128
-// threads and 1 row. The template keeps its own copy of the rule (the
-// generated files without winners must not change with this function):
-// change both together.
+// threads and 1 row. gen/hipgen bakes it into each launcher that has no
+// winner, so this is the rule's one copy.
 func MatVecX8Default(blockElems, blockBytes int) map[string]int {
 	threads, rows := 64, 2
 	if blockElems > 32 {

@@ -323,22 +323,23 @@ FORGE_EXPORT int forge_matvec_f32_iq4_xs(const void* w, const float* x, float* y
 // (FORGE_LAUNCH_AFTER): on NVIDIA the kernel's workgroups start while the
 // quantization of x drains and wait for its output.
 //
-// Tuning. No forgebench tune winner for IQ4_XS on sm_90 (specs/tuned), so the
-// configuration is a default read off a sweep on the H100 (threads 64, 128, 256 × rows 1, 2, 4
-// for every format at 4096×14336; docs/PERFORMANCE.md has the table): blocks
-// of 32 elements take 64 threads and 2 rows per workgroup (1 above 6 bits
-// per weight), super-blocks 128 threads and 1 row (more rows keep more of
-// their scales and word addresses live: Q6_K took 1.3–1.7x as long).
+// Tuning. 128 threads and 1 rows per workgroup for every shape:
+// no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+// The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
+// docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
+// 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
+// rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
+// as long).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
 
 static constexpr uint32_t forge_mvx8_iq4_xs_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_iq4_xs_gpb = 256 / 32; // 32-element groups per block
 static_assert(256 % 32 == 0 && (32 == 16 || 32 == 32), "IQ4_XS: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS (256 > 32 ? 128 : 64)
+#define FORGE_TUNE_MATVEC_X8_THREADS 128
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS (256 > 32 || 136 * 8 > 6 * 256 ? 1 : 2)
+#define FORGE_TUNE_MATVEC_X8_ROWS 1
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
