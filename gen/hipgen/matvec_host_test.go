@@ -27,7 +27,7 @@ var matvecTunes = []struct {
 }{
 	{"spec", nil},
 	{"odd", []string{"-DFORGE_TUNE_MATVEC_THREADS=64", "-DFORGE_TUNE_MATVEC_ROWS=3", "-DFORGE_TUNE_MATVEC_CHUNK=32",
-		"-DFORGE_TUNE_MATVEC_X8_THREADS=64", "-DFORGE_TUNE_MATVEC_X8_ROWS=3"}},
+		"-DFORGE_TUNE_MATVEC_X8_THREADS=64", "-DFORGE_TUNE_MATVEC_X8_ROWS=3", "-DFORGE_TUNE_MATVEC_X8_LANES=8"}},
 }
 
 // matvecFormats run in every run of TestMatVecKernelHost: a 32-element
@@ -221,16 +221,22 @@ func (in *matvecInput) files(t *testing.T, e *emuHost) (wp, xp string) {
 	return in.wp, in.xp
 }
 
-// x8SumBound bounds |kernel − formats.DotX8| for one row: both add the
-// same N terms (a sub-block's Scale·D·Σcode·Q, and its Offset·S where the
-// form has offsets), each computed with at most three roundings (the
-// scale product, the term product, and for 32-element sub-blocks the sum
-// of two S), in different orders and with or without fused multiply-adds.
-// A recursive float32 sum of N terms, in any order, is within (N−1)·u of
-// their absolute sum M (u = 2^-24), so each side is within (N+2)·u·M of
-// the exact sum and the two within 2·(N+3)·u·M. A wrong term (a sub-block's
-// scale, offset or codes, a wrong x group) moves the result by about M/N,
-// hundreds of times the bound at the shapes here.
+// x8SumBound bounds |kernel − formats.DotX8| for one row. DotX8 adds a
+// sub-block's Scale·D·Σcode·Q, and its Offset·S where the form has
+// offsets; the kernel adds the same, except that with several lanes per
+// 32-element group each lane adds its own words' share Scale·D·Σ_piece,
+// so a sub-block's first term is split into up to one piece per 32-bit
+// word. Bounding at that finest split covers every lanes setting: M is
+// the sum of the absolute values of the per-word terms and the offset
+// terms (at least either side's absolute sum, |Σ| ≤ Σ|·|), and N their
+// count, each computed with at most three roundings (the scale product,
+// the term product, and for 32-element sub-blocks the sum of two S), in
+// different orders and with or without fused multiply-adds. A recursive
+// float32 sum of N terms, in any order, is within (N−1)·u of their
+// absolute sum (u = 2^-24), so each side is within (N+2)·u·M of the exact
+// sum and the two within 2·(N+3)·u·M. A wrong term (a sub-block's scale,
+// offset or codes, a wrong x group) moves the result by about M/N, far
+// more than the bound at the shapes here.
 func x8SumBound(f *formats.Format, row []byte, q formats.X8) float64 {
 	const u = 1.0 / (1 << 24)
 	var m float64
@@ -239,14 +245,12 @@ func x8SumBound(f *formats.Format, row []byte, q formats.X8) float64 {
 		blk := row[b*f.BlockBytes:]
 		for s := int32(0); s < int32(f.BlockElems/f.SubBlock); s++ {
 			e := b*f.BlockElems + int(s)*f.SubBlock
-			var isum int32
 			for w := s * int32(f.SubBlock/4); w < (s+1)*int32(f.SubBlock/4); w++ {
 				k := b*f.BlockElems + 4*int(w)
 				xw := uint32(uint8(q.Q[k])) | uint32(uint8(q.Q[k+1]))<<8 | uint32(uint8(q.Q[k+2]))<<16 | uint32(uint8(q.Q[k+3]))<<24
-				isum = formats.Dot4(f.IntCodes(blk, w), xw, isum)
+				m += math.Abs(float64(f.IntScale(blk, s)) * float64(q.D[e/32]) * float64(formats.Dot4(f.IntCodes(blk, w), xw, 0)))
+				n++
 			}
-			m += math.Abs(float64(f.IntScale(blk, s)) * float64(q.D[e/32]) * float64(isum))
-			n++
 			if f.HasIntOffset() {
 				ssub := float64(q.S[e/16])
 				if f.SubBlock == 32 {

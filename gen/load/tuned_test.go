@@ -76,7 +76,7 @@ func TestTunedFileErrors(t *testing.T) {
 // key by key, for a format without one, an unknown format, and knobs the
 // target cannot compile (threads 48 on wave64, rows 0).
 func TestTunedX8Entries(t *testing.T) {
-	const x8 = `{"knobs": {"threads": 256, "rows": 2}, "device": "Fake", "date": "2026-11-21T00:00:00Z", "shape": "4096x14336", "weights": "rotate", "winner_us": 18, "default_us": 19, "candidates": 9}`
+	const x8 = `{"knobs": {"threads": 256, "rows": 2, "lanes": 1}, "device": "Fake", "date": "2026-11-21T00:00:00Z", "shape": "4096x14336", "weights": "rotate", "winner_us": 18, "default_us": 19, "candidates": 9}`
 	dir := modtest.Copy(t, "specs")
 	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matvec": {"Q4_0": {"narrow": `+goodEntry+`}}, "matvec_x8": {"Q4_K": {"all": `+x8+`}}}}`)
 	r, err := load.Load(dir)
@@ -102,7 +102,7 @@ func TestTunedX8Entries(t *testing.T) {
 	}
 	for _, want := range []string{
 		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.wide: unknown class (want one of all)",
-		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.all.knobs.chunk: unknown knob (want threads, rows)",
+		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.all.knobs.chunk: unknown knob (want threads, rows, lanes)",
 		"specs/tuned/sm_90.json: families.matvec_x8.Q9_9: unknown format",
 	} {
 		if !strings.Contains(err.Error(), want) {

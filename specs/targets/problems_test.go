@@ -73,19 +73,20 @@ func TestMatVecKnobs(t *testing.T) {
 
 func TestMatVecX8Knobs(t *testing.T) {
 	space, def, ok := SM90.TuningSpace("matvec_x8")
-	if !ok || def != nil || !slices.Equal(space["threads"], []int{64, 128, 256}) || !slices.Equal(space["rows"], []int{1, 2, 4}) {
+	if !ok || def != nil || !slices.Equal(space["threads"], []int{64, 128, 256}) || !slices.Equal(space["rows"], []int{1, 2, 4}) || !slices.Equal(space["lanes"], []int{1, 2}) {
 		t.Errorf("TuningSpace: %v %v %v", space, def, ok)
 	}
 	space["threads"][0] = 1 // a copy: the shared space is unchanged
 	if MatVecX8Space["threads"][0] != 64 {
 		t.Error("TuningSpace handed out MatVecX8Space itself")
 	}
-	for _, tc := range []struct{ elems, bytes, threads, rows int }{
-		{32, 18, 64, 2},    // Q4_0: 4.5 bits per weight
-		{32, 34, 64, 1},    // Q8_0: 8.5
-		{256, 144, 128, 1}, // Q4_K: a super-block
+	for _, tc := range []struct{ elems, bytes, threads, rows, lanes int }{
+		{32, 18, 64, 2, 1},    // Q4_0: 4.5 bits per weight
+		{32, 34, 64, 1, 1},    // Q8_0: 8.5
+		{256, 144, 128, 1, 1}, // Q4_K: a super-block
+		{256, 210, 128, 1, 2}, // Q6_K: a super-block above 6 bits per weight
 	} {
-		if d := MatVecX8Default(tc.elems, tc.bytes); d["threads"] != tc.threads || d["rows"] != tc.rows {
+		if d := MatVecX8Default(tc.elems, tc.bytes); d["threads"] != tc.threads || d["rows"] != tc.rows || d["lanes"] != tc.lanes {
 			t.Errorf("MatVecX8Default(%d, %d) = %v", tc.elems, tc.bytes, d)
 		}
 	}
@@ -95,17 +96,19 @@ func TestMatVecX8Knobs(t *testing.T) {
 		knobs       map[string]int
 		field, want string
 	}{
-		{GFX90A, 32, map[string]int{"threads": 48, "rows": 1}, "threads", "threads 48 must be a multiple of the wave size 64, at most 1024"},
-		{SM90, 32, map[string]int{"threads": 64, "rows": 0}, "rows", "rows 0 must be in [1, 16]"},
-		{SM90, 4096, map[string]int{"threads": 64, "rows": 1}, "threads", "threads 64 must be a multiple of the 128 32-element groups per block"},
-		{SM90, 48, map[string]int{"threads": 64, "rows": 1}, "threads", "matvec_x8 needs blocks of whole 32-element groups, not 48 elements"},
+		{GFX90A, 32, map[string]int{"threads": 48, "rows": 1, "lanes": 1}, "threads", "threads 48 must be a multiple of the wave size 64, at most 1024"},
+		{SM90, 32, map[string]int{"threads": 64, "rows": 0, "lanes": 1}, "rows", "rows 0 must be in [1, 16]"},
+		{SM90, 32, map[string]int{"threads": 64, "rows": 1, "lanes": 3}, "lanes", "lanes 3 must be 1, 2, 4 or 8"},
+		{SM90, 4096, map[string]int{"threads": 64, "rows": 1, "lanes": 1}, "threads", "threads 64 must be a multiple of the 128 32-element groups per block times 1 lanes per group"},
+		{SM90, 256, map[string]int{"threads": 32, "rows": 1, "lanes": 8}, "threads", "threads 32 must be a multiple of the 8 32-element groups per block times 8 lanes per group"},
+		{SM90, 48, map[string]int{"threads": 64, "rows": 1, "lanes": 1}, "threads", "matvec_x8 needs blocks of whole 32-element groups, not 48 elements"},
 	} {
 		ps := tc.t.FormatKnobProblems("matvec_x8", tc.elems, tc.knobs)
 		if len(ps) != 1 || ps[0].Field != tc.field || ps[0].Msg != tc.want {
 			t.Errorf("%s %d %v: %v, want %s: %s", tc.t.Name, tc.elems, tc.knobs, ps, tc.field, tc.want)
 		}
 	}
-	if ps := SM90.FormatKnobProblems("matvec_x8", 256, map[string]int{"threads": 128, "rows": 4}); len(ps) != 0 {
+	if ps := SM90.FormatKnobProblems("matvec_x8", 256, map[string]int{"threads": 128, "rows": 4, "lanes": 2}); len(ps) != 0 {
 		t.Errorf("a valid configuration: %v", ps)
 	}
 }

@@ -85,7 +85,8 @@ static inline T forge_shfl_xor(T v, int m, int width = FORGE_WAVE_SIZE) {
 // FORGE_EMU_WAVE_SUM
 
 // forge_vec16: 16 bytes, as uint4 on NVIDIA; uint4 and float4, HIP's and
-// CUDA's 16-byte vector types (matvec's vector loads).
+// CUDA's 16-byte vector types, and uint2, the 8-byte one (matvec's vector
+// loads).
 struct alignas(16) forge_vec16 {
 	uint32_t x, y, z, w;
 };
@@ -95,6 +96,14 @@ struct alignas(16) uint4 {
 struct alignas(16) float4 {
 	float x, y, z, w;
 };
+struct alignas(8) uint2 {
+	uint32_t x, y;
+};
+// forge_load_stream16: the portability header's cache hint is NVIDIA's; here
+// a plain 16-byte load.
+inline forge_vec16 forge_load_stream16(const void* p) {
+	return *(const forge_vec16*)p;
+}
 
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
 	((void)(shared_bytes), (void)(stream), forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }))

@@ -117,10 +117,10 @@ forge_matvec_f32_q8_0_kernel(const forge_BlockQ8_0* __restrict__ w, const float*
 						if (Vec && shape::vec_w) {
 							// A register copy of the chunk's one-element blocks, moved in 16-byte vectors.
 							forge_BlockQ8_0 tmp[chunk];
-							const uint4* src = (const uint4*)(row + e);
+							const forge_vec16* src = (const forge_vec16*)(row + e);
 #pragma unroll
 							for (uint32_t v = 0; v < shape::bytes / 16; ++v) {
-								const uint4 q = src[v];
+								const forge_vec16 q = forge_load_stream16(src + v);
 								memcpy((char*)tmp + 16 * v, &q, 16);
 							}
 #pragma unroll
@@ -268,25 +268,33 @@ FORGE_EXPORT int forge_matvec_f32_q8_0(const void* w, const float* x, float* y, 
 //   Scale·D·Σ code·Q,
 // Σ code·Q four codes at a time (forge_dot4 on whole 32-bit words).
 //
-// Kernel shape. A workgroup of Threads threads owns Rows rows; a thread
-// takes one 32-element group of a block at a time, at the same position in
-// every block it visits (threads stride over blocks by Threads / groups per
-// block), so the offsets inside a block that Codes and Scale compute are
-// loop-invariant and fold into the loads. It loads the group's x once (two
-// 16-byte loads when xq is 16-byte aligned, as allocations are) and applies
-// it to the Rows rows. The reduction is matvec_f32's: over the wave, then
-// over the waves in wave order. The launch is a dependent one
-// (FORGE_LAUNCH_AFTER): on NVIDIA the kernel's workgroups start while the
-// quantization of x drains and wait for its output.
+// Kernel shape. A workgroup of Threads threads owns Rows rows; Lanes lanes
+// share each 32-element group of a block, each taking 8/Lanes of its eight
+// 32-bit words, at the same position in every block it visits (threads
+// stride over blocks by Threads / (groups per block · Lanes)), so the
+// offsets inside a block that Codes and Scale compute are loop-invariant
+// and fold into the loads. One lane per group decodes each scale once per
+// 32 elements; two halve the words a lane loads, which pays where the
+// codes take several loads per word (Q6_K). A step loads its codes for
+// the Rows rows first, then its part of x (16-byte loads when xq is
+// 16-byte aligned, as allocations are). The sub-block's offset term is
+// added by the lane that holds the sub-block's first word. The reduction
+// is matvec_f32's: over the wave, then over the waves in wave order.
 //
-// Tuning. 64 threads and 1 rows per workgroup for every shape:
+// The launch is a dependent one (FORGE_LAUNCH_AFTER): on NVIDIA the
+// workgroups start while the quantization of x drains, and each thread
+// waits for its output only after issuing its first step's weight loads,
+// which do not depend on it, so those loads overlap the quantization.
+//
+// Tuning. 64 threads, 1 rows per workgroup and 1 lanes per group for every shape:
 // no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
 // The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
 // docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
 // 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
 // rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
-// as long).
-// -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r override them.
+// as long), and 2 lanes per group for super-blocks above 6 bits per weight.
+// -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
+// -DFORGE_TUNE_MATVEC_X8_LANES=l override them.
 
 static constexpr uint32_t forge_mvx8_q8_0_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q8_0_gpb = 32 / 32; // 32-element groups per block
@@ -297,29 +305,39 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q8_0: the integer path ne
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
 #define FORGE_TUNE_MATVEC_X8_ROWS 1
 #endif
+#ifndef FORGE_TUNE_MATVEC_X8_LANES
+#define FORGE_TUNE_MATVEC_X8_LANES 1
+#endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
 // 2^31), else int64_t: 64-bit address arithmetic costs registers and
 // instructions the 32-bit kind does not.
-template <uint32_t Threads, uint32_t Rows, bool Vec, typename Index>
+template <uint32_t Threads, uint32_t Rows, uint32_t Lanes, bool Vec, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matvec_x8_q8_0_kernel(const forge_BlockQ8_0* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t rows, int64_t cols) {
 	constexpr uint32_t gpb = forge_mvx8_q8_0_gpb;
 	constexpr uint32_t sub = forge_mvx8_q8_0_sub;
 	constexpr uint32_t waves = Threads / FORGE_WAVE_SIZE;
+	constexpr uint32_t units = gpb * Lanes;                  // lanes per block
+	constexpr uint32_t nw = 8 / Lanes;                       // words per lane
+	constexpr uint32_t ws = 4 * nw <= sub ? nw : sub / 4;    // words per sub-block piece
+	constexpr uint32_t pieces = nw / ws;                     // sub-block pieces per lane
 	static_assert(Threads % FORGE_WAVE_SIZE == 0 && Threads <= 1024, "gfx1030: MatVecX8 threads must be a multiple of the wave size, at most 1024");
-	static_assert(Threads % gpb == 0, "Q8_0: MatVecX8 threads must be a multiple of the 32-element groups per block");
+	static_assert(Lanes == 1 || Lanes == 2 || Lanes == 4 || Lanes == 8, "MatVecX8 lanes per group must be 1, 2, 4 or 8");
+	static_assert(Threads % units == 0, "Q8_0: MatVecX8 threads must be a multiple of the 32-element groups per block times the lanes per group");
 	static_assert(Rows >= 1 && Rows <= 16, "MatVecX8 rows per workgroup must be in [1, 16]");
 	FORGE_SHARED float partial[Rows][waves];
 	const uint32_t tid = forge_thread_idx();
 	const uint32_t lane = tid % FORGE_WAVE_SIZE;
 	const uint32_t wave = tid / FORGE_WAVE_SIZE;
-	const uint32_t gsel = tid % gpb; // this thread's group in every block it visits
+	const uint32_t unit = tid % units;
+	const uint32_t gsel = unit / Lanes; // this thread's group in every block it visits
+	const uint32_t part = unit % Lanes; // and its part of the group
+	const uint32_t w0 = 8 * gsel + nw * part; // its first word in the block
 	const Index nb = (Index)(cols / forge_mv_q8_0_elems);
 	const float* __restrict__ xd = (const float*)(xq + cols);
-	const float* __restrict__ xs = xd + cols / 32;
 	const int64_t groups = (rows + Rows - 1) / Rows;
-	forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+	bool waited = false;
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
@@ -327,36 +345,59 @@ forge_matvec_x8_q8_0_kernel(const forge_BlockQ8_0* __restrict__ w, const uint8_t
 		for (uint32_t i = 0; i < Rows; ++i) {
 			acc[i] = 0.0f;
 		}
-		for (Index blk = (Index)(tid / gpb); blk < nb; blk += (Index)(Threads / gpb)) {
+		for (Index blk = (Index)(tid / units); blk < nb; blk += (Index)(Threads / units)) {
+			uint32_t cw[Rows][nw];
+#pragma unroll
+			for (uint32_t i = 0; i < Rows; ++i) {
+				const forge_BlockQ8_0* __restrict__ b = w + (r0 + (Index)i) * nb + blk;
+#pragma unroll
+				for (uint32_t k = 0; k < nw; ++k) {
+					cw[i][k] = Rows == 1 || r0 + i < rows ? forge_BlockQ8_0_Codes(b, (int32_t)(w0 + k)) : 0u; // uniform over the workgroup
+				}
+			}
+			if (!waited) {
+				forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+				waited = true;
+			}
 			const Index g = blk * (Index)gpb + (Index)gsel;
-			uint32_t xw[8];
-			if (Vec) {
-				const uint4 xa = ((const uint4*)xq)[2 * g];
-				const uint4 xb = ((const uint4*)xq)[2 * g + 1];
+			uint32_t xw[nw];
+			const uint8_t* xp = xq + 32 * g + 4 * nw * part;
+			if (Vec && nw == 8) {
+				const uint4 xa = ((const uint4*)xp)[0];
+				const uint4 xb = ((const uint4*)xp)[1];
 				xw[0] = xa.x, xw[1] = xa.y, xw[2] = xa.z, xw[3] = xa.w;
-				xw[4] = xb.x, xw[5] = xb.y, xw[6] = xb.z, xw[7] = xb.w;
+				xw[4 % nw] = xb.x, xw[5 % nw] = xb.y, xw[6 % nw] = xb.z, xw[7 % nw] = xb.w;
+			} else if (Vec && nw == 4) {
+				const uint4 xa = *(const uint4*)xp;
+				xw[0] = xa.x, xw[1 % nw] = xa.y, xw[2 % nw] = xa.z, xw[3 % nw] = xa.w;
+			} else if (Vec && nw == 2) {
+				const uint2 xa = *(const uint2*)xp;
+				xw[0] = xa.x, xw[1 % nw] = xa.y;
 			} else {
-				memcpy(xw, xq + 32 * g, 32);
+				memcpy(xw, xp, 4 * nw);
 			}
 			const float d8 = xd[g];
-			const float s8[2] = {xs[2 * g], xs[2 * g + 1]};
 #pragma unroll
 			for (uint32_t i = 0; i < Rows; ++i) {
 				if (Rows == 1 || r0 + i < rows) { // uniform over the workgroup
 					const forge_BlockQ8_0* __restrict__ b = w + (r0 + (Index)i) * nb + blk;
 #pragma unroll
-					for (uint32_t h = 0; h < 32 / sub; ++h) {
+					for (uint32_t h = 0; h < pieces; ++h) {
 						int32_t dot = 0;
 #pragma unroll
-						for (uint32_t k = 0; k < sub / 4; ++k) {
-							dot = forge_dot4(forge_BlockQ8_0_Codes(b, (int32_t)(8 * gsel + (sub / 4) * h + k)), xw[(sub / 4) * h + k], dot);
+						for (uint32_t k = 0; k < ws; ++k) {
+							dot = forge_dot4(cw[i][ws * h + k], xw[ws * h + k], dot);
 						}
-						const int32_t s = (int32_t)((32 / sub) * gsel + h);
+						const uint32_t wh = w0 + ws * h; // the piece's first word
+						const int32_t s = (int32_t)(4 * wh / sub);
 						acc[i] = forge_fmaf(forge_BlockQ8_0_Scale(b, s) * d8, (float)dot, acc[i]);
 					}
 				}
 			}
-			(void)s8;
+		}
+		if (!waited) { // a thread with no block still waits before y is written
+			forge_dependency_wait();
+			waited = true;
 		}
 		// Every lane of every wave gets here.
 #pragma unroll
@@ -422,6 +463,7 @@ FORGE_EXPORT int forge_matvec_x8_q8_0(const void* w, const void* xq, float* y, i
 	}
 	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
 	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
+	constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;
 	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
 	const uint32_t grid = groups < forge_mv_q8_0_grid_cap ? (uint32_t)groups : forge_mv_q8_0_grid_cap;
 	(void)forge_last_error();
@@ -432,12 +474,12 @@ FORGE_EXPORT int forge_matvec_x8_q8_0(const void* w, const void* xq, float* y, i
 	// last, fits: (rows + rows_per)·blocks per row < 2^31.
 	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
 		if (vec) {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, lanes, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		} else {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, lanes, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_q8_0_kernel<threads, rows_per, lanes, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 	}
 	return forge_last_error();
 }

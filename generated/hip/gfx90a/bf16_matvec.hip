@@ -103,10 +103,10 @@ forge_matvec_f32_bf16_kernel(const forge_BlockBF16* __restrict__ w, const float*
 						if (Vec && shape::vec_w) {
 							// A register copy of the chunk's one-element blocks, moved in 16-byte vectors.
 							forge_BlockBF16 tmp[chunk];
-							const uint4* src = (const uint4*)(row + e);
+							const forge_vec16* src = (const forge_vec16*)(row + e);
 #pragma unroll
 							for (uint32_t v = 0; v < shape::bytes / 16; ++v) {
-								const uint4 q = src[v];
+								const forge_vec16 q = forge_load_stream16(src + v);
 								memcpy((char*)tmp + 16 * v, &q, 16);
 							}
 #pragma unroll

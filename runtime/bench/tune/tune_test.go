@@ -74,7 +74,7 @@ func (b *fakeBuilder) Build(_ context.Context, format string, c Candidate) (stri
 	if c["threads"] == 512 && c["rows"] == 8 {
 		return "", &CompileError{Output: "matvec.hip:1: error: static_assert failed"}
 	}
-	return fmt.Sprintf("%s/%d/%d/%d", format, c["threads"], c["rows"], c["chunk"]), nil
+	return fmt.Sprintf("%s/%d/%d/%d/%d", format, c["threads"], c["rows"], c["chunk"], c["lanes"]), nil
 }
 
 type fakeBackend struct{ lib string }
@@ -93,7 +93,12 @@ func (fakeBackend) DequantizeF16(*formats.Format, []uint16, []byte) error {
 type fakeRunner struct{ timed int }
 
 func knobsOf(b backend.Backend) (th, r, ch int) {
-	fmt.Sscanf(b.(fakeBackend).lib[strings.Index(b.(fakeBackend).lib, "/")+1:], "%d/%d/%d", &th, &r, &ch)
+	th, r, ch, _ = knobsLanesOf(b)
+	return
+}
+
+func knobsLanesOf(b backend.Backend) (th, r, ch, lanes int) {
+	fmt.Sscanf(b.(fakeBackend).lib[strings.Index(b.(fakeBackend).lib, "/")+1:], "%d/%d/%d/%d", &th, &r, &ch, &lanes)
 	return
 }
 
@@ -226,10 +231,11 @@ func TestFlow(t *testing.T) {
 	}
 }
 
-// matvec_x8's candidates: the sweep's threads × rows for a 32-element
-// format and a super-block format alike (64, 128 and 256 threads are
-// multiples of any real format's 32-element groups per block), the
-// format's default among them; a block of 128 groups leaves 64 threads out.
+// matvec_x8's candidates: the sweep's threads × rows × lanes for a
+// 32-element format and a super-block format alike (64, 128 and 256
+// threads are multiples of any real format's 32-element groups per block
+// times two lanes), the format's default among them; a block of 128
+// groups leaves 64 threads out, and 128 threads with two lanes.
 func TestFormatCandidatesX8(t *testing.T) {
 	space, def, err := FamilySpace(targets.SM90, tuned.MatVecX8)
 	if err != nil || def != nil {
@@ -240,22 +246,23 @@ func TestFormatCandidatesX8(t *testing.T) {
 		def     string
 		n, skip int
 	}{
-		{formats.Q4_0, "threads=64 rows=2", 9, 0},
-		{formats.Q8_0, "threads=64 rows=1", 9, 0},
-		{formats.Q4_K, "threads=128 rows=1", 9, 0},
-		{&formats.Format{Meta: formats.Meta{Name: "BIG", BlockElems: 4096, BlockBytes: 2048}}, "threads=128 rows=1", 6, 3},
+		{formats.Q4_0, "threads=64 rows=2 lanes=1", 18, 0},
+		{formats.Q8_0, "threads=64 rows=1 lanes=1", 18, 0},
+		{formats.Q4_K, "threads=128 rows=1 lanes=1", 18, 0},
+		{formats.Q6_K, "threads=128 rows=1 lanes=2", 18, 0},
+		{&formats.Format{Meta: formats.Meta{Name: "BIG", BlockElems: 4096, BlockBytes: 2048}}, "threads=128 rows=1 lanes=1", 9, 9},
 	} {
 		cands, skipped := FormatCandidates(targets.SM90, tuned.MatVecX8, space, tc.f)
 		if len(cands) != tc.n || len(skipped) != tc.skip {
 			t.Errorf("%s: %d candidates, %d left out (%v), want %d, %d", tc.f.Name, len(cands), len(skipped), skipped, tc.n, tc.skip)
 		}
 		for _, c := range cands {
-			if ps := targets.SM90.FormatKnobProblems("matvec_x8", tc.f.BlockElems, c); len(ps) > 0 || c["threads"]%(tc.f.BlockElems/32) != 0 {
+			if ps := targets.SM90.FormatKnobProblems("matvec_x8", tc.f.BlockElems, c); len(ps) > 0 || c["threads"]%(tc.f.BlockElems/32*c["lanes"]) != 0 {
 				t.Errorf("%s: candidate %s: %v", tc.f.Name, c.String(tuned.MatVecX8), ps)
 			}
 		}
 		for _, s := range skipped {
-			if !strings.HasPrefix(s, "threads=64 ") || !strings.Contains(s, "must be a multiple of the 128 32-element groups per block") {
+			if !(strings.HasPrefix(s, "threads=64 ") || strings.HasPrefix(s, "threads=128 ") && strings.Contains(s, " lanes=2:")) || !strings.Contains(s, "must be a multiple of the 128 32-element groups per block") {
 				t.Errorf("%s: left out %q", tc.f.Name, s)
 			}
 		}
@@ -267,13 +274,14 @@ func TestFormatCandidatesX8(t *testing.T) {
 			t.Errorf("%s: the default %s is not a candidate", tc.f.Name, d.String(tuned.MatVecX8))
 		}
 	}
-	if got := strings.Join(Candidate{"threads": 256, "rows": 4}.Defines(tuned.MatVecX8), " "); got != "-DFORGE_TUNE_MATVEC_X8_THREADS=256 -DFORGE_TUNE_MATVEC_X8_ROWS=4" {
+	if got := strings.Join(Candidate{"threads": 256, "rows": 4, "lanes": 2}.Defines(tuned.MatVecX8), " "); got != "-DFORGE_TUNE_MATVEC_X8_THREADS=256 -DFORGE_TUNE_MATVEC_X8_ROWS=4 -DFORGE_TUNE_MATVEC_X8_LANES=2" {
 		t.Errorf("defines %q", got)
 	}
 }
 
-// x8Runner: 128 threads and 2 rows is fastest for 32-element blocks, 256
-// threads and 1 row for super-blocks; 4 rows fails the check.
+// x8Runner: 128 threads, 2 rows and 1 lane is fastest for 32-element
+// blocks, 256 threads, 1 row and 2 lanes for super-blocks; 4 rows fails
+// the check.
 type x8Runner struct{ timed int }
 
 func (x8Runner) Check(b backend.Backend, f *formats.Format) error {
@@ -288,11 +296,11 @@ func (r *x8Runner) Time(b backend.Backend, f *formats.Format, class *tuned.Class
 	if class.Name != "all" {
 		return 0, fmt.Errorf("class %s", class.Name)
 	}
-	th, rw, _ := knobsOf(b)
+	th, rw, _, lanes := knobsLanesOf(b)
 	if f.BlockElems == 32 {
-		return 10 + abs(th-128)/64 + abs(rw-2), nil
+		return 10 + abs(th-128)/64 + abs(rw-2) + float64(lanes-1)/2, nil
 	}
-	return 20 + abs(th-256)/64 + abs(rw-1), nil
+	return 20 + abs(th-256)/64 + abs(rw-1) + float64(2-lanes)/2, nil
 }
 
 // The tuner over matvec_x8: per format its own default, one class, the
@@ -314,15 +322,15 @@ func TestFlowX8(t *testing.T) {
 	if q40.Class != "all" || q40.Shape != "4096x14336" || q4k.Shape != "4096x14336" {
 		t.Errorf("classes %s %s, shapes %s %s", q40.Class, q4k.Class, q40.Shape, q4k.Shape)
 	}
-	if q40.Winner.Config != "threads=128 rows=2" || q4k.Winner.Config != "threads=256 rows=1" {
+	if q40.Winner.Config != "threads=128 rows=2 lanes=1" || q4k.Winner.Config != "threads=256 rows=1 lanes=2" {
 		t.Errorf("winners %s, %s", q40.Winner.Config, q4k.Winner.Config)
 	}
-	// 9 candidates each, the 3 with 4 rows failing the check.
-	if len(q40.Timed) != 6 || len(q40.Dropped) != 3 || len(q4k.Timed) != 6 {
+	// 18 candidates each, the 6 with 4 rows failing the check.
+	if len(q40.Timed) != 12 || len(q40.Dropped) != 6 || len(q4k.Timed) != 12 {
 		t.Errorf("Q4_0 timed %d dropped %d, Q4_K timed %d", len(q40.Timed), len(q40.Dropped), len(q4k.Timed))
 	}
-	// Each format's default is its own (64×2 for Q4_0, 128×1 for Q4_K).
-	if q40.DefaultUS != 11 || q4k.DefaultUS != 22 {
+	// Each format's default is its own (64×2×1 for Q4_0, 128×1×1 for Q4_K).
+	if q40.DefaultUS != 11 || q4k.DefaultUS != 22.5 {
 		t.Errorf("defaults %v µs, %v µs", q40.DefaultUS, q4k.DefaultUS)
 	}
 	existing := &tuned.File{Target: "sm_90"}
@@ -335,7 +343,7 @@ func TestFlowX8(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Candidates != 6 || e.DefaultUS != 22 {
+	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Knobs["lanes"] != 2 || e.Candidates != 12 || e.DefaultUS != 22.5 {
 		t.Errorf("Q4_K entry %+v", e)
 	}
 	if e := back.Entry("matvec", "Q4_0", "narrow"); e == nil || e.Knobs["rows"] != 8 {
@@ -354,8 +362,8 @@ func TestFlowX8(t *testing.T) {
 		t.Errorf("F16: %v, %d builds", err, b2.builds)
 	}
 	// So is a thread count the wave64 target cannot compile.
-	cfg.Target, cfg.Formats, cfg.Space = targets.GFX90A, []*formats.Format{formats.Q4_0}, Space{"threads": {64, 96}, "rows": {1}}
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "candidate threads=96 rows=1: threads 96 must be a multiple of the wave size 64") {
+	cfg.Target, cfg.Formats, cfg.Space = targets.GFX90A, []*formats.Format{formats.Q4_0}, Space{"threads": {64, 96}, "rows": {1}, "lanes": {1}}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "candidate threads=96 rows=1 lanes=1: threads 96 must be a multiple of the wave size 64") {
 		t.Errorf("threads 96 on gfx90a: %v", err)
 	}
 }
