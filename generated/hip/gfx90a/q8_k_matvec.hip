@@ -279,16 +279,17 @@ FORGE_EXPORT int forge_matvec_f32_q8_k(const void* w, const float* x, float* y, 
 // offsets inside a block that Codes and Scale compute are loop-invariant
 // and fold into the loads. One lane per group decodes each scale once per
 // 32 elements; two halve the words a lane loads, which pays where the
-// codes take several loads per word (Q6_K). A step loads its codes for
-// the Rows rows first, then its part of x (16-byte loads when xq is
-// 16-byte aligned, as allocations are). The sub-block's offset term is
+// codes take several loads per word (Q6_K). A step loads its part of x
+// (16-byte loads when xq is 16-byte aligned, as allocations are) and
+// applies it to the Rows rows. The sub-block's offset term is
 // added by the lane that holds the sub-block's first word. The reduction
 // is matvec_f32's: over the wave, then over the waves in wave order.
 //
 // The launch is a dependent one (FORGE_LAUNCH_AFTER): on NVIDIA the
-// workgroups start while the quantization of x drains, and each thread
-// waits for its output only after issuing its first step's weight loads,
-// which do not depend on it, so those loads overlap the quantization.
+// workgroups start while the quantization of x drains; with one row per
+// workgroup each thread waits for its output only after issuing its first
+// step's weight loads, which do not depend on it, so that those loads
+// overlap the quantization.
 //
 // Tuning. 128 threads, 1 rows per workgroup and 2 lanes per group for every shape:
 // no forgebench tune winner in specs/tuned/gfx90a.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
@@ -341,7 +342,15 @@ forge_matvec_x8_q8_k_kernel(const forge_BlockQ8_K* __restrict__ w, const uint8_t
 	const Index nb = (Index)(cols / forge_mv_q8_k_elems);
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const int64_t groups = (rows + Rows - 1) / Rows;
-	bool waited = false;
+	// With one row, a step loads its codes before its x, and the first step
+	// waits for x only after issuing them; with more, codes loaded ahead for
+	// every row measured slower (Q4_0, 2 rows: 18.6 µs against 13.4), so the
+	// kernel waits first and loads each row's codes where it uses them.
+	constexpr bool early = Rows == 1;
+	bool waited = !early;
+	if (!early) {
+		forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+	}
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
@@ -350,18 +359,17 @@ forge_matvec_x8_q8_k_kernel(const forge_BlockQ8_K* __restrict__ w, const uint8_t
 			acc[i] = 0.0f;
 		}
 		for (Index blk = (Index)(tid / units); blk < nb; blk += (Index)(Threads / units)) {
-			uint32_t cw[Rows][nw];
-#pragma unroll
-			for (uint32_t i = 0; i < Rows; ++i) {
-				const forge_BlockQ8_K* __restrict__ b = w + (r0 + (Index)i) * nb + blk;
+			uint32_t cw[nw]; // row r0's codes, when early
+			if (early) {
+				const forge_BlockQ8_K* __restrict__ b = w + r0 * nb + blk;
 #pragma unroll
 				for (uint32_t k = 0; k < nw; ++k) {
-					cw[i][k] = Rows == 1 || r0 + i < rows ? forge_BlockQ8_K_Codes(b, (int32_t)(w0 + k)) : 0u; // uniform over the workgroup
+					cw[k] = forge_BlockQ8_K_Codes(b, (int32_t)(w0 + k));
 				}
-			}
-			if (!waited) {
-				forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
-				waited = true;
+				if (!waited) {
+					forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+					waited = true;
+				}
 			}
 			const Index g = blk * (Index)gpb + (Index)gsel;
 			uint32_t xw[nw];
@@ -390,7 +398,8 @@ forge_matvec_x8_q8_k_kernel(const forge_BlockQ8_K* __restrict__ w, const uint8_t
 						int32_t dot = 0;
 #pragma unroll
 						for (uint32_t k = 0; k < ws; ++k) {
-							dot = forge_dot4(cw[i][ws * h + k], xw[ws * h + k], dot);
+							const uint32_t code = early ? cw[ws * h + k] : forge_BlockQ8_K_Codes(b, (int32_t)(w0 + ws * h + k));
+							dot = forge_dot4(code, xw[ws * h + k], dot);
 						}
 						const uint32_t wh = w0 + ws * h; // the piece's first word
 						const int32_t s = (int32_t)(4 * wh / sub);
