@@ -195,7 +195,7 @@ func (f *fnTr) lutTable(e ast.Expr) ([4]uint32, bool) {
 	if id != nil {
 		v, _ = info.Uses[id].(*types.Var)
 	}
-	if v == nil || v.Parent() != v.Pkg().Scope() {
+	if v == nil || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
 		f.t.errorf(e.Pos(), "Lut16's first argument must be the address of a package-level table, %s", form)
 		return words, false
 	}
