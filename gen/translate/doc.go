@@ -124,6 +124,7 @@
 //	formats.Dot4(a, b, c)        forge_dot4(a, b, c)
 //	formats.Word32(b.F[:], i)    forge_word32_aN(b->F + i)
 //	formats.Word16(b.F[:], i)    forge_word16_aN(b->F + i)
+//	formats.Lut16(&t, q)         forge_lut16(t0, t1, t2, t3, q)
 //
 // Word32 and Word16 read a little-endian word at byte i of a uint8 or int8
 // array field of the receiver, written exactly b.F[:] (the one slice
@@ -139,12 +140,22 @@
 // constant index past the field is rejected; a variable one is not checked
 // on the device. Byte-wise (SWAR) work is plain uint32 arithmetic.
 //
+// Lut16 looks up the low nibble of each byte of q in t, a package-level
+// [16]int8 table of this package initialised by a constant composite
+// literal, written exactly &t (the one address expression in the subset;
+// anything else, or a table whose contents are not constant, is rejected).
+// The translator packs the table's bytes little-endian into four uint32
+// constants, t0 holding entries 0..3, and the header selects from them
+// with byte permutes in registers: the table is not emitted for it, and
+// no memory is read.
+//
 // Integer division and remainder need a constant divisor: Go panics on a
 // zero divisor and device code cannot, so a variable divisor is rejected
 // (use a shift or a mask). Rejected too: float32 to integer conversions,
 // whose out-of-range results Go leaves implementation-defined (amd64 and
-// arm64 differ); the address operator, pointer indirection, slicing,
-// composite literals outside table initialisers, method values, builtins
+// arm64 differ); the address operator (but for Lut16's &t), pointer
+// indirection, slicing (but for Word32's and Word16's b.F[:]), composite
+// literals outside table initialisers, method values, builtins
 // other than in constant expressions (len of an array; no min, max, panic).
 //
 // # Go semantics in C++

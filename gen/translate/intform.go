@@ -12,8 +12,8 @@ import (
 )
 
 // The integer form: a block's Codes, Scale and Offset methods (see
-// specs/formats' intForm) and the intrinsics they use, Word32, Word16 and
-// Dot4 of package formats.
+// specs/formats' intForm) and the intrinsics they use, Word32, Word16,
+// Lut16 and Dot4 of package formats.
 
 // intMethods are the integer form's block methods, with the signature each
 // must have; they are emitted like Dequant (not static), for the kernels.
@@ -89,7 +89,7 @@ func (t *translator) intForm(dev *ir.Device) {
 }
 
 // formatsIntrinsic is the name of the package-formats intrinsic function
-// the call e calls (Word32, Word16, Dot4), or "".
+// the call e calls (Word32, Word16, Lut16, Dot4), or "".
 func (f *fnTr) formatsIntrinsic(e *ast.CallExpr) string {
 	var id *ast.Ident
 	switch x := ast.Unparen(e.Fun).(type) {
@@ -110,14 +110,17 @@ func (f *fnTr) formatsIntrinsic(e *ast.CallExpr) string {
 		return ""
 	}
 	switch fn.Origin().Name() {
-	case "Word32", "Word16", "Dot4":
+	case "Word32", "Word16", "Lut16", "Dot4":
 		return fn.Origin().Name()
 	}
 	return ""
 }
 
-// intrinsicCall translates a call of Word32, Word16 or Dot4.
+// intrinsicCall translates a call of Word32, Word16, Lut16 or Dot4.
 func (f *fnTr) intrinsicCall(name string, e *ast.CallExpr, sc scalar) cexpr {
+	if name == "Lut16" {
+		return f.lut16(e, sc)
+	}
 	if name == "Dot4" {
 		var args []string
 		ok := true
@@ -154,6 +157,67 @@ func (f *fnTr) intrinsicCall(name string, e *ast.CallExpr, sc scalar) cexpr {
 	align := min(bytes, f.t.blockAlign, lowBit(uint64(off)), f.multiple(e.Args[1]))
 	return cexpr{s: "forge_word" + strconv.FormatInt(8*bytes, 10) + "_a" + strconv.FormatInt(align, 10) +
 		"(" + field + " + " + wrap(idx.s) + ")", sc: sc}
+}
+
+// lut16 translates Lut16(&table, q) into forge_lut16(t0, t1, t2, t3, q),
+// where t0..t3 are the table's 16 bytes packed little-endian into 32-bit
+// constants (t0 holds entries 0..3, entry 0 in the low byte): the device
+// selects from them in registers, so the table is not emitted for it.
+func (f *fnTr) lut16(e *ast.CallExpr, sc scalar) cexpr {
+	if len(e.Args) != 2 {
+		return badExpr // the type checker has reported it
+	}
+	words, ok := f.lutTable(e.Args[0])
+	q := f.expr(e.Args[1])
+	if !ok || q.bad {
+		return badExpr
+	}
+	s := "forge_lut16("
+	for _, w := range words {
+		s += fmt.Sprintf("0x%08Xu, ", w)
+	}
+	return cexpr{s: s + bare(q.s) + ")", sc: sc}
+}
+
+// lutTable checks that e is &table for a package-level [16]int8 table of
+// this package initialised by a constant composite literal, and returns
+// its entries packed four to a word.
+func (f *fnTr) lutTable(e ast.Expr) ([4]uint32, bool) {
+	const form = "Lut16(&table, q) with var table = [16]int8{...}"
+	var words [4]uint32
+	info := f.t.pkg.Info
+	u, isAddr := ast.Unparen(e).(*ast.UnaryExpr)
+	var id *ast.Ident
+	if isAddr && u.Op == token.AND {
+		id, _ = ast.Unparen(u.X).(*ast.Ident)
+	}
+	var v *types.Var
+	if id != nil {
+		v, _ = info.Uses[id].(*types.Var)
+	}
+	if v == nil || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		f.t.errorf(e.Pos(), "Lut16's first argument must be the address of a package-level table, %s", form)
+		return words, false
+	}
+	if v.Pkg() != f.t.pkg.Types {
+		f.t.errorf(e.Pos(), "Lut16 of table %s.%s: only this package's tables are in the device subset", v.Pkg().Name(), v.Name())
+		return words, false
+	}
+	lit, isLit := ast.Unparen(f.t.varInits[v]).(*ast.CompositeLit)
+	if !isLit {
+		f.t.errorf(e.Pos(), "Lut16's table %s must be initialised by a constant composite literal (var %s = [16]int8{...}): the translator packs its values into constants", v.Name(), v.Name())
+		return words, false
+	}
+	arr := types.Unalias(v.Type()).Underlying().(*types.Array) // [16]int8: Lut16's parameter type says so
+	vals, ok := f.t.litValues(v, lit, arr)
+	if !ok {
+		return words, false
+	}
+	for i, val := range vals {
+		n, _ := constant.Int64Val(val.(constant.Value))
+		words[i/4] |= uint32(uint8(n)) << (8 * (i % 4))
+	}
+	return words, true
 }
 
 // byteField checks that e is a receiver's byte-array field sliced whole,

@@ -36,7 +36,7 @@ var headerNames = setOf(`
 forge_half forge_bfloat16 forge_e8m0 forge_half_to_f32 forge_f32_to_half
 forge_bf16_to_f32 forge_e8m0_to_f32 forge_e8m0_half_scale forge_stream_t
 forge_abi_version forge_word16_a1 forge_word16_a2 forge_word32_a1
-forge_word32_a2 forge_word32_a4 forge_dot4
+forge_word32_a2 forge_word32_a4 forge_dot4 forge_lut16
 `)
 
 func setOf(s string) map[string]bool {

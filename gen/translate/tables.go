@@ -39,7 +39,7 @@ func (t *translator) needTable(v *types.Var, at token.Pos) string {
 	ok := false
 	init := t.varInits[v]
 	if lit, isLit := ast.Unparen(init).(*ast.CompositeLit); isLit {
-		vals, ok = t.litValues(v, lit, arr, sc)
+		vals, ok = t.litValues(v, lit, arr)
 	} else {
 		p := v.Pos()
 		if init != nil {
@@ -53,20 +53,21 @@ func (t *translator) needTable(v *types.Var, at token.Pos) string {
 	var b strings.Builder
 	b.WriteString(t.line(v.Pos()))
 	b.WriteString("static __device__ const " + decl + " = ")
-	writeInit(&b, vals, 0)
+	writeInit(&b, vals, sc, 0)
 	b.WriteString(";\n")
 	t.tables = append(t.tables, b.String())
 	return name
 }
 
-// writeInit writes a brace initialiser: scalars eight to a line (up to
-// eight on the opening line), nested arrays one to a line.
-func writeInit(b *strings.Builder, vals []any, depth int) {
+// writeInit writes a brace initialiser of litValues' values as C
+// literals of element type sc: scalars eight to a line (up to eight on the
+// opening line), nested arrays one to a line.
+func writeInit(b *strings.Builder, vals []any, sc scalar, depth int) {
 	if len(vals) <= 8 {
 		short := make([]string, 0, len(vals))
 		for _, v := range vals {
-			if s, ok := v.(string); ok {
-				short = append(short, s)
+			if c, ok := v.(constant.Value); ok {
+				short = append(short, tableLit(c, sc))
 			}
 		}
 		if len(short) == len(vals) {
@@ -78,11 +79,11 @@ func writeInit(b *strings.Builder, vals []any, depth int) {
 	b.WriteString("{\n")
 	for i, v := range vals {
 		switch v := v.(type) {
-		case string:
+		case constant.Value:
 			if i%8 == 0 {
 				b.WriteString(ind)
 			}
-			b.WriteString(v)
+			b.WriteString(tableLit(v, sc))
 			if i < len(vals)-1 {
 				b.WriteString(",")
 				if i%8 != 7 {
@@ -94,7 +95,7 @@ func writeInit(b *strings.Builder, vals []any, depth int) {
 			}
 		case []any:
 			b.WriteString(ind)
-			writeInit(b, v, depth+1)
+			writeInit(b, v, sc, depth+1)
 			if i < len(vals)-1 {
 				b.WriteString(",")
 			}
@@ -127,8 +128,9 @@ func tableLit(v constant.Value, sc scalar) string {
 }
 
 // litValues reads a composite literal's constant elements (keyed or not;
-// missing ones are zero), nested literals for nested arrays.
-func (t *translator) litValues(v *types.Var, lit *ast.CompositeLit, arr *types.Array, sc scalar) ([]any, bool) {
+// missing ones are zero), nested literals for nested arrays: each value is
+// a constant.Value, or for a nested array a []any of them.
+func (t *translator) litValues(v *types.Var, lit *ast.CompositeLit, arr *types.Array) ([]any, bool) {
 	vals := make([]any, arr.Len())
 	elemArr, nested := types.Unalias(arr.Elem()).Underlying().(*types.Array)
 	ok := true
@@ -151,7 +153,7 @@ func (t *translator) litValues(v *types.Var, lit *ast.CompositeLit, arr *types.A
 			if !isLit {
 				t.errorf(e.Pos(), "table %s: element is not a composite literal; tables must be constant composite literals", v.Name())
 				ok = false
-			} else if s, good := t.litValues(v, sub, elemArr, sc); good {
+			} else if s, good := t.litValues(v, sub, elemArr); good {
 				vals[idx] = s
 			} else {
 				ok = false
@@ -160,30 +162,30 @@ func (t *translator) litValues(v *types.Var, lit *ast.CompositeLit, arr *types.A
 			t.errorf(e.Pos(), "table %s: element is not a constant; tables must be constant composite literals", v.Name())
 			ok = false
 		} else {
-			vals[idx] = tableLit(c, sc)
+			vals[idx] = c
 		}
 		idx++
 	}
 	for i := range vals {
 		if vals[i] == nil {
 			if nested {
-				vals[i] = zeroValues(elemArr, sc)
+				vals[i] = zeroValues(elemArr)
 			} else {
-				vals[i] = tableLit(constant.MakeInt64(0), sc)
+				vals[i] = constant.MakeInt64(0)
 			}
 		}
 	}
 	return vals, ok
 }
 
-func zeroValues(arr *types.Array, sc scalar) []any {
+func zeroValues(arr *types.Array) []any {
 	vals := make([]any, arr.Len())
 	elemArr, nested := types.Unalias(arr.Elem()).Underlying().(*types.Array)
 	for i := range vals {
 		if nested {
-			vals[i] = zeroValues(elemArr, sc)
+			vals[i] = zeroValues(elemArr)
 		} else {
-			vals[i] = tableLit(constant.MakeInt64(0), sc)
+			vals[i] = constant.MakeInt64(0)
 		}
 	}
 	return vals

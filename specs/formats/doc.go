@@ -40,8 +40,10 @@
 //   - calls to small helper functions written in the same subset, and to the
 //     scalar conversions of this package (Half.Float32, BFloat16.Float32,
 //     E8M0.Float32, E8M0.HalfScale), Word32 and Word16 (as
-//     Word32(b.Field[:], i), the one slice expression allowed) and Dot4,
-//     which the translator maps to device intrinsics;
+//     Word32(b.Field[:], i), the one slice expression allowed), Lut16 (as
+//     Lut16(&table, q) of a constant [16]int8 table, the one address
+//     expression allowed) and Dot4, which the translator maps to device
+//     intrinsics;
 //   - no imports other than math.
 //
 // Quantize methods are host-only reference code; they may use float64 and the

@@ -71,6 +71,21 @@ func spread4(x uint32) uint32 {
 	return x & 15 * 0x00204081 & 0x01010101
 }
 
+// Lut16 is four lookups in a 16-entry table at once: byte k of the result
+// is uint8(t[(q>>(8k))&15]), k = 0..3. The low nibble of each byte of q is a
+// code and the high nibbles are ignored, so a shifted word of packed
+// nibbles needs no mask. It is written Lut16(&table, q) in the device
+// subset, with table a package-level [16]int8 of constant contents (the
+// one address expression the subset allows): the translator packs the
+// table into four 32-bit constants and emits forge_lut16, which selects
+// the four bytes with byte permutes in registers (__byte_perm on NVIDIA,
+// v_perm_b32 on AMD) instead of four dependent loads from a table in
+// memory.
+func Lut16(t *[16]int8, q uint32) uint32 {
+	return uint32(uint8(t[q&15])) | uint32(uint8(t[q>>8&15]))<<8 |
+		uint32(uint8(t[q>>16&15]))<<16 | uint32(uint8(t[q>>24&15]))<<24
+}
+
 // HasIntForm reports whether the format has an integer form: SubBlock > 0
 // and the block type defines Codes and Scale (a test checks that both or
 // neither hold for every registered format).

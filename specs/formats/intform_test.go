@@ -164,6 +164,29 @@ func TestWordsAndDot4(t *testing.T) {
 	}
 }
 
+// TestLut16: every code in every byte position, with random high nibbles
+// (which Lut16 ignores), against one lookup per byte.
+func TestLut16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 16))
+	var tab [16]int8
+	for range 200 {
+		for k := range tab {
+			tab[k] = int8(rng.Uint32())
+		}
+		for c := range uint32(1 << 16) {
+			// Codes c's four nibbles, one to a byte; the high nibbles random.
+			q := c&0xf | c<<4&0xf00 | c<<8&0xf0000 | c<<12&0xf000000 | rng.Uint32()&0xf0f0f0f0
+			var want uint32
+			for k := range 4 {
+				want |= uint32(uint8(tab[c>>(4*k)&15])) << (8 * k)
+			}
+			if got := formats.Lut16(&tab, q); got != want {
+				t.Fatalf("Lut16(%v, %#08x) = %#08x, want %#08x", tab, q, got, want)
+			}
+		}
+	}
+}
+
 func TestQuantizeX8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	x := make([]float32, 32*50)

@@ -178,10 +178,3 @@ func quantizeIQ4Impl(x []float32, ntry int, q4 []uint8, scalesH *uint16, scalesL
 	}
 	return d
 }
-
-// lutIQ4NL maps the low nibble of each byte of q to its kvalues_iq4nl entry
-// (IQ4_NL and IQ4_XS).
-func lutIQ4NL(q uint32) uint32 {
-	return uint32(uint8(kvaluesIQ4NL[q&15])) | uint32(uint8(kvaluesIQ4NL[(q>>8)&15]))<<8 |
-		uint32(uint8(kvaluesIQ4NL[(q>>16)&15]))<<16 | uint32(uint8(kvaluesIQ4NL[(q>>24)&15]))<<24
-}

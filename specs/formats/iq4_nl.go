@@ -54,10 +54,10 @@ func QuantizeIQ4NLChunk(dst []byte, src []float32) error {
 	return nil
 }
 
-// Codes: kvalues_iq4nl of the nibbles, looked up per byte. Scale d makes
+// Codes: kvalues_iq4nl of the nibbles, four at a time (Lut16). Scale d makes
 // Scale·code Dequant's one product.
 func (b *BlockIQ4NL) Codes(w int32) uint32 {
-	return lutIQ4NL(Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)))
+	return Lut16(&kvaluesIQ4NL, Word32(b.Qs[:], 4*(w&3))>>(4*uint32((w>>2)&1)))
 }
 
 // Scale: d.

@@ -39,7 +39,7 @@ func (b *BlockIQ4XS) Quantize(x []float32) {
 // Codes: kvalues_iq4nl of the nibbles of group w/8. Scale is Dequant's dl,
 // so Scale·code is its one product.
 func (b *BlockIQ4XS) Codes(w int32) uint32 {
-	return lutIQ4NL(Word32(b.Qs[:], 16*((w>>3)&7)+4*(w&3)) >> (4 * uint32((w>>2)&1)))
+	return Lut16(&kvaluesIQ4NL, Word32(b.Qs[:], 16*((w>>3)&7)+4*(w&3))>>(4*uint32((w>>2)&1)))
 }
 
 // Scale: d·(ls-32) of group ib (32 elements).

@@ -85,18 +85,11 @@ func cvtFloat32ToUint8(f float32) uint8 {
 }
 
 // Codes: kvalues_mxfp4 of the nibbles (the doubled E2M1 values, int8),
-// looked up per byte. Scale is HalfScale, so Scale·code is Dequant's one
-// product.
+// looked up four at a time (Lut16). Scale is HalfScale, so Scale·code is
+// Dequant's one product.
 func (b *BlockMXFP4) Codes(w int32) uint32 {
-	return lutMXFP4(Word32(b.Qs[:], 4*(w&3)) >> (4 * uint32((w>>2)&1)))
+	return Lut16(&kvaluesMXFP4, Word32(b.Qs[:], 4*(w&3))>>(4*uint32((w>>2)&1)))
 }
 
 // Scale: 2^(e-128), against the doubled values.
 func (b *BlockMXFP4) Scale(s int32) float32 { return b.E.HalfScale() }
-
-// lutMXFP4 maps the low nibble of each byte of q to its kvalues_mxfp4 entry
-// (MXFP4 and NVFP4).
-func lutMXFP4(q uint32) uint32 {
-	return uint32(uint8(kvaluesMXFP4[q&15])) | uint32(uint8(kvaluesMXFP4[(q>>8)&15]))<<8 |
-		uint32(uint8(kvaluesMXFP4[(q>>16)&15]))<<16 | uint32(uint8(kvaluesMXFP4[(q>>24)&15]))<<24
-}

@@ -113,7 +113,7 @@ func ue4m3FromFloat32(x float32) uint8 {
 // is the half UE4M3 scale, so Scale·code is Dequant's one product.
 func (b *BlockNVFP4) Codes(w int32) uint32 {
 	q := Word32(b.Qs[:], 8*((w>>2)&3)+4*(w&1)) >> (4 * uint32((w>>1)&1))
-	return lutMXFP4(q)
+	return Lut16(&kvaluesMXFP4, q)
 }
 
 // Scale: the half UE4M3 scale of sub-block s (16 elements).

@@ -7,8 +7,10 @@
 // needs no source tree at run time.
 //
 // The tests here check the header itself: the scalar intrinsics against the
-// Go specs bit for bit (compiled for the host with hipcc), and that every
-// facility compiles for each AMD target.
+// Go specs bit for bit (compiled for the host with hipcc), the integer-form
+// intrinsics' device branches against the Go specs with each vendor's
+// instructions emulated on the host, and that every facility compiles for
+// each AMD target.
 package hip
 
 import "embed"

@@ -42,15 +42,10 @@ FORGE_DEVICE float forge_BlockMXFP4_Dequant(const forge_BlockMXFP4* __restrict__
 #line 28 "specs/formats/mxfp4.go"
 	return ((float)forge_kvaluesMXFP4[(uint8_t)((uint32_t)q & 15u)]) * forge_e8m0_half_scale(b->E);
 }
-#line 99 "specs/formats/mxfp4.go"
-static FORGE_DEVICE uint32_t forge_lutMXFP4(uint32_t q) {
-#line 100 "specs/formats/mxfp4.go"
-	return ((((uint32_t)((uint8_t)forge_kvaluesMXFP4[q & 15u])) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 8) & 15u])) << 8)) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 16) & 15u])) << 16)) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 24) & 15u])) << 24);
-}
 #line 90 "specs/formats/mxfp4.go"
 FORGE_DEVICE uint32_t forge_BlockMXFP4_Codes(const forge_BlockMXFP4* __restrict__ b, int32_t w) {
 #line 91 "specs/formats/mxfp4.go"
-	return forge_lutMXFP4(forge_word32_a1(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1))));
+	return forge_lut16(0x03020100u, 0x0C080604u, 0xFDFEFF00u, 0xF4F8FAFCu, forge_word32_a1(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1))));
 }
 #line 95 "specs/formats/mxfp4.go"
 FORGE_DEVICE float forge_BlockMXFP4_Scale(const forge_BlockMXFP4* __restrict__ b, int32_t s) {
@@ -58,7 +53,7 @@ FORGE_DEVICE float forge_BlockMXFP4_Scale(const forge_BlockMXFP4* __restrict__ b
 #line 95 "specs/formats/mxfp4.go"
 	return forge_e8m0_half_scale(b->E);
 }
-#line 62 "generated/hip/gfx1100/mxfp4_matvec.hip"
+#line 57 "generated/hip/gfx1100/mxfp4_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP4) == 17,
 	"forge_BlockMXFP4: the device block is not 17 bytes, as the MXFP4 spec says");
 

@@ -39,15 +39,10 @@ FORGE_DEVICE float forge_BlockIQ4NL_Dequant(const forge_BlockIQ4NL* __restrict__
 #line 23 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32(b->D) * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
-#line 184 "specs/formats/iq4_impl.go"
-static FORGE_DEVICE uint32_t forge_lutIQ4NL(uint32_t q) {
-#line 185 "specs/formats/iq4_impl.go"
-	return ((((uint32_t)((uint8_t)forge_kvaluesIQ4NL[q & 15u])) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 8) & 15u])) << 8)) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 16) & 15u])) << 16)) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 24) & 15u])) << 24);
-}
 #line 59 "specs/formats/iq4_nl.go"
 FORGE_DEVICE uint32_t forge_BlockIQ4NL_Codes(const forge_BlockIQ4NL* __restrict__ b, int32_t w) {
 #line 60 "specs/formats/iq4_nl.go"
-	return forge_lutIQ4NL(forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1))));
+	return forge_lut16(0xBFAD9881u, 0xF6EADDCFu, 0x26190D01u, 0x71594535u, forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1))));
 }
 #line 64 "specs/formats/iq4_nl.go"
 FORGE_DEVICE float forge_BlockIQ4NL_Scale(const forge_BlockIQ4NL* __restrict__ b, int32_t s) {
@@ -55,7 +50,7 @@ FORGE_DEVICE float forge_BlockIQ4NL_Scale(const forge_BlockIQ4NL* __restrict__ b
 #line 64 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32(b->D);
 }
-#line 59 "generated/hip/gfx90a/iq4_nl_matmul.hip"
+#line 54 "generated/hip/gfx90a/iq4_nl_matmul.hip"
 static_assert(sizeof(forge_BlockIQ4NL) == 18,
 	"forge_BlockIQ4NL: the device block is not 18 bytes, as the IQ4_NL spec says");
 

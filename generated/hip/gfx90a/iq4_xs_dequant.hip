@@ -59,15 +59,10 @@ FORGE_DEVICE float forge_BlockIQ4XS_Dequant(const forge_BlockIQ4XS* __restrict__
 #line 30 "specs/formats/iq4_xs.go"
 	return dl * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
-#line 184 "specs/formats/iq4_impl.go"
-static FORGE_DEVICE uint32_t forge_lutIQ4NL(uint32_t q) {
-#line 185 "specs/formats/iq4_impl.go"
-	return ((((uint32_t)((uint8_t)forge_kvaluesIQ4NL[q & 15u])) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 8) & 15u])) << 8)) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 16) & 15u])) << 16)) | (((uint32_t)((uint8_t)forge_kvaluesIQ4NL[(q >> 24) & 15u])) << 24);
-}
 #line 41 "specs/formats/iq4_xs.go"
 FORGE_DEVICE uint32_t forge_BlockIQ4XS_Codes(const forge_BlockIQ4XS* __restrict__ b, int32_t w) {
 #line 42 "specs/formats/iq4_xs.go"
-	return forge_lutIQ4NL(forge_word32_a4(b->Qs + ((int32_t)((16u * (uint32_t)((w >> 3) & 7)) + (4u * (uint32_t)(w & 3))))) >> (4u * ((uint32_t)((w >> 2) & 1))));
+	return forge_lut16(0xBFAD9881u, 0xF6EADDCFu, 0x26190D01u, 0x71594535u, forge_word32_a4(b->Qs + ((int32_t)((16u * (uint32_t)((w >> 3) & 7)) + (4u * (uint32_t)(w & 3))))) >> (4u * ((uint32_t)((w >> 2) & 1))));
 }
 #line 46 "specs/formats/iq4_xs.go"
 FORGE_DEVICE float forge_BlockIQ4XS_Scale(const forge_BlockIQ4XS* __restrict__ b, int32_t ib) {
@@ -82,7 +77,7 @@ FORGE_DEVICE float forge_BlockIQ4XS_Scale(const forge_BlockIQ4XS* __restrict__ b
 #line 51 "specs/formats/iq4_xs.go"
 	return forge_half_to_f32(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
 }
-#line 86 "generated/hip/gfx90a/iq4_xs_dequant.hip"
+#line 81 "generated/hip/gfx90a/iq4_xs_dequant.hip"
 static_assert(sizeof(forge_BlockIQ4XS) == 136,
 	"forge_BlockIQ4XS: the device block is not 136 bytes, as the IQ4_XS spec says");
 

@@ -62,24 +62,19 @@ FORGE_DEVICE float forge_BlockNVFP4_Dequant(const forge_BlockNVFP4* __restrict__
 #line 28 "specs/formats/nvfp4.go"
 	return ((float)forge_kvaluesMXFP4[(uint8_t)((uint32_t)q & 15u)]) * forge_ue4m3Half(b->D[s]);
 }
-#line 99 "specs/formats/mxfp4.go"
-static FORGE_DEVICE uint32_t forge_lutMXFP4(uint32_t q) {
-#line 100 "specs/formats/mxfp4.go"
-	return ((((uint32_t)((uint8_t)forge_kvaluesMXFP4[q & 15u])) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 8) & 15u])) << 8)) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 16) & 15u])) << 16)) | (((uint32_t)((uint8_t)forge_kvaluesMXFP4[(q >> 24) & 15u])) << 24);
-}
 #line 114 "specs/formats/nvfp4.go"
 FORGE_DEVICE uint32_t forge_BlockNVFP4_Codes(const forge_BlockNVFP4* __restrict__ b, int32_t w) {
 #line 115 "specs/formats/nvfp4.go"
 	uint32_t q = forge_word32_a4(b->Qs + ((int32_t)((8u * (uint32_t)((w >> 2) & 3)) + (4u * (uint32_t)(w & 1))))) >> (4u * ((uint32_t)((w >> 1) & 1)));
 #line 116 "specs/formats/nvfp4.go"
-	return forge_lutMXFP4(q);
+	return forge_lut16(0x03020100u, 0x0C080604u, 0xFDFEFF00u, 0xF4F8FAFCu, q);
 }
 #line 120 "specs/formats/nvfp4.go"
 FORGE_DEVICE float forge_BlockNVFP4_Scale(const forge_BlockNVFP4* __restrict__ b, int32_t s) {
 #line 120 "specs/formats/nvfp4.go"
 	return forge_ue4m3Half(b->D[s & 3]);
 }
-#line 83 "generated/hip/sm_90/nvfp4_matmul.hip"
+#line 78 "generated/hip/sm_90/nvfp4_matmul.hip"
 static_assert(sizeof(forge_BlockNVFP4) == 36,
 	"forge_BlockNVFP4: the device block is not 36 bytes, as the NVFP4 spec says");
 

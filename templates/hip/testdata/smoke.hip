@@ -42,10 +42,12 @@ smoke_kernel(const float* __restrict__ in, float* __restrict__ out, uint64_t* __
 		}
 		out[forge_block_idx()] = s;
 	}
-	// The integer-form intrinsics: word loads of every alignment and the
-	// 4-way dot product (an instruction on each AMD target; see the header).
+	// The integer-form intrinsics: word loads of every alignment, the
+	// 16-entry table lookup and the 4-way dot product (byte permutes and an
+	// instruction on each AMD target; see the header).
 	const unsigned char* bytes = (const unsigned char*)in + 4 * i;
-	const int32_t dot = forge_dot4(forge_word32_a4(bytes), forge_word32_a2(bytes + 2) ^ forge_word32_a1(bytes + 1),
+	const uint32_t codes = forge_lut16(0x03020100u, 0x0c080604u, 0xfdfeff00u, 0xf4f8fafcu, forge_word32_a4(bytes));
+	const int32_t dot = forge_dot4(codes, forge_word32_a2(bytes + 2) ^ forge_word32_a1(bytes + 1),
 		(int32_t)forge_word16_a2(bytes) + (int32_t)forge_word16_a1(bytes + 1));
 	forge_store_stream(&ints[i], n + (int32_t)u + (int32_t)forge_grid_dim() + dot);
 }

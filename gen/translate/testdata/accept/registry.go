@@ -21,6 +21,7 @@ var Blocks = map[string]struct {
 	"BlockHelpers2":    {unsafe.Sizeof(BlockHelpers2{}), func(raw []byte, j int32) float32 { return (*BlockHelpers2)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockIntrinsics":  {unsafe.Sizeof(BlockIntrinsics{}), func(raw []byte, j int32) float32 { return (*BlockIntrinsics)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockLoops":       {unsafe.Sizeof(BlockLoops{}), func(raw []byte, j int32) float32 { return (*BlockLoops)(unsafe.Pointer(&raw[0])).Dequant(j) }},
+	"BlockLut":         {unsafe.Sizeof(BlockLut{}), func(raw []byte, j int32) float32 { return (*BlockLut)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockNames":       {unsafe.Sizeof(BlockNames{}), func(raw []byte, j int32) float32 { return (*BlockNames)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockShifts":      {unsafe.Sizeof(BlockShifts{}), func(raw []byte, j int32) float32 { return (*BlockShifts)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockTables":      {unsafe.Sizeof(BlockTables{}), func(raw []byte, j int32) float32 { return (*BlockTables)(unsafe.Pointer(&raw[0])).Dequant(j) }},

@@ -2,7 +2,7 @@ package reject
 
 import "github.com/rocmforge/forge/specs/formats"
 
-// Misuses of the integer form's intrinsics (Word32, Word16) and methods.
+// Misuses of the integer form's intrinsics (Word32, Word16, Lut16) and methods.
 // (Word32 of a field that is not a uint8 or int8 array does not type-check:
 // its type parameter says so.)
 
@@ -43,3 +43,30 @@ func (b *BlockBadSig) Dequant(j int32) float32 { return float32(b.Qs[j&7]) }
 func (b *BlockBadSig) Codes(w int32) int32 { return int32(b.Qs[w&7]) } // ERROR "Codes must have the signature func \(b \*BlockBadSig\) Codes\(w int32\) uint32"
 
 func (b *BlockBadSig) Scale(s uint32) float32 { return 1 } // ERROR "Scale must have the signature func \(b \*BlockBadSig\) Scale\(s int32\) float32"
+
+// Lut16's table must be &t for a package-level [16]int8 with constant
+// contents.
+var (
+	lutGood     = [16]int8{1, 2, 3}
+	lutComputed = lutMake()
+	lutVarElem  = [16]int8{0, int8(len(words)), lutN} // ERROR "table lutVarElem: element is not a constant; tables must be constant composite literals"
+	lutPtr      = &lutGood
+	lutN        = int8(4)
+)
+
+func lutMake() [16]int8 { return [16]int8{} }
+
+type BlockLutBad struct {
+	Qs  [4]uint8
+	Tab [16]int8
+}
+
+func (b *BlockLutBad) Dequant(j int32) float32 {
+	q := formats.Word32(b.Qs[:], 0) >> uint32(j&4)
+	c := formats.Lut16(&lutGood, q)        // accepted
+	c ^= formats.Lut16(&lutComputed, q)    // ERROR "Lut16's table lutComputed must be initialised by a constant composite literal \(var lutComputed = \[16\]int8\{...\}\)"
+	c ^= formats.Lut16(&b.Tab, q)          // ERROR "Lut16's first argument must be the address of a package-level table, Lut16\(&table, q\) with var table = \[16\]int8\{...\}"
+	c ^= formats.Lut16(lutPtr, q)          // ERROR "Lut16's first argument must be the address of a package-level table"
+	c ^= formats.Lut16(&lutVarElem, c>>31) // the table's error is at its element
+	return float32(c)
+}
