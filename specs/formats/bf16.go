@@ -3,7 +3,8 @@ package formats
 // BF16: bfloat16 (the top half of a binary32), one element per 2-byte "block".
 var BF16 = register(Meta{Name: "BF16", GGMLType: 30, BlockElems: 1, BlockBytes: 2,
 	Doc:       "bfloat16, unquantized",
-	NoIntForm: "a float format: its values are not integer codes times a per-sub-block scale"},
+	NoIntForm: "a float format: its values are not integer codes times a per-sub-block scale",
+	IEEE:      "bfloat16"},
 	func(dst []float32, src []BlockBF16) { dequantRows(dst, src, (*BlockBF16).Dequant) })
 
 // BlockBF16 is one ggml_bf16_t element.

@@ -3,7 +3,8 @@ package formats
 // F16: IEEE binary16, one element per 2-byte "block".
 var F16 = register(Meta{Name: "F16", GGMLType: 1, BlockElems: 1, BlockBytes: 2,
 	Doc:       "IEEE float16 (binary16), unquantized",
-	NoIntForm: "a float format: its values are not integer codes times a per-sub-block scale"},
+	NoIntForm: "a float format: its values are not integer codes times a per-sub-block scale",
+	IEEE:      "binary16"},
 	func(dst []float32, src []BlockF16) { dequantRows(dst, src, (*BlockF16).Dequant) })
 
 // BlockF16 is one ggml_fp16_t element.

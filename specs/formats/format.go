@@ -28,7 +28,18 @@ type Meta struct {
 	// forgegen explain; a test requires it of every registered format
 	// without one.
 	NoIntForm string
+	// IEEE names the one IEEE value a one-element block holds, "binary16",
+	// "bfloat16" or "binary32" (Dequant widens it exactly; a test checks
+	// every bit pattern), or is empty. Kernels whose result is arithmetic
+	// on the values may then widen them with the hardware's conversion:
+	// matvec_f32 does for binary16 on NVIDIA, where the conversion that
+	// keeps a NaN's payload costs ~10% at the memory limit and the
+	// arithmetic after it returns the canonical NaN for any NaN anyway.
+	IEEE string
 }
+
+// ieeeBytes is the block size of each IEEE kind.
+var ieeeBytes = map[string]int{"binary16": 2, "bfloat16": 2, "binary32": 4}
 
 // Format is a registered format: its metadata plus type-erased access to the
 // spec's Dequant and Quantize methods.

@@ -32,6 +32,13 @@ func (m Meta) Problems() []check.Problem {
 	case m.SubBlock != 0 && m.NoIntForm != "":
 		l.Add("NoIntForm", "NoIntForm says why there is no integer form, but SubBlock %d declares one; leave it empty", m.SubBlock)
 	}
+	if m.IEEE != "" {
+		if n, ok := ieeeBytes[m.IEEE]; !ok {
+			l.Add("IEEE", "IEEE %q must be binary16, bfloat16, binary32 or empty", m.IEEE)
+		} else if m.BlockElems != 1 || m.BlockBytes != n {
+			l.Add("IEEE", "IEEE %s needs one element in %d bytes per block, not %d in %d", m.IEEE, n, m.BlockElems, m.BlockBytes)
+		}
+	}
 	if m.Doc == "" {
 		l.Add("", "Doc is empty; give one line saying what the format is")
 	}

@@ -26,4 +26,13 @@ func TestRegisteredMetaValid(t *testing.T) {
 			t.Errorf("%+v: problems %v, want one about the integer form", m, ps)
 		}
 	}
+	for _, m := range []Meta{
+		{Name: "A", BlockElems: 1, BlockBytes: 2, IEEE: "binary8", Doc: "d"}, // no such kind
+		{Name: "A", BlockElems: 1, BlockBytes: 4, IEEE: "binary16", Doc: "d"}, // the wrong size
+		{Name: "A", BlockElems: 32, BlockBytes: 64, IEEE: "bfloat16", Doc: "d"},
+	} {
+		if ps := m.Problems(); len(ps) != 1 || ps[0].Field != "IEEE" {
+			t.Errorf("%+v: problems %v, want one about IEEE", m, ps)
+		}
+	}
 }

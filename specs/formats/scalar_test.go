@@ -292,3 +292,62 @@ func TestE8M0(t *testing.T) {
 		}
 	}
 }
+
+// A format that says its block is one IEEE value dequantizes every bit
+// pattern to that value (NaN to a NaN): binary16 and bfloat16 exhaustively
+// from their definitions in float64, binary32 over random and special
+// patterns. Kernels rely on the declaration to use the hardware's
+// conversion (Meta.IEEE).
+func TestIEEEFormats(t *testing.T) {
+	bfValue := func(u uint16) float64 { return float64(f32(uint32(u) << 16)) }
+	n := 0
+	for _, f := range formats.All() {
+		if f.IEEE == "" {
+			continue
+		}
+		n++
+		var patterns []uint32
+		var value func(uint32) float64
+		switch f.IEEE {
+		case "binary16", "bfloat16":
+			for u := range uint32(1 << 16) {
+				patterns = append(patterns, u)
+			}
+			value = func(u uint32) float64 { return halfValue(uint16(u)) }
+			if f.IEEE == "bfloat16" {
+				value = func(u uint32) float64 { return bfValue(uint16(u)) }
+			}
+		case "binary32":
+			r := rand.New(rand.NewPCG(5, 6))
+			patterns = []uint32{0, 1 << 31, 1, 0x7f7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0x807fffff}
+			for range 1 << 16 {
+				patterns = append(patterns, r.Uint32())
+			}
+			value = func(u uint32) float64 { return float64(f32(u)) }
+		default:
+			t.Fatalf("%s: IEEE %q has no check here", f.Name, f.IEEE)
+		}
+		src := make([]byte, len(patterns)*f.BlockBytes)
+		for i, u := range patterns {
+			for k := range f.BlockBytes {
+				src[i*f.BlockBytes+k] = byte(u >> (8 * k))
+			}
+		}
+		dst := make([]float32, len(patterns))
+		if err := f.Dequantize(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for i, u := range patterns {
+			want, got := value(u), float64(dst[i])
+			if !(got == want && math.Signbit(got) == math.Signbit(want) || math.IsNaN(got) && math.IsNaN(want)) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s (%s): pattern %#x is %g, want %g", f.Name, f.IEEE, u, got, want)
+				}
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d formats declare an IEEE kind, want 3 (F32, F16, BF16)", n)
+	}
+}

@@ -12,19 +12,19 @@
 #define FORGE_TARGET_WAVE_SIZE 32
 #include "../forge_portability.h"
 
-#line 10 "specs/formats/f16.go"
-struct forge_BlockF16 {
 #line 11 "specs/formats/f16.go"
+struct forge_BlockF16 {
+#line 12 "specs/formats/f16.go"
 	forge_half V;
 };
-#line 10 "specs/formats/f16.go"
-static_assert(sizeof(forge_BlockF16) == 2, "forge_BlockF16 must be 2 bytes, as the Go struct BlockF16");
 #line 11 "specs/formats/f16.go"
+static_assert(sizeof(forge_BlockF16) == 2, "forge_BlockF16 must be 2 bytes, as the Go struct BlockF16");
+#line 12 "specs/formats/f16.go"
 static_assert(__builtin_offsetof(forge_BlockF16, V) == 0, "forge_BlockF16.V must be at byte 0, as in the Go struct");
-#line 15 "specs/formats/f16.go"
+#line 16 "specs/formats/f16.go"
 FORGE_DEVICE float forge_BlockF16_Dequant(const forge_BlockF16* __restrict__ b, int32_t j) {
 	(void)j;
-#line 16 "specs/formats/f16.go"
+#line 17 "specs/formats/f16.go"
 	return forge_half_to_f32(b->V);
 }
 #line 31 "generated/hip/gfx1030/f16_matvec.hip"
@@ -111,7 +111,10 @@ forge_matvec_f32_f16_kernel(const forge_BlockF16* __restrict__ w, const float* _
 							}
 #pragma unroll
 							for (uint32_t k = 0; k < chunk; ++k) {
-								acc[i] = fmaf(forge_BlockF16_Dequant(tmp + k, 0), xv[k], acc[i]);
+								// One binary16 per block (Meta.IEEE), widened for arithmetic only.
+								uint16_t h;
+								memcpy(&h, (const char*)tmp + 2 * k, 2);
+								acc[i] = fmaf(forge_half_to_f32_arith(h), xv[k], acc[i]);
 							}
 						} else {
 #pragma unroll

@@ -9,19 +9,19 @@
 #define FORGE_TARGET_WAVE_SIZE 32
 #include "../forge_portability.h"
 
-#line 10 "specs/formats/f16.go"
-struct forge_BlockF16 {
 #line 11 "specs/formats/f16.go"
+struct forge_BlockF16 {
+#line 12 "specs/formats/f16.go"
 	forge_half V;
 };
-#line 10 "specs/formats/f16.go"
-static_assert(sizeof(forge_BlockF16) == 2, "forge_BlockF16 must be 2 bytes, as the Go struct BlockF16");
 #line 11 "specs/formats/f16.go"
+static_assert(sizeof(forge_BlockF16) == 2, "forge_BlockF16 must be 2 bytes, as the Go struct BlockF16");
+#line 12 "specs/formats/f16.go"
 static_assert(__builtin_offsetof(forge_BlockF16, V) == 0, "forge_BlockF16.V must be at byte 0, as in the Go struct");
-#line 15 "specs/formats/f16.go"
+#line 16 "specs/formats/f16.go"
 FORGE_DEVICE float forge_BlockF16_Dequant(const forge_BlockF16* __restrict__ b, int32_t j) {
 	(void)j;
-#line 16 "specs/formats/f16.go"
+#line 17 "specs/formats/f16.go"
 	return forge_half_to_f32(b->V);
 }
 #line 28 "generated/hip/gfx1100/f16_dequant.hip"

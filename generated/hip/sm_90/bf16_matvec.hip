@@ -12,19 +12,19 @@
 #define FORGE_TARGET_WAVE_SIZE 32
 #include "../forge_portability.h"
 
-#line 10 "specs/formats/bf16.go"
-struct forge_BlockBF16 {
 #line 11 "specs/formats/bf16.go"
+struct forge_BlockBF16 {
+#line 12 "specs/formats/bf16.go"
 	forge_bfloat16 V;
 };
-#line 10 "specs/formats/bf16.go"
-static_assert(sizeof(forge_BlockBF16) == 2, "forge_BlockBF16 must be 2 bytes, as the Go struct BlockBF16");
 #line 11 "specs/formats/bf16.go"
+static_assert(sizeof(forge_BlockBF16) == 2, "forge_BlockBF16 must be 2 bytes, as the Go struct BlockBF16");
+#line 12 "specs/formats/bf16.go"
 static_assert(__builtin_offsetof(forge_BlockBF16, V) == 0, "forge_BlockBF16.V must be at byte 0, as in the Go struct");
-#line 15 "specs/formats/bf16.go"
+#line 16 "specs/formats/bf16.go"
 FORGE_DEVICE float forge_BlockBF16_Dequant(const forge_BlockBF16* __restrict__ b, int32_t j) {
 	(void)j;
-#line 16 "specs/formats/bf16.go"
+#line 17 "specs/formats/bf16.go"
 	return forge_bf16_to_f32(b->V);
 }
 #line 31 "generated/hip/sm_90/bf16_matvec.hip"

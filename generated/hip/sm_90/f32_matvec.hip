@@ -12,19 +12,19 @@
 #define FORGE_TARGET_WAVE_SIZE 32
 #include "../forge_portability.h"
 
-#line 10 "specs/formats/f32.go"
-struct forge_BlockF32 {
 #line 11 "specs/formats/f32.go"
+struct forge_BlockF32 {
+#line 12 "specs/formats/f32.go"
 	float V;
 };
-#line 10 "specs/formats/f32.go"
-static_assert(sizeof(forge_BlockF32) == 4, "forge_BlockF32 must be 4 bytes, as the Go struct BlockF32");
 #line 11 "specs/formats/f32.go"
+static_assert(sizeof(forge_BlockF32) == 4, "forge_BlockF32 must be 4 bytes, as the Go struct BlockF32");
+#line 12 "specs/formats/f32.go"
 static_assert(__builtin_offsetof(forge_BlockF32, V) == 0, "forge_BlockF32.V must be at byte 0, as in the Go struct");
-#line 15 "specs/formats/f32.go"
+#line 16 "specs/formats/f32.go"
 FORGE_DEVICE float forge_BlockF32_Dequant(const forge_BlockF32* __restrict__ b, int32_t j) {
 	(void)j;
-#line 16 "specs/formats/f32.go"
+#line 17 "specs/formats/f32.go"
 	return b->V;
 }
 #line 31 "generated/hip/sm_90/f32_matvec.hip"
