@@ -69,6 +69,12 @@ forge_matvec_f32_f16_kernel(const forge_BlockF16* __restrict__ w, const float* _
 	const Index nchunks = n / chunk;
 	const int64_t row_blocks = cols / forge_mv_f16_elems;
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	// A dependent launch (FORGE_LAUNCH_AFTER): on NVIDIA the workgroups are
+	// scheduled while the previous kernel drains and wait here for it (x
+	// may be its output), and the next kernel may be scheduled as soon as
+	// this one has started; it waits in turn before touching memory.
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t g = forge_block_idx(); g < groups; g += forge_grid_dim()) {
 		const int64_t r0 = g * Rows;
 		const forge_BlockF16* __restrict__ w0 = w + r0 * row_blocks;
@@ -199,12 +205,12 @@ static void forge_matvec_f32_f16_kernel_launch(const forge_BlockF16* w, const fl
 	// 32-bit indexing within a row while every index and a stride past the end fit 31 bits.
 	if (cols <= ((int64_t)1 << 30)) {
 		if (vec) {
-			FORGE_LAUNCH((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		} else {
-			FORGE_LAUNCH((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_f32_f16_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 	}
 }
 

@@ -279,6 +279,7 @@ static_assert(FORGE_GLUE_THREADS % 32 == 0, "quantize_x8: a workgroup is whole 3
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n) {
 	forge_dependents_launch(); // the matvec that reads q may be scheduled now (it waits for the writes)
+	forge_dependency_wait();   // x, and the q an earlier matvec may still be reading, are earlier kernels'
 	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
 		const int64_t i = base + forge_thread_idx();
 		const float v = i < n ? x[i] : 0.0f;
@@ -325,7 +326,9 @@ FORGE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, for
 	float* d = (float*)(q + n);
 	float* s = d + n / 32;
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	// A dependent launch: on NVIDIA its workgroups are scheduled while the
+	// previous kernel (a matvec that read xq, in a decode step) drains.
+	FORGE_LAUNCH_AFTER(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		x, q, d, s, n);
 	return forge_last_error();
 }

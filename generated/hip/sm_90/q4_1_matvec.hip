@@ -5,6 +5,7 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 128 threads, 1 rows, 1 lanes per group for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 18.37 µs at 4096x14336 vs the default's 19.45, best of 18)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q4_1 on sm_90.
 
@@ -58,7 +59,7 @@ FORGE_DEVICE float forge_BlockQ4_1_Offset(const forge_BlockQ4_1* __restrict__ b,
 #line 51 "specs/formats/q4_1.go"
 	return forge_half_to_f32(b->M);
 }
-#line 62 "generated/hip/sm_90/q4_1_matvec.hip"
+#line 63 "generated/hip/sm_90/q4_1_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_1) == 20,
 	"forge_BlockQ4_1: the device block is not 20 bytes, as the Q4_1 spec says");
 
@@ -100,6 +101,12 @@ forge_matvec_f32_q4_1_kernel(const forge_BlockQ4_1* __restrict__ w, const float*
 	const Index nchunks = n / chunk;
 	const int64_t row_blocks = cols / forge_mv_q4_1_elems;
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	// A dependent launch (FORGE_LAUNCH_AFTER): on NVIDIA the workgroups are
+	// scheduled while the previous kernel drains and wait here for it (x
+	// may be its output), and the next kernel may be scheduled as soon as
+	// this one has started; it waits in turn before touching memory.
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t g = forge_block_idx(); g < groups; g += forge_grid_dim()) {
 		const int64_t r0 = g * Rows;
 		const forge_BlockQ4_1* __restrict__ w0 = w + r0 * row_blocks;
@@ -227,12 +234,12 @@ static void forge_matvec_f32_q4_1_kernel_launch(const forge_BlockQ4_1* w, const 
 	// 32-bit indexing within a row while every index and a stride past the end fit 31 bits.
 	if (cols <= ((int64_t)1 << 30)) {
 		if (vec) {
-			FORGE_LAUNCH((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		} else {
-			FORGE_LAUNCH((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_f32_q4_1_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 	}
 }
 
@@ -304,13 +311,8 @@ FORGE_EXPORT int forge_matvec_f32_q4_1(const void* w, const float* x, float* y, 
 // step's weight loads, which do not depend on it, so that those loads
 // overlap the quantization.
 //
-// Tuning. 64 threads, 2 rows per workgroup and 1 lanes per group for every shape:
-// no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
-// The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
-// docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
-// 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
-// rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
-// as long), and 2 lanes per group for super-blocks above 6 bits per weight.
+// Tuning. 128 threads, 1 rows per workgroup and 1 lanes per group for every shape:
+// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 18.37 µs at 4096x14336 vs the default's 19.45, best of 18).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l override them.
 
@@ -318,13 +320,13 @@ static constexpr uint32_t forge_mvx8_q4_1_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q4_1_gpb = 32 / 32; // 32-element groups per block
 static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_1: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 64
+#define FORGE_TUNE_MATVEC_X8_THREADS 128 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS 2
+#define FORGE_TUNE_MATVEC_X8_ROWS 1 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
-#define FORGE_TUNE_MATVEC_X8_LANES 1
+#define FORGE_TUNE_MATVEC_X8_LANES 1 // tuned
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
@@ -356,6 +358,10 @@ forge_matvec_x8_q4_1_kernel(const forge_BlockQ4_1* __restrict__ w, const uint8_t
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const float* __restrict__ xs = xd + cols / 32;
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	// The next kernel (the next quantization of x, in a decode step) may be
+	// scheduled now: a dependent launch waits for this one to finish before
+	// it touches memory, and a plain launch starts after it anyway.
+	forge_dependents_launch();
 	// With one row, a step loads its codes before its x, and the first step
 	// waits for x only after issuing them; with more, codes loaded ahead for
 	// every row measured slower (Q4_0, 2 rows: 18.6 µs against 13.4), so the

@@ -5,6 +5,7 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
+// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 256 threads, 1 rows, 2 lanes per group for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 28.54 µs at 4096x14336 vs the default's 28.57, best of 18)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q8_K on sm_90.
 
@@ -45,7 +46,7 @@ FORGE_DEVICE float forge_BlockQ8_K_Scale(const forge_BlockQ8_K* __restrict__ b, 
 #line 55 "specs/formats/q8_k.go"
 	return b->D;
 }
-#line 49 "generated/hip/sm_90/q8_k_matvec.hip"
+#line 50 "generated/hip/sm_90/q8_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ8_K) == 292,
 	"forge_BlockQ8_K: the device block is not 292 bytes, as the Q8_K spec says");
 
@@ -87,6 +88,12 @@ forge_matvec_f32_q8_k_kernel(const forge_BlockQ8_K* __restrict__ w, const float*
 	const Index nchunks = n / chunk;
 	const int64_t row_blocks = cols / forge_mv_q8_k_elems;
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	// A dependent launch (FORGE_LAUNCH_AFTER): on NVIDIA the workgroups are
+	// scheduled while the previous kernel drains and wait here for it (x
+	// may be its output), and the next kernel may be scheduled as soon as
+	// this one has started; it waits in turn before touching memory.
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t g = forge_block_idx(); g < groups; g += forge_grid_dim()) {
 		const int64_t r0 = g * Rows;
 		const forge_BlockQ8_K* __restrict__ w0 = w + r0 * row_blocks;
@@ -214,12 +221,12 @@ static void forge_matvec_f32_q8_k_kernel_launch(const forge_BlockQ8_K* w, const 
 	// 32-bit indexing within a row while every index and a stride past the end fit 31 bits.
 	if (cols <= ((int64_t)1 << 30)) {
 		if (vec) {
-			FORGE_LAUNCH((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, true, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		} else {
-			FORGE_LAUNCH((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, false, uint32_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_f32_q8_k_kernel<Threads, Rows, Chunk, false, uint64_t>), dim3(grid), dim3(Threads), 0, stream, w, x, y, rows, cols);
 	}
 }
 
@@ -291,13 +298,8 @@ FORGE_EXPORT int forge_matvec_f32_q8_k(const void* w, const float* x, float* y, 
 // step's weight loads, which do not depend on it, so that those loads
 // overlap the quantization.
 //
-// Tuning. 128 threads, 1 rows per workgroup and 2 lanes per group for every shape:
-// no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
-// The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
-// docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
-// 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
-// rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
-// as long), and 2 lanes per group for super-blocks above 6 bits per weight.
+// Tuning. 256 threads, 1 rows per workgroup and 2 lanes per group for every shape:
+// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 28.54 µs at 4096x14336 vs the default's 28.57, best of 18).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l override them.
 
@@ -305,13 +307,13 @@ static constexpr uint32_t forge_mvx8_q8_k_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q8_k_gpb = 256 / 32; // 32-element groups per block
 static_assert(256 % 32 == 0 && (32 == 16 || 32 == 32), "Q8_K: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 128
+#define FORGE_TUNE_MATVEC_X8_THREADS 256 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS 1
+#define FORGE_TUNE_MATVEC_X8_ROWS 1 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
-#define FORGE_TUNE_MATVEC_X8_LANES 2
+#define FORGE_TUNE_MATVEC_X8_LANES 2 // tuned
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
@@ -342,6 +344,10 @@ forge_matvec_x8_q8_k_kernel(const forge_BlockQ8_K* __restrict__ w, const uint8_t
 	const Index nb = (Index)(cols / forge_mv_q8_k_elems);
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const int64_t groups = (rows + Rows - 1) / Rows;
+	// The next kernel (the next quantization of x, in a decode step) may be
+	// scheduled now: a dependent launch waits for this one to finish before
+	// it touches memory, and a plain launch starts after it anyway.
+	forge_dependents_launch();
 	// With one row, a step loads its codes before its x, and the first step
 	// waits for x only after issuing them; with more, codes loaded ahead for
 	// every row measured slower (Q4_0, 2 rows: 18.6 µs against 13.4), so the
