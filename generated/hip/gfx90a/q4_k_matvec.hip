@@ -400,20 +400,20 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 	const float* __restrict__ xd = (const float*)(xq + cols);
 	const float* __restrict__ xs = xd + cols / 32;
 	const int64_t groups = (rows + Rows - 1) / Rows;
-	// With one row per workgroup, codes are software-pipelined: a thread
-	// loads its first step's codes, then waits for x, and each step issues
-	// the next step's code loads before its own arithmetic. The first wait
-	// is outside the block loop, so that nothing there orders its loads.
-	// With more rows, codes loaded ahead for every row measured slower
-	// (Q4_0, 2 rows: 18.6 µs against 13.4), so those wait first and load
-	// each row's codes where they use them. (Letting the next kernel be
-	// scheduled from the start of this one, griddepcontrol.launch_dependents,
-	// measured slower too: Q4_0 19.4 µs against 12.3.)
+	// With one row, a step loads its codes before its x, and the first step
+	// waits for x only after issuing them; with more, codes loaded ahead for
+	// every row measured slower (Q4_0, 2 rows: 18.6 µs against 13.4), so the
+	// kernel waits first and loads each row's codes where it uses them.
+	// Measured slower on the H100 too, and so not done: letting the next
+	// kernel be scheduled from the start of this one
+	// (griddepcontrol.launch_dependents: Q4_0 19.4 µs against 12.3), and
+	// loading the next step's codes a step ahead (Q4_K 20.2 µs against 15.4,
+	// Q5_K 23.3 against 19.7).
 	constexpr bool early = Rows == 1;
+	bool waited = !early;
 	if (!early) {
 		forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
 	}
-	bool waited = !early;
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
@@ -421,33 +421,17 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 		for (uint32_t i = 0; i < Rows; ++i) {
 			acc[i] = 0.0f;
 		}
-		constexpr Index step = (Index)(Threads / units);
-		Index blk = (Index)(tid / units);
-		uint32_t next[nw]; // row r0's codes of the thread's next step, when early
-		if (early && blk < nb) {
-			const forge_BlockQ4_K* __restrict__ b = w + r0 * nb + blk;
-#pragma unroll
-			for (uint32_t k = 0; k < nw; ++k) {
-				next[k] = forge_BlockQ4_K_Codes(b, (int32_t)(w0 + k));
-			}
-		}
-		if (!waited) {
-			forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
-			waited = true;
-		}
-		for (; blk < nb; blk += step) {
-			uint32_t cw[nw];
+		for (Index blk = (Index)(tid / units); blk < nb; blk += (Index)(Threads / units)) {
+			uint32_t cw[nw]; // row r0's codes, when early
 			if (early) {
+				const forge_BlockQ4_K* __restrict__ b = w + r0 * nb + blk;
 #pragma unroll
 				for (uint32_t k = 0; k < nw; ++k) {
-					cw[k] = next[k];
+					cw[k] = forge_BlockQ4_K_Codes(b, (int32_t)(w0 + k));
 				}
-				if (blk + step < nb) {
-					const forge_BlockQ4_K* __restrict__ b = w + r0 * nb + blk + step;
-#pragma unroll
-					for (uint32_t k = 0; k < nw; ++k) {
-						next[k] = forge_BlockQ4_K_Codes(b, (int32_t)(w0 + k));
-					}
+				if (!waited) {
+					forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+					waited = true;
 				}
 			}
 			const Index g = blk * (Index)gpb + (Index)gsel;
@@ -490,6 +474,10 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 					}
 				}
 			}
+		}
+		if (!waited) { // a thread with no block still waits before y is written
+			forge_dependency_wait();
+			waited = true;
 		}
 		// Every lane of every wave gets here.
 #pragma unroll
