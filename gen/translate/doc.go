@@ -116,7 +116,7 @@
 // any form (len of an array, iota, untyped arithmetic), which are emitted as
 // their go/types value. The intrinsics, from the portability header:
 //
-//	formats.Half.Float32         forge_half_to_f32
+//	formats.Half.Float32         forge_half_to_f32 (forge_half_to_f32_arith, see below)
 //	formats.BFloat16.Float32     forge_bf16_to_f32
 //	formats.E8M0.Float32         forge_e8m0_to_f32
 //	formats.E8M0.HalfScale       forge_e8m0_half_scale
@@ -125,6 +125,12 @@
 //	formats.Word32(b.F[:], i)    forge_word32_aN(b->F + i)
 //	formats.Word16(b.F[:], i)    forge_word16_aN(b->F + i)
 //	formats.Lut16(&t, q)         forge_lut16(t0, t1, t2, t3, q)
+//
+// A Half.Float32 whose value only feeds float arithmetic (an operand of
+// + - * /, or a local assigned once and used only so) becomes
+// forge_half_to_f32_arith: one cvt on NVIDIA, whose arithmetic returns the
+// canonical NaN for any NaN operand, so that the payload the exact widening
+// keeps could not reach an output bit anyway (arithOnlyHalves).
 //
 // Word32 and Word16 read a little-endian word at byte i of a uint8 or int8
 // array field of the receiver, written exactly b.F[:] (the one slice

@@ -633,6 +633,9 @@ func (f *fnTr) call(e *ast.CallExpr, sc scalar) cexpr {
 			if r.bad {
 				return badExpr
 			}
+			if f.arithHalves[e] {
+				in = "forge_half_to_f32_arith"
+			}
 			return cexpr{s: in + "(" + bare(r.s) + ")", sc: sc}
 		}
 		if types.Unalias(recvT) != types.Type(f.t.block) {

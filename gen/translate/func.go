@@ -27,6 +27,9 @@ type fnTr struct {
 	// true for a switch (which the translation turns into if/else, so a
 	// break in it is rejected), false for a loop.
 	breakable []bool
+	// arithHalves are the Half.Float32 calls that only feed float
+	// arithmetic (arithOnlyHalves).
+	arithHalves map[*ast.CallExpr]bool
 }
 
 // cFuncName is the C name of a helper function or block method.
@@ -81,7 +84,8 @@ func (t *translator) function(fn *types.Func, cname string, at token.Pos) string
 	}
 	t.global(cname, decl.Name.Pos(), what)
 	f := &fnTr{t: t, decl: decl, names: map[*types.Var]string{}, used: map[string]bool{},
-		single: map[*types.Var]ast.Expr{}, bounding: map[*types.Var]bool{}, badVars: map[*types.Var]bool{}}
+		single: map[*types.Var]ast.Expr{}, bounding: map[*types.Var]bool{}, badVars: map[*types.Var]bool{},
+		arithHalves: arithOnlyHalves(decl.Body, t.pkg.Info)}
 	sig := fn.Type().(*types.Signature)
 	ok := true
 	if decl.Type.TypeParams != nil && decl.Type.TypeParams.NumFields() > 0 {

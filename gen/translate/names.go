@@ -33,7 +33,7 @@ threadIdx blockIdx blockDim gridDim warpSize dim3 half bfloat16 main
 // headerNames are the top-level names the portability header defines that a
 // forge_-prefixed Go name could collide with.
 var headerNames = setOf(`
-forge_half forge_bfloat16 forge_e8m0 forge_half_to_f32 forge_f32_to_half
+forge_half forge_bfloat16 forge_e8m0 forge_half_to_f32 forge_half_to_f32_arith forge_f32_to_half
 forge_bf16_to_f32 forge_e8m0_to_f32 forge_e8m0_half_scale forge_stream_t
 forge_abi_version forge_word16_a1 forge_word16_a2 forge_word32_a1
 forge_word32_a2 forge_word32_a4 forge_dot4 forge_lut16

@@ -434,7 +434,9 @@ FORGE_HOST_DEVICE float forge_half_to_f32(forge_half h) {
 }
 
 // forge_half_to_f32_arith is forge_half_to_f32 for a value that only feeds
-// float arithmetic (a format whose Meta.IEEE is binary16, in matvec_f32).
+// float arithmetic: a Half.Float32 that gen/translate finds used only as an
+// operand of + - * / (a block's scale, say), and matvec_f32's widening of a
+// format whose Meta.IEEE is binary16.
 // On NVIDIA one cvt: the payload forge_half_to_f32 keeps cannot reach a
 // result there, since NVIDIA's float arithmetic returns the canonical NaN
 // for any NaN operand; the exact widening measured ~10% slower at the

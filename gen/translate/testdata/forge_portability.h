@@ -54,6 +54,11 @@ FORGE_DEVICE float forge_half_to_f32(forge_half h) {
 	return forge_bits_f32(sign | (exp + 112u) << 23 | man << 13);
 }
 
+// The header's arithmetic-only widening is the exact one off NVIDIA.
+FORGE_DEVICE float forge_half_to_f32_arith(forge_half h) {
+	return forge_half_to_f32(h);
+}
+
 // Round to nearest even, overflow to inf, NaN to 0x7E00 with the sign.
 FORGE_DEVICE uint16_t forge_f32_to_half(float f) {
 	uint32_t bits = forge_f32_bits(f);

@@ -38,7 +38,7 @@ FORGE_DEVICE float forge_BlockQ5_0_Dequant(const forge_BlockQ5_0* __restrict__ b
 #line 21 "specs/formats/q5_0.go"
 	uint8_t h = (uint8_t)(((uint32_t)b->Qh[j >> 3] >> ((uint32_t)(j & 7))) & 1u);
 #line 22 "specs/formats/q5_0.go"
-	return ((float)((int32_t)((((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4))) - 16u))) * forge_half_to_f32(b->D);
+	return ((float)((int32_t)((((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4))) - 16u))) * forge_half_to_f32_arith(b->D);
 }
 #line 70 "specs/formats/intform.go"
 static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
@@ -62,7 +62,7 @@ FORGE_DEVICE float forge_BlockQ5_0_Scale(const forge_BlockQ5_0* __restrict__ b, 
 FORGE_DEVICE float forge_BlockQ5_0_Offset(const forge_BlockQ5_0* __restrict__ b, int32_t s) {
 	(void)s;
 #line 55 "specs/formats/q5_0.go"
-	return (-0x1p+04f) * forge_half_to_f32(b->D);
+	return (-0x1p+04f) * forge_half_to_f32_arith(b->D);
 }
 #line 68 "generated/hip/gfx1030/q5_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ5_0) == 22,

@@ -42,7 +42,7 @@ FORGE_DEVICE float forge_BlockQ5_1_Dequant(const forge_BlockQ5_1* __restrict__ b
 #line 22 "specs/formats/q5_1.go"
 	uint8_t h = (uint8_t)(((uint32_t)b->Qh[j >> 3] >> ((uint32_t)(j & 7))) & 1u);
 #line 23 "specs/formats/q5_1.go"
-	return (((float)((int32_t)((uint8_t)(((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4)))))) * forge_half_to_f32(b->D)) + forge_half_to_f32(b->M);
+	return (((float)((int32_t)((uint8_t)(((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4)))))) * forge_half_to_f32_arith(b->D)) + forge_half_to_f32_arith(b->M);
 }
 #line 70 "specs/formats/intform.go"
 static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {

@@ -52,7 +52,7 @@ FORGE_DEVICE float forge_BlockQ6_K_Dequant(const forge_BlockQ6_K* __restrict__ b
 #line 28 "specs/formats/q6_k.go"
 	int8_t sc = b->Scales[(int32_t)(((8u * (uint32_t)n) + (2u * (uint32_t)g)) + (uint32_t)(l >> 4))];
 #line 29 "specs/formats/q6_k.go"
-	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
+	return (forge_half_to_f32_arith(b->D) * ((float)sc)) * ((float)q);
 }
 #line 92 "specs/formats/q6_k.go"
 FORGE_DEVICE uint32_t forge_BlockQ6_K_Codes(const forge_BlockQ6_K* __restrict__ b, int32_t w) {
@@ -72,7 +72,7 @@ FORGE_DEVICE uint32_t forge_BlockQ6_K_Codes(const forge_BlockQ6_K* __restrict__ 
 #line 102 "specs/formats/q6_k.go"
 FORGE_DEVICE float forge_BlockQ6_K_Scale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
 #line 102 "specs/formats/q6_k.go"
-	return forge_half_to_f32(b->D) * ((float)b->Scales[i & 15]);
+	return forge_half_to_f32_arith(b->D) * ((float)b->Scales[i & 15]);
 }
 #line 105 "specs/formats/q6_k.go"
 FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b, int32_t i) {

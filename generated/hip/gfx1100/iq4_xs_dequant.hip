@@ -48,7 +48,7 @@ FORGE_DEVICE float forge_BlockIQ4XS_Dequant(const forge_BlockIQ4XS* __restrict__
 #line 24 "specs/formats/iq4_xs.go"
 	int32_t ls = ((int32_t)lo) | ((int32_t)(((uint32_t)hi) << 4));
 #line 25 "specs/formats/iq4_xs.go"
-	float dl = forge_half_to_f32(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
+	float dl = forge_half_to_f32_arith(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
 #line 26 "specs/formats/iq4_xs.go"
 	uint8_t q = b->Qs[(int32_t)((16u * (uint32_t)ib) + (uint32_t)(r & 15))];
 #line 27 "specs/formats/iq4_xs.go"
@@ -75,7 +75,7 @@ FORGE_DEVICE float forge_BlockIQ4XS_Scale(const forge_BlockIQ4XS* __restrict__ b
 #line 50 "specs/formats/iq4_xs.go"
 	int32_t ls = ((int32_t)lo) | ((int32_t)(((uint32_t)hi) << 4));
 #line 51 "specs/formats/iq4_xs.go"
-	return forge_half_to_f32(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
+	return forge_half_to_f32_arith(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
 }
 #line 81 "generated/hip/gfx1100/iq4_xs_dequant.hip"
 static_assert(sizeof(forge_BlockIQ4XS) == 136,

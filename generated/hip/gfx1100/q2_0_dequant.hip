@@ -27,7 +27,7 @@ FORGE_DEVICE float forge_BlockQ2_0_Dequant(const forge_BlockQ2_0* __restrict__ b
 #line 19 "specs/formats/q2_0.go"
 	uint8_t q = (uint8_t)(((uint32_t)b->Qs[j >> 2] >> (2u * ((uint32_t)(j & 3)))) & 3u);
 #line 20 "specs/formats/q2_0.go"
-	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32(b->D);
+	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32_arith(b->D);
 }
 #line 48 "specs/formats/q2_0.go"
 FORGE_DEVICE uint32_t forge_BlockQ2_0_Codes(const forge_BlockQ2_0* __restrict__ b, int32_t w) {

@@ -79,7 +79,7 @@ FORGE_DEVICE float forge_BlockQ5_K_Dequant(const forge_BlockQ5_K* __restrict__ b
 #line 30 "specs/formats/q5_k.go"
 	uint8_t m = forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)]);
 #line 31 "specs/formats/q5_k.go"
-	return ((forge_half_to_f32(b->D) * ((float)sc)) * ((float)q)) - (forge_half_to_f32(b->Dmin) * ((float)m));
+	return ((forge_half_to_f32_arith(b->D) * ((float)sc)) * ((float)q)) - (forge_half_to_f32_arith(b->Dmin) * ((float)m));
 }
 #line 59 "specs/formats/q5_k.go"
 FORGE_DEVICE uint32_t forge_BlockQ5_K_Codes(const forge_BlockQ5_K* __restrict__ b, int32_t w) {
@@ -97,7 +97,7 @@ FORGE_DEVICE float forge_BlockQ5_K_Scale(const forge_BlockQ5_K* __restrict__ b, 
 #line 68 "specs/formats/q5_k.go"
 	int32_t k = i & 3;
 #line 69 "specs/formats/q5_k.go"
-	return forge_half_to_f32(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
+	return forge_half_to_f32_arith(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
 }
 #line 73 "specs/formats/q5_k.go"
 FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
@@ -106,7 +106,7 @@ FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b,
 #line 75 "specs/formats/q5_k.go"
 	int32_t k = i & 3;
 #line 76 "specs/formats/q5_k.go"
-	return -(forge_half_to_f32(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
+	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
 #line 112 "generated/hip/gfx1100/q5_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_K) == 176,

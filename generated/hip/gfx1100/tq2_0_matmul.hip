@@ -31,7 +31,7 @@ FORGE_DEVICE float forge_BlockTQ2_0_Dequant(const forge_BlockTQ2_0* __restrict__
 #line 19 "specs/formats/tq2_0.go"
 	uint8_t q = (uint8_t)(((uint32_t)b->Qs[(int32_t)((32u * (uint32_t)h) + (uint32_t)(j & 31))] >> (2u * ((uint32_t)l))) & 3u);
 #line 20 "specs/formats/tq2_0.go"
-	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32(b->D);
+	return ((float)((int32_t)(((uint32_t)q) - 1u))) * forge_half_to_f32_arith(b->D);
 }
 #line 45 "specs/formats/tq2_0.go"
 FORGE_DEVICE uint32_t forge_BlockTQ2_0_Codes(const forge_BlockTQ2_0* __restrict__ b, int32_t w) {

@@ -37,7 +37,7 @@ FORGE_DEVICE float forge_BlockIQ4NL_Dequant(const forge_BlockIQ4NL* __restrict__
 		q = (uint8_t)((uint32_t)q >> 4);
 	}
 #line 23 "specs/formats/iq4_nl.go"
-	return forge_half_to_f32(b->D) * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
+	return forge_half_to_f32_arith(b->D) * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
 #line 59 "specs/formats/iq4_nl.go"
 FORGE_DEVICE uint32_t forge_BlockIQ4NL_Codes(const forge_BlockIQ4NL* __restrict__ b, int32_t w) {

@@ -51,7 +51,7 @@ FORGE_DEVICE uint32_t forge_BlockQ1_0_Codes(const forge_BlockQ1_0* __restrict__ 
 FORGE_DEVICE float forge_BlockQ1_0_Scale(const forge_BlockQ1_0* __restrict__ b, int32_t s) {
 	(void)s;
 #line 50 "specs/formats/q1_0.go"
-	return 0x1p+01f * forge_half_to_f32(b->D);
+	return 0x1p+01f * forge_half_to_f32_arith(b->D);
 }
 #line 53 "specs/formats/q1_0.go"
 FORGE_DEVICE float forge_BlockQ1_0_Offset(const forge_BlockQ1_0* __restrict__ b, int32_t s) {

@@ -37,7 +37,7 @@ FORGE_DEVICE float forge_BlockQ2_K_Dequant(const forge_BlockQ2_K* __restrict__ b
 #line 21 "specs/formats/q2_k.go"
 	uint8_t sc = b->Scales[j >> 4];
 #line 22 "specs/formats/q2_k.go"
-	return ((forge_half_to_f32(b->D) * ((float)((uint8_t)((uint32_t)sc & 15u)))) * ((float)q)) - (forge_half_to_f32(b->Dmin) * ((float)((uint8_t)((uint32_t)sc >> 4))));
+	return ((forge_half_to_f32_arith(b->D) * ((float)((uint8_t)((uint32_t)sc & 15u)))) * ((float)q)) - (forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)sc >> 4))));
 }
 #line 91 "specs/formats/q2_k.go"
 FORGE_DEVICE uint32_t forge_BlockQ2_K_Codes(const forge_BlockQ2_K* __restrict__ b, int32_t w) {
@@ -47,12 +47,12 @@ FORGE_DEVICE uint32_t forge_BlockQ2_K_Codes(const forge_BlockQ2_K* __restrict__ 
 #line 96 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Scale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
 #line 96 "specs/formats/q2_k.go"
-	return forge_half_to_f32(b->D) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u)));
+	return forge_half_to_f32_arith(b->D) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u)));
 }
 #line 99 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
 #line 100 "specs/formats/q2_k.go"
-	return -(forge_half_to_f32(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
+	return -(forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
 }
 #line 58 "generated/hip/gfx90a/q2_k_matmul.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,

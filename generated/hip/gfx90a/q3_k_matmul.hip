@@ -64,7 +64,7 @@ FORGE_DEVICE float forge_BlockQ3_K_Dequant(const forge_BlockQ3_K* __restrict__ b
 #line 29 "specs/formats/q3_k.go"
 	int32_t sc = (int32_t)((uint32_t)forge_q3KScale(b->Scales[i & 7], b->Scales[(int32_t)(8u + (uint32_t)(i & 3))], i) - 32u);
 #line 30 "specs/formats/q3_k.go"
-	return (forge_half_to_f32(b->D) * ((float)sc)) * ((float)q);
+	return (forge_half_to_f32_arith(b->D) * ((float)sc)) * ((float)q);
 }
 #line 99 "specs/formats/q3_k.go"
 FORGE_DEVICE uint32_t forge_BlockQ3_K_Codes(const forge_BlockQ3_K* __restrict__ b, int32_t w) {
@@ -88,7 +88,7 @@ FORGE_DEVICE float forge_BlockQ3_K_Scale(const forge_BlockQ3_K* __restrict__ b, 
 #line 112 "specs/formats/q3_k.go"
 	int32_t sc = (int32_t)((uint32_t)forge_q3KScale(b->Scales[i & 7], b->Scales[(int32_t)(8u + (uint32_t)(i & 3))], i) - 32u);
 #line 113 "specs/formats/q3_k.go"
-	return forge_half_to_f32(b->D) * ((float)sc);
+	return forge_half_to_f32_arith(b->D) * ((float)sc);
 }
 #line 117 "specs/formats/q3_k.go"
 FORGE_DEVICE float forge_BlockQ3_K_Offset(const forge_BlockQ3_K* __restrict__ b, int32_t i) {

@@ -32,7 +32,7 @@ FORGE_DEVICE float forge_BlockQ4_0_Dequant(const forge_BlockQ4_0* __restrict__ b
 		q = (uint8_t)((uint32_t)q >> 4);
 	}
 #line 20 "specs/formats/q4_0.go"
-	return ((float)((int32_t)(((uint32_t)q & 15u) - 8u))) * forge_half_to_f32(b->D);
+	return ((float)((int32_t)(((uint32_t)q & 15u) - 8u))) * forge_half_to_f32_arith(b->D);
 }
 #line 42 "specs/formats/q4_0.go"
 FORGE_DEVICE uint32_t forge_BlockQ4_0_Codes(const forge_BlockQ4_0* __restrict__ b, int32_t w) {
@@ -49,7 +49,7 @@ FORGE_DEVICE float forge_BlockQ4_0_Scale(const forge_BlockQ4_0* __restrict__ b, 
 FORGE_DEVICE float forge_BlockQ4_0_Offset(const forge_BlockQ4_0* __restrict__ b, int32_t s) {
 	(void)s;
 #line 50 "specs/formats/q4_0.go"
-	return (-0x1p+03f) * forge_half_to_f32(b->D);
+	return (-0x1p+03f) * forge_half_to_f32_arith(b->D);
 }
 #line 55 "generated/hip/gfx90a/q4_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_0) == 18,

@@ -36,7 +36,7 @@ FORGE_DEVICE float forge_BlockQ4_1_Dequant(const forge_BlockQ4_1* __restrict__ b
 		q = (uint8_t)((uint32_t)q >> 4);
 	}
 #line 21 "specs/formats/q4_1.go"
-	return (((float)((int32_t)((uint8_t)((uint32_t)q & 15u)))) * forge_half_to_f32(b->D)) + forge_half_to_f32(b->M);
+	return (((float)((int32_t)((uint8_t)((uint32_t)q & 15u)))) * forge_half_to_f32_arith(b->D)) + forge_half_to_f32_arith(b->M);
 }
 #line 43 "specs/formats/q4_1.go"
 FORGE_DEVICE uint32_t forge_BlockQ4_1_Codes(const forge_BlockQ4_1* __restrict__ b, int32_t w) {

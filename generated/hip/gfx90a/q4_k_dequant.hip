@@ -68,7 +68,7 @@ FORGE_DEVICE float forge_BlockQ4_K_Dequant(const forge_BlockQ4_K* __restrict__ b
 #line 27 "specs/formats/q4_k.go"
 	uint8_t m = forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)]);
 #line 28 "specs/formats/q4_k.go"
-	return ((forge_half_to_f32(b->D) * ((float)sc)) * ((float)((uint8_t)((uint32_t)q & 15u)))) - (forge_half_to_f32(b->Dmin) * ((float)m));
+	return ((forge_half_to_f32_arith(b->D) * ((float)sc)) * ((float)((uint8_t)((uint32_t)q & 15u)))) - (forge_half_to_f32_arith(b->Dmin) * ((float)m));
 }
 #line 46 "specs/formats/q4_k.go"
 FORGE_DEVICE uint32_t forge_BlockQ4_K_Codes(const forge_BlockQ4_K* __restrict__ b, int32_t w) {
@@ -82,7 +82,7 @@ FORGE_DEVICE float forge_BlockQ4_K_Scale(const forge_BlockQ4_K* __restrict__ b, 
 #line 53 "specs/formats/q4_k.go"
 	int32_t k = i & 3;
 #line 54 "specs/formats/q4_k.go"
-	return forge_half_to_f32(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
+	return forge_half_to_f32_arith(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
 }
 #line 58 "specs/formats/q4_k.go"
 FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
@@ -91,7 +91,7 @@ FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b,
 #line 60 "specs/formats/q4_k.go"
 	int32_t k = i & 3;
 #line 61 "specs/formats/q4_k.go"
-	return -(forge_half_to_f32(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
+	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
 #line 97 "generated/hip/gfx90a/q4_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,

@@ -25,7 +25,7 @@ static_assert(__builtin_offsetof(forge_BlockQ8_0, Qs) == 2, "forge_BlockQ8_0.Qs 
 #line 15 "specs/formats/q8_0.go"
 FORGE_DEVICE float forge_BlockQ8_0_Dequant(const forge_BlockQ8_0* __restrict__ b, int32_t j) {
 #line 16 "specs/formats/q8_0.go"
-	return ((float)b->Qs[j]) * forge_half_to_f32(b->D);
+	return ((float)b->Qs[j]) * forge_half_to_f32_arith(b->D);
 }
 #line 32 "specs/formats/q8_0.go"
 FORGE_DEVICE uint32_t forge_BlockQ8_0_Codes(const forge_BlockQ8_0* __restrict__ b, int32_t w) {

@@ -58,7 +58,7 @@ FORGE_DEVICE float forge_BlockTQ1_0_Dequant(const forge_BlockTQ1_0* __restrict__
 #line 37 "specs/formats/tq1_0.go"
 	int32_t xi = (int32_t)((((uint32_t)t) * 3u) >> 8);
 #line 38 "specs/formats/tq1_0.go"
-	return ((float)((int32_t)((uint32_t)xi - 1u))) * forge_half_to_f32(b->D);
+	return ((float)((int32_t)((uint32_t)xi - 1u))) * forge_half_to_f32_arith(b->D);
 }
 #line 86 "specs/formats/tq1_0.go"
 FORGE_DEVICE uint32_t forge_BlockTQ1_0_Codes(const forge_BlockTQ1_0* __restrict__ b, int32_t w) {

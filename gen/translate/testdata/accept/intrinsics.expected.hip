@@ -65,5 +65,5 @@ FORGE_DEVICE float forge_BlockIntrinsics_Dequant(const forge_BlockIntrinsics* __
 		}
 	}
 #line 36 "gen/translate/testdata/accept/intrinsics.go"
-	return (float)forge_f32_to_half(forge_half_to_f32(b->H) * 0x1.8p+01f);
+	return (float)forge_f32_to_half(forge_half_to_f32_arith(b->H) * 0x1.8p+01f);
 }

@@ -17,6 +17,7 @@ var Blocks = map[string]struct {
 	"BlockControl":     {unsafe.Sizeof(BlockControl{}), func(raw []byte, j int32) float32 { return (*BlockControl)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockConversions": {unsafe.Sizeof(BlockConversions{}), func(raw []byte, j int32) float32 { return (*BlockConversions)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockDivision":    {unsafe.Sizeof(BlockDivision{}), func(raw []byte, j int32) float32 { return (*BlockDivision)(unsafe.Pointer(&raw[0])).Dequant(j) }},
+	"BlockHalfArith":   {unsafe.Sizeof(BlockHalfArith{}), func(raw []byte, j int32) float32 { return (*BlockHalfArith)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockHelpers":     {unsafe.Sizeof(BlockHelpers{}), func(raw []byte, j int32) float32 { return (*BlockHelpers)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockHelpers2":    {unsafe.Sizeof(BlockHelpers2{}), func(raw []byte, j int32) float32 { return (*BlockHelpers2)(unsafe.Pointer(&raw[0])).Dequant(j) }},
 	"BlockIntrinsics":  {unsafe.Sizeof(BlockIntrinsics{}), func(raw []byte, j int32) float32 { return (*BlockIntrinsics)(unsafe.Pointer(&raw[0])).Dequant(j) }},
