@@ -27,7 +27,7 @@ func TestRegisteredMetaValid(t *testing.T) {
 		}
 	}
 	for _, m := range []Meta{
-		{Name: "A", BlockElems: 1, BlockBytes: 2, IEEE: "binary8", Doc: "d"}, // no such kind
+		{Name: "A", BlockElems: 1, BlockBytes: 2, IEEE: "binary8", Doc: "d"},  // no such kind
 		{Name: "A", BlockElems: 1, BlockBytes: 4, IEEE: "binary16", Doc: "d"}, // the wrong size
 		{Name: "A", BlockElems: 32, BlockBytes: 64, IEEE: "bfloat16", Doc: "d"},
 	} {
