@@ -28,6 +28,14 @@ type Meta struct {
 	// forgegen explain; a test requires it of every registered format
 	// without one.
 	NoIntForm string
+	// IntExact says that the integer form reproduces Dequant bit for bit,
+	// the sign of a zero included (TestIntForm checks it). Only such a form
+	// can stand in for Dequant in a kernel that must match ggml bit for
+	// bit, such as dequant (one word of four codes and one scale and offset
+	// per four elements instead of Dequant per element); no kernel does yet.
+	// Where a form's arithmetic differs from Dequant's only in the sign of
+	// a zero (Q4_0's d·q + (−8d) against (q−8)·d), it stays false.
+	IntExact bool
 	// IEEE names the one IEEE value a one-element block holds, "binary16",
 	// "bfloat16" or "binary32" (Dequant widens it exactly; a test checks
 	// every bit pattern), or is empty. Kernels whose result is arithmetic

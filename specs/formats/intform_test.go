@@ -58,23 +58,41 @@ func sameOrZeros(a, b float32) bool {
 // false after reporting a few differences.
 func checkIntForm(t *testing.T, f *formats.Format, blk []byte, what string) bool {
 	t.Helper()
-	bad := 0
+	bad := intFormMismatches(f, blk)
+	for k, j := range bad {
+		if k == 4 {
+			break
+		}
+		got, want := intFormValue(f, blk, j), f.Elem(blk, j)
+		t.Errorf("%s: element %d: Scale·code+Offset = %g (%#08x), Dequant %g (%#08x); block %x",
+			what, j, got, math.Float32bits(got), want, math.Float32bits(want), blk)
+	}
+	return len(bad) == 0
+}
+
+// intFormMismatches are the elements of blk where the integer form breaks
+// the contract: a different value (up to the sign of a zero), or for a
+// format that declares Meta.IntExact, different bits.
+func intFormMismatches(f *formats.Format, blk []byte) []int {
+	var bad []int
 	for j := range f.BlockElems {
 		got, want := intFormValue(f, blk, j), f.Elem(blk, j)
-		if !sameOrZeros(got, want) {
-			if bad++; bad <= 4 {
-				t.Errorf("%s: element %d: Scale·code+Offset = %g (%#08x), Dequant %g (%#08x); block %x",
-					what, j, got, math.Float32bits(got), want, math.Float32bits(want), blk)
-			}
+		same := sameOrZeros(got, want)
+		if f.IntExact { // the sign of a zero included
+			same = math.Float32bits(got) == math.Float32bits(want) || got != got && want != want
+		}
+		if !same {
+			bad = append(bad, j)
 		}
 	}
-	return bad == 0
+	return bad
 }
 
 // TestIntForm is the single-source proof of the integer form: on random
 // blocks (float fields made finite) and on every known-answer block of the
 // vectors whose float fields are finite, Scale(s)·code + Offset(s)
-// reproduces Dequant for every element.
+// reproduces Dequant for every element, up to the sign of a zero, and bit
+// for bit for a format that declares Meta.IntExact.
 func TestIntForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	n := 0
@@ -122,6 +140,29 @@ func TestIntForm(t *testing.T) {
 	}
 	if n < 15 {
 		t.Errorf("only %d formats have the integer form", n)
+	}
+}
+
+// A form that differs from Dequant in the sign of a zero must not declare
+// IntExact: Q4_0's d·q + (−8d) against (q−8)·d gives +0 where Dequant
+// gives −0 for a negative d, so checkIntForm with IntExact set fails on it.
+func TestIntExactCatchesZeroSign(t *testing.T) {
+	f := *formats.Q4_0
+	if f.IntExact {
+		t.Fatal("Q4_0 declares IntExact")
+	}
+	f.IntExact = true
+	blk := make([]byte, f.BlockBytes)
+	blk[1] = 0xbc // d = -1.0 (0xbc00)
+	for k := 2; k < len(blk); k++ {
+		blk[k] = 0x88 // every code 8: (8-8)·d = -0, d·8 + (-8d) = +0
+	}
+	if len(intFormMismatches(&f, blk)) == 0 {
+		t.Error("a zero-sign difference passed under IntExact")
+	}
+	f.IntExact = false
+	if bad := intFormMismatches(&f, blk); len(bad) != 0 {
+		t.Errorf("without IntExact, elements %v differ beyond the sign of a zero", bad)
 	}
 }
 

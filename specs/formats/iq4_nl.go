@@ -4,7 +4,7 @@ import "fmt"
 
 // IQ4_NL: 32 elements in 18 bytes; 4-bit indices into the non-linear
 // kvalues_iq4nl table, one fp16 scale.
-var IQ4_NL = register(Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, SubBlock: 32,
+var IQ4_NL = register(Meta{Name: "IQ4_NL", GGMLType: 20, BlockElems: 32, BlockBytes: 18, SubBlock: 32, IntExact: true,
 	Doc: "4-bit non-linear codebook (kvalues_iq4nl), one fp16 scale per 32"},
 	func(dst []float32, src []BlockIQ4NL) { dequantRows(dst, src, (*BlockIQ4NL).Dequant) })
 

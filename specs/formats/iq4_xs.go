@@ -2,7 +2,7 @@ package formats
 
 // IQ4_XS: 256 elements in 136 bytes; 4-bit kvalues_iq4nl indices in eight
 // groups of 32, each with a 6-bit scale, under one fp16 super-scale.
-var IQ4_XS = register(Meta{Name: "IQ4_XS", GGMLType: 23, BlockElems: 256, BlockBytes: 136, SubBlock: 32,
+var IQ4_XS = register(Meta{Name: "IQ4_XS", GGMLType: 23, BlockElems: 256, BlockBytes: 136, SubBlock: 32, IntExact: true,
 	Doc: "4-bit non-linear codebook (kvalues_iq4nl), 6-bit scale per 32, fp16 scale per 256"},
 	func(dst []float32, src []BlockIQ4XS) { dequantRows(dst, src, (*BlockIQ4XS).Dequant) })
 

@@ -3,7 +3,7 @@ package formats
 import "math"
 
 // MXFP4: 32 E2M1 elements in 17 bytes, one E8M0 scale (ggml's block_mxfp4).
-var MXFP4 = register(Meta{Name: "MXFP4", GGMLType: 39, BlockElems: 32, BlockBytes: 17, SubBlock: 32,
+var MXFP4 = register(Meta{Name: "MXFP4", GGMLType: 39, BlockElems: 32, BlockBytes: 17, SubBlock: 32, IntExact: true,
 	Doc: "OCP MX 4-bit E2M1 codes, one E8M0 power-of-two scale per 32 (ggml layout)"},
 	func(dst []float32, src []BlockMXFP4) { dequantRows(dst, src, (*BlockMXFP4).Dequant) })
 

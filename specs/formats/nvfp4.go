@@ -4,7 +4,7 @@ import "math"
 
 // NVFP4: 64 E2M1 elements in 36 bytes, one UE4M3 scale per 16 (ggml's
 // block_nvfp4).
-var NVFP4 = register(Meta{Name: "NVFP4", GGMLType: 40, BlockElems: 64, BlockBytes: 36, SubBlock: 16,
+var NVFP4 = register(Meta{Name: "NVFP4", GGMLType: 40, BlockElems: 64, BlockBytes: 36, SubBlock: 16, IntExact: true,
 	Doc: "NVIDIA 4-bit E2M1 codes, one UE4M3 scale per 16 (ggml layout)"},
 	func(dst []float32, src []BlockNVFP4) { dequantRows(dst, src, (*BlockNVFP4).Dequant) })
 

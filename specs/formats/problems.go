@@ -29,6 +29,8 @@ func (m Meta) Problems() []check.Problem {
 		l.Add("SubBlock", "SubBlock %d must be 16 or 32 (elements per sub-block of the integer form), or 0 for none", m.SubBlock)
 	case m.SubBlock != 0 && m.BlockElems%m.SubBlock != 0:
 		l.Add("SubBlock", "SubBlock %d must divide BlockElems %d", m.SubBlock, m.BlockElems)
+	case m.SubBlock == 0 && m.IntExact:
+		l.Add("IntExact", "IntExact needs an integer form (SubBlock 16 or 32)")
 	case m.SubBlock != 0 && m.NoIntForm != "":
 		l.Add("NoIntForm", "NoIntForm says why there is no integer form, but SubBlock %d declares one; leave it empty", m.SubBlock)
 	}

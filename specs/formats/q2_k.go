@@ -2,7 +2,7 @@ package formats
 
 // Q2_K: 256 elements in 84 bytes; 2-bit codes in sixteen 16-element
 // sub-blocks, each with a 4-bit scale and a 4-bit min under fp16 d and dmin.
-var Q2_K = register(Meta{Name: "Q2_K", GGMLType: 10, BlockElems: 256, BlockBytes: 84, SubBlock: 16,
+var Q2_K = register(Meta{Name: "Q2_K", GGMLType: 10, BlockElems: 256, BlockBytes: 84, SubBlock: 16, IntExact: true,
 	Doc: "2-bit codes, 4-bit scale and min per 16, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ2_K) { dequantRows(dst, src, (*BlockQ2_K).Dequant) })
 

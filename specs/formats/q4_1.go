@@ -1,7 +1,7 @@
 package formats
 
 // Q4_1: 32 elements in 20 bytes; 4-bit codes with an fp16 scale and minimum.
-var Q4_1 = register(Meta{Name: "Q4_1", GGMLType: 3, BlockElems: 32, BlockBytes: 20, SubBlock: 32,
+var Q4_1 = register(Meta{Name: "Q4_1", GGMLType: 3, BlockElems: 32, BlockBytes: 20, SubBlock: 32, IntExact: true,
 	Doc: "4-bit codes, fp16 scale and min per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ4_1) { dequantRows(dst, src, (*BlockQ4_1).Dequant) })
 

@@ -2,7 +2,7 @@ package formats
 
 // Q4_K: 256 elements in 144 bytes; 4-bit codes in eight 32-element
 // sub-blocks, each with a 6-bit scale and a 6-bit min under fp16 d and dmin.
-var Q4_K = register(Meta{Name: "Q4_K", GGMLType: 12, BlockElems: 256, BlockBytes: 144, SubBlock: 32,
+var Q4_K = register(Meta{Name: "Q4_K", GGMLType: 12, BlockElems: 256, BlockBytes: 144, SubBlock: 32, IntExact: true,
 	Doc: "4-bit codes, 6-bit scale and min per 32, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ4_K) { dequantRows(dst, src, (*BlockQ4_K).Dequant) })
 

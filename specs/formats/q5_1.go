@@ -1,7 +1,7 @@
 package formats
 
 // Q5_1: 32 elements in 24 bytes; 5-bit codes with an fp16 scale and minimum.
-var Q5_1 = register(Meta{Name: "Q5_1", GGMLType: 7, BlockElems: 32, BlockBytes: 24, SubBlock: 32,
+var Q5_1 = register(Meta{Name: "Q5_1", GGMLType: 7, BlockElems: 32, BlockBytes: 24, SubBlock: 32, IntExact: true,
 	Doc: "5-bit codes, fp16 scale and min per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ5_1) { dequantRows(dst, src, (*BlockQ5_1).Dequant) })
 

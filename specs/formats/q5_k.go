@@ -2,7 +2,7 @@ package formats
 
 // Q5_K: 256 elements in 176 bytes; 5-bit codes in eight 32-element
 // sub-blocks, each with a 6-bit scale and a 6-bit min under fp16 d and dmin.
-var Q5_K = register(Meta{Name: "Q5_K", GGMLType: 13, BlockElems: 256, BlockBytes: 176, SubBlock: 32,
+var Q5_K = register(Meta{Name: "Q5_K", GGMLType: 13, BlockElems: 256, BlockBytes: 176, SubBlock: 32, IntExact: true,
 	Doc: "5-bit codes, 6-bit scale and min per 32, fp16 d and dmin per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ5_K) { dequantRows(dst, src, (*BlockQ5_K).Dequant) })
 

@@ -1,7 +1,7 @@
 package formats
 
 // Q8_0: 32 elements in 34 bytes; int8 codes with one fp16 scale.
-var Q8_0 = register(Meta{Name: "Q8_0", GGMLType: 8, BlockElems: 32, BlockBytes: 34, SubBlock: 32,
+var Q8_0 = register(Meta{Name: "Q8_0", GGMLType: 8, BlockElems: 32, BlockBytes: 34, SubBlock: 32, IntExact: true,
 	Doc: "8-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ8_0) { dequantRows(dst, src, (*BlockQ8_0).Dequant) })
 

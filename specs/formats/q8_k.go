@@ -2,7 +2,7 @@ package formats
 
 // Q8_K: 256 elements in 292 bytes; int8 codes with one float32 scale and
 // per-16 code sums (ggml's intermediate type for K-quant dot products).
-var Q8_K = register(Meta{Name: "Q8_K", GGMLType: 15, BlockElems: 256, BlockBytes: 292, SubBlock: 32,
+var Q8_K = register(Meta{Name: "Q8_K", GGMLType: 15, BlockElems: 256, BlockBytes: 292, SubBlock: 32, IntExact: true,
 	Doc: "8-bit codes, float32 scale per 256, int16 code sums per 16 (ggml K-quant dot-product operand)"},
 	func(dst []float32, src []BlockQ8_K) { dequantRows(dst, src, (*BlockQ8_K).Dequant) })
 
