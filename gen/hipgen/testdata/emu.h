@@ -99,6 +99,8 @@ struct alignas(16) float4 {
 struct alignas(8) uint2 {
 	uint32_t x, y;
 };
+// forge_store_stream: the header's streaming store; here a plain store.
+#define forge_store_stream(p, v) (*(p) = (v))
 // forge_load_stream16: the portability header's cache hint is NVIDIA's; here
 // a plain 16-byte load.
 inline forge_vec16 forge_load_stream16(const void* p) {
