@@ -17,7 +17,7 @@ import (
 )
 
 // The host-emulation tests (TestMatMulKernelHost, TestMatVecKernelHost,
-// TestAttentionKernelHost, TestGlueKernelHost) compile generated kernel
+// TestAttentionKernelHost, TestGlueKernelHost, TestDequantKernelHost) compile generated kernel
 // files, as rendered from the real specs, with a plain C++ compiler
 // against testdata/emu.h (a stand-in for forge_portability.h that runs
 // workgroups of threads on the host), link each with its family's main

@@ -1,5 +1,6 @@
 // emu_main.h: what every host-emulation main (matmul_emu_main.cc,
-// matvec_emu_main.cc, attention_emu_main.cc, glue_emu_main.cc) shares: the emulated GPU that
+// matvec_emu_main.cc, attention_emu_main.cc, glue_emu_main.cc,
+// dequant_emu_main.cc) shares: the emulated GPU that
 // emu.h declares, files in and out, finding a launcher by name, and the
 // report line the Go tests read ("rc=R launches=N").
 //
