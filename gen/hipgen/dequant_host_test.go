@@ -43,15 +43,20 @@ func TestDequantKernelHost(t *testing.T) {
 		all = append(all, f)
 		lower[f.Name] = spec.Lower()
 	}
+	// The inputs and their files, written before the targets run in
+	// parallel (both read them).
 	rng := rand.New(rand.NewPCG(11, 13))
 	inputs := map[string][]byte{} // format/blocks → the blocks' bytes
+	paths := map[string]string{}  // format/blocks → their file
 	for _, f := range all {
 		for _, n := range dequantBlocks {
 			b := make([]byte, n*f.BlockBytes)
 			for i := range b {
 				b[i] = byte(rng.Uint32())
 			}
-			inputs[fmt.Sprintf("%s/%d", f.Name, n)] = b
+			key := fmt.Sprintf("%s/%d", f.Name, n)
+			inputs[key] = b
+			paths[key] = e.write(t, fmt.Sprintf("dq_%s_%d.src", f.Name, n), b)
 		}
 	}
 	for _, target := range []string{"gfx1100", "gfx90a"} {
@@ -72,12 +77,12 @@ func TestDequantKernelHost(t *testing.T) {
 						longtest.Skip(t, "the dequant kernels of every format, emulated")
 					}
 					for _, n := range dequantBlocks {
-						src := inputs[fmt.Sprintf("%s/%d", f.Name, n)]
+						key := fmt.Sprintf("%s/%d", f.Name, n)
 						want := make([]float32, n*f.BlockElems)
-						if err := f.Dequantize(want, src); err != nil {
+						if err := f.Dequantize(want, inputs[key]); err != nil {
 							t.Fatal(err)
 						}
-						sp := e.write(t, fmt.Sprintf("dq_%s_%d.src", f.Name, n), src)
+						sp := paths[key]
 						for _, out := range []struct {
 							name  string
 							bytes int
