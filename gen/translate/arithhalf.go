@@ -6,18 +6,20 @@ import (
 	"go/types"
 )
 
-// arithOnlyHalves finds the Half.Float32 calls in body whose value only
-// feeds float arithmetic (+, -, *, /): an operand of one, or the
-// initialiser of a local that is assigned nowhere else and used only as
-// such operands. Those widen with forge_half_to_f32_arith, which on NVIDIA
-// is one cvt instruction: the NaN payload that forge_half_to_f32 keeps
-// cannot reach a result there, because NVIDIA's float arithmetic returns
-// the canonical NaN for any NaN operand, so every output bit is the same.
-// (A value returned, compared, negated or converted keeps the exact form.)
-func arithOnlyHalves(body *ast.BlockStmt, info *types.Info) map[*ast.CallExpr]bool {
+// arithOnlyHalves finds the Half.Float32 calls in f's body whose value
+// only feeds float arithmetic (+, -, *, /): an operand of one, or the
+// initialiser of a single-assignment local (f.single, so findSingles runs
+// first) used only as such operands. Those widen with
+// forge_half_to_f32_arith, which on NVIDIA is one cvt instruction: the NaN
+// payload that forge_half_to_f32 keeps cannot reach a result there,
+// because NVIDIA's float arithmetic returns the canonical NaN for any NaN
+// operand, so every output bit is the same. (A value returned, compared,
+// negated or converted keeps the exact form.)
+func (f *fnTr) arithOnlyHalves() map[*ast.CallExpr]bool {
+	info := f.t.pkg.Info
 	parent := map[ast.Node]ast.Node{}
 	var stack []ast.Node
-	ast.Inspect(body, func(n ast.Node) bool {
+	ast.Inspect(f.decl.Body, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return false
@@ -51,50 +53,35 @@ func arithOnlyHalves(body *ast.BlockStmt, info *types.Info) map[*ast.CallExpr]bo
 		t, ok := info.Types[b].Type.Underlying().(*types.Basic)
 		return ok && t.Info()&types.IsFloat != 0
 	}
-	uses := map[types.Object][]*ast.Ident{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if o := info.Uses[id]; o != nil {
-				uses[o] = append(uses[o], id)
-			}
-		}
-		return true
-	})
 	out := map[*ast.CallExpr]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || !isHalfFloat32(call, info) {
-			return true
-		}
-		if operand(call) {
-			out[call] = true
-			return true
-		}
-		// v := h.Float32() (or var v = ...), v's every use an operand.
-		var obj types.Object
-		switch p := parent[call].(type) {
-		case *ast.AssignStmt:
-			if p.Tok == token.DEFINE && len(p.Lhs) == 1 && len(p.Rhs) == 1 {
-				if id, ok := p.Lhs[0].(*ast.Ident); ok {
-					obj = info.Defs[id]
-				}
+	uses := map[*types.Var][]*ast.Ident{}
+	ast.Inspect(f.decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if v, ok := info.Uses[n].(*types.Var); ok {
+				uses[v] = append(uses[v], n)
 			}
-		case *ast.ValueSpec:
-			if len(p.Names) == 1 && len(p.Values) == 1 {
-				obj = info.Defs[p.Names[0]]
+		case *ast.CallExpr:
+			if isHalfFloat32(n, info) && operand(n) {
+				out[n] = true
 			}
 		}
-		if obj == nil || len(uses[obj]) == 0 {
-			return true
-		}
-		for _, id := range uses[obj] {
-			if !operand(id) {
-				return true
-			}
-		}
-		out[call] = true
 		return true
 	})
+	// v := h.Float32() (or var v = ...), never assigned again, every use an operand.
+	for v, init := range f.single {
+		call, ok := ast.Unparen(init).(*ast.CallExpr)
+		if !ok || !isHalfFloat32(call, info) || len(uses[v]) == 0 {
+			continue
+		}
+		all := true
+		for _, id := range uses[v] {
+			all = all && operand(id)
+		}
+		if all {
+			out[call] = true
+		}
+	}
 	return out
 }
 

@@ -84,8 +84,7 @@ func (t *translator) function(fn *types.Func, cname string, at token.Pos) string
 	}
 	t.global(cname, decl.Name.Pos(), what)
 	f := &fnTr{t: t, decl: decl, names: map[*types.Var]string{}, used: map[string]bool{},
-		single: map[*types.Var]ast.Expr{}, bounding: map[*types.Var]bool{}, badVars: map[*types.Var]bool{},
-		arithHalves: arithOnlyHalves(decl.Body, t.pkg.Info)}
+		single: map[*types.Var]ast.Expr{}, bounding: map[*types.Var]bool{}, badVars: map[*types.Var]bool{}}
 	sig := fn.Type().(*types.Signature)
 	ok := true
 	if decl.Type.TypeParams != nil && decl.Type.TypeParams.NumFields() > 0 {
@@ -212,6 +211,7 @@ func (f *fnTr) nameLocals() {
 		return true
 	})
 	f.findSingles()
+	f.arithHalves = f.arithOnlyHalves()
 }
 
 // findSingles fills f.single: locals declared with an initialiser
