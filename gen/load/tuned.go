@@ -3,8 +3,10 @@ package load
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,7 +56,7 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			continue
 		}
 		ok := true
-		for _, fam := range sortedKeys(f.Families) {
+		for _, fam := range slices.Sorted(maps.Keys(f.Families)) {
 			byFormat := f.Families[fam]
 			spec, _ := tuned.FamilyByName(fam) // tuned.Parse checked it is one
 			if !families[spec.Spec] {
@@ -62,14 +64,14 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 				ok = false
 				continue
 			}
-			for _, format := range sortedKeys(byFormat) {
+			for _, format := range slices.Sorted(maps.Keys(byFormat)) {
 				byClass := byFormat[format]
 				if spec.IntForm && byName[format].SubBlock == 0 {
 					fail(file, fmt.Sprintf("families.%s.%s: %s has no integer form (its spec's SubBlock is 0), so no %s kernel", fam, format, format, spec.Kernel))
 					ok = false
 					continue
 				}
-				for _, class := range sortedKeys(byClass) {
+				for _, class := range slices.Sorted(maps.Keys(byClass)) {
 					e := byClass[class]
 					if ps := t.FormatKnobProblems(fam, byName[format].BlockElems, e.Knobs); len(ps) > 0 {
 						var why []string
@@ -94,13 +96,4 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 			fail(tuned.Path(name), "no target is named "+name)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -12,9 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -232,18 +232,18 @@ func Parse(data []byte, target string, formats []string) (*File, error) {
 	if target != "" && f.Target != target {
 		bad("target: %q, want %q (the file's name)", f.Target, target)
 	}
-	for _, fam := range sortedKeys(f.Families) {
+	for _, fam := range slices.Sorted(maps.Keys(f.Families)) {
 		spec, ok := FamilyByName(fam)
 		if !ok {
 			bad("families.%s: unknown tunable family (want one of %s)", fam, strings.Join(FamilyNames(), ", "))
 			continue
 		}
-		for _, format := range sortedKeys(f.Families[fam]) {
+		for _, format := range slices.Sorted(maps.Keys(f.Families[fam])) {
 			if formats != nil && !slices.Contains(formats, format) {
 				bad("families.%s.%s: unknown format", fam, format)
 				continue
 			}
-			for _, class := range sortedKeys(f.Families[fam][format]) {
+			for _, class := range slices.Sorted(maps.Keys(f.Families[fam][format])) {
 				key := "families." + fam + "." + format + "." + class
 				if _, ok := spec.Class(class); !ok {
 					bad("%s: unknown class (want one of %s)", key, strings.Join(spec.ClassNames(), ", "))
@@ -254,7 +254,7 @@ func Parse(data []byte, target string, formats []string) (*File, error) {
 					bad("%s: null entry", key)
 					continue
 				}
-				for _, k := range sortedKeys(e.Knobs) {
+				for _, k := range slices.Sorted(maps.Keys(e.Knobs)) {
 					if !slices.Contains(spec.KnobNames(), k) {
 						bad("%s.knobs.%s: unknown knob (want %s)", key, k, strings.Join(spec.KnobNames(), ", "))
 					}
@@ -271,13 +271,4 @@ func Parse(data []byte, target string, formats []string) (*File, error) {
 		return nil, errors.New(strings.Join(errs, "\n"))
 	}
 	return &f, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
