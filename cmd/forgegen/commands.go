@@ -140,7 +140,7 @@ func explainCmd() *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "\n%s\n", matvecPath(dev))
+				fmt.Fprintf(w, "\n%s\n%s\n", matvecPath(dev), dequantPath(f, dev))
 				fmt.Fprintf(w, "\ndevice code (HIP):\n%s", dev.Code)
 				return nil
 			}
@@ -164,6 +164,20 @@ func matvecPath(dev *ir.Device) string {
 	return fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
 		"a scale (%s) and %s; matvec_x8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
 		in.Sub, in.Codes, in.Align, in.Scale, offset)
+}
+
+// dequantPath says whether dequant takes the integer form, which it does
+// only where the form reproduces Dequant bit for bit (ggml's result).
+func dequantPath(f *ir.Format, dev *ir.Device) string {
+	switch {
+	case dev.Int == nil:
+		return "dequant calls Dequant per element"
+	case f.IntExact:
+		return "dequant takes the integer form (one word of four codes per four elements): Scale·code + Offset is Dequant bit for bit (Meta.IntExact)"
+	case f.IntZero != 0:
+		return fmt.Sprintf("dequant takes the integer form (one word of four codes per four elements): (code − %d)·Scale is Dequant's own arithmetic, bit for bit (Meta.IntZero)", f.IntZero)
+	}
+	return "dequant calls Dequant per element: Scale·code + Offset differs from it in the sign of a zero, and the spec declares neither Meta.IntExact nor Meta.IntZero"
 }
 
 func printLayout(c *cli.Context, r *load.Result, typeName string) {

@@ -7,9 +7,10 @@ import (
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
-// TestExplainMatVecPath: explain says which matvec path a format takes and
-// why, from the spec: the integer form's sub-block and functions, or the
-// spec's reason for having none.
+// TestExplainMatVecPath: explain says which matvec and dequant path a
+// format takes and why, from the spec: the integer form's sub-block and
+// functions, or the spec's reason for having none; whether the form
+// reproduces Dequant bit for bit.
 func TestExplainMatVecPath(t *testing.T) {
 	root := modtest.Root(t)
 	for _, c := range []struct{ format, want string }{
@@ -18,6 +19,11 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q8_0", "integer form: sub-blocks of 32, codes four int8 to a 32-bit word (forge_BlockQ8_0_Codes, word loads assume 2-byte aligned blocks), a scale (forge_BlockQ8_0_Scale) and no offset; matvec_x8 uses it"},
 		{"MXFP6_E3M2", "no integer form: its values times 16 (the inverse of its smallest step, 1/16) reach 448, beyond int8 codes; matvec takes the f32 path"},
 		{"F16", "no integer form: a float format: its values are not integer codes times a per-sub-block scale; matvec takes the f32 path"},
+		// and which dequant path:
+		{"Q4_K", "dequant takes the integer form (one word of four codes per four elements): Scale·code + Offset is Dequant bit for bit (Meta.IntExact)"},
+		{"Q6_K", "dequant takes the integer form (one word of four codes per four elements): (code − 32)·Scale is Dequant's own arithmetic, bit for bit (Meta.IntZero)"},
+		{"Q1_0", "dequant calls Dequant per element: Scale·code + Offset differs from it in the sign of a zero"},
+		{"F16", "dequant calls Dequant per element"},
 	} {
 		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)
 		if code != 0 {

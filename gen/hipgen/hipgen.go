@@ -116,6 +116,9 @@ type familyData struct {
 	// the winner from specs/tuned/<target>.json, else
 	// targets.MatVecX8Default; nil for a format without the integer form.
 	MatVecX8 *launchClass
+	// Words says that dequant takes the format's integer form, which
+	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
+	Words bool
 }
 
 // launchClass is one shape class of a tuned family's launcher.
@@ -258,6 +261,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
 			data.MatVecX8 = matVecX8Config(f, t)
+			data.Words = f.ExactInt()
 		}
 	}
 	for _, k := range fam.Kernels {

@@ -30,12 +30,20 @@ type Meta struct {
 	NoIntForm string
 	// IntExact says that the integer form reproduces Dequant bit for bit,
 	// the sign of a zero included (TestIntForm checks it). Only such a form
-	// can stand in for Dequant in a kernel that must match ggml bit for
-	// bit, such as dequant (one word of four codes and one scale and offset
-	// per four elements instead of Dequant per element); no kernel does yet.
-	// Where a form's arithmetic differs from Dequant's only in the sign of
-	// a zero (Q4_0's d·q + (−8d) against (q−8)·d), it stays false.
+	// (or one with IntZero) can stand in for Dequant in a kernel that must
+	// match ggml bit for bit: dequant takes it (one word of four codes and
+	// one scale and offset per four elements instead of Dequant per
+	// element). Where a form's arithmetic differs from Dequant's only in
+	// the sign of a zero (Q4_0's d·q + (−8d) against (q−8)·d), it stays
+	// false, and IntZero may say how to compute it exactly instead.
 	IntExact bool
+	// IntZero, when not 0, is the code that stands for zero: Dequant
+	// computes float(code − IntZero)·Scale(s), bit for bit, and Offset(s)
+	// is −IntZero·Scale(s). A kernel that computes (code − IntZero)·Scale
+	// then reproduces Dequant exactly, the sign of a zero included, where
+	// Scale·code + Offset gives +0 for Dequant's −0 (TestIntForm checks
+	// both); dequant does. A format declares IntExact or IntZero, not both.
+	IntZero int
 	// IEEE names the one IEEE value a one-element block holds, "binary16",
 	// "bfloat16" or "binary32" (Dequant widens it exactly; a test checks
 	// every bit pattern), or is empty. Kernels whose result is arithmetic

@@ -70,16 +70,35 @@ func checkIntForm(t *testing.T, f *formats.Format, blk []byte, what string) bool
 	return len(bad) == 0
 }
 
+// intZeroValue is element j by Meta.IntZero's arithmetic:
+// float(code − IntZero)·Scale(s), one rounded product.
+func intZeroValue(f *formats.Format, blk []byte, j int) float32 {
+	c := int8(f.IntCodes(blk, int32(j/4)) >> (8 * (j % 4)))
+	return float32(int32(c)-int32(f.IntZero)) * f.IntScale(blk, int32(j/f.SubBlock))
+}
+
+// sameBits: equal bits, or both NaN.
+func sameBits(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
+}
+
 // intFormMismatches are the elements of blk where the integer form breaks
-// the contract: a different value (up to the sign of a zero), or for a
-// format that declares Meta.IntExact, different bits.
+// the contract: a different value (up to the sign of a zero); for a format
+// that declares Meta.IntExact, different bits; for one that declares
+// Meta.IntZero, different bits from (code − IntZero)·Scale, or an Offset
+// that is not −IntZero·Scale.
 func intFormMismatches(f *formats.Format, blk []byte) []int {
 	var bad []int
 	for j := range f.BlockElems {
 		got, want := intFormValue(f, blk, j), f.Elem(blk, j)
 		same := sameOrZeros(got, want)
-		if f.IntExact { // the sign of a zero included
-			same = math.Float32bits(got) == math.Float32bits(want) || got != got && want != want
+		switch {
+		case f.IntExact: // the sign of a zero included
+			same = sameBits(got, want)
+		case f.IntZero != 0:
+			s := int32(j / f.SubBlock)
+			same = same && sameBits(intZeroValue(f, blk, j), want) &&
+				f.HasIntOffset() && sameBits(f.IntOffset(blk, s), -float32(f.IntZero)*f.IntScale(blk, s))
 		}
 		if !same {
 			bad = append(bad, j)
@@ -92,7 +111,8 @@ func intFormMismatches(f *formats.Format, blk []byte) []int {
 // blocks (float fields made finite) and on every known-answer block of the
 // vectors whose float fields are finite, Scale(s)·code + Offset(s)
 // reproduces Dequant for every element, up to the sign of a zero, and bit
-// for bit for a format that declares Meta.IntExact.
+// for bit for a format that declares Meta.IntExact; for one that declares
+// Meta.IntZero, (code − IntZero)·Scale(s) reproduces it bit for bit.
 func TestIntForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	n := 0
@@ -163,6 +183,17 @@ func TestIntExactCatchesZeroSign(t *testing.T) {
 	f.IntExact = false
 	if bad := intFormMismatches(&f, blk); len(bad) != 0 {
 		t.Errorf("without IntExact, elements %v differ beyond the sign of a zero", bad)
+	}
+	// (q − 8)·d is Dequant's own arithmetic: −0 where it gives −0.
+	if f.IntZero != 8 {
+		t.Fatalf("Q4_0 declares IntZero %d, want 8", f.IntZero)
+	}
+	if bad := intFormMismatches(&f, blk); len(bad) != 0 {
+		t.Errorf("with IntZero 8, elements %v differ from Dequant's bits", bad)
+	}
+	f.IntZero = 7 // the wrong zero code: every element, and the offset, differ
+	if bad := intFormMismatches(&f, blk); len(bad) != f.BlockElems {
+		t.Errorf("with IntZero 7, only elements %v differ", bad)
 	}
 }
 

@@ -31,6 +31,12 @@ func (m Meta) Problems() []check.Problem {
 		l.Add("SubBlock", "SubBlock %d must divide BlockElems %d", m.SubBlock, m.BlockElems)
 	case m.SubBlock == 0 && m.IntExact:
 		l.Add("IntExact", "IntExact needs an integer form (SubBlock 16 or 32)")
+	case m.SubBlock == 0 && m.IntZero != 0:
+		l.Add("IntZero", "IntZero needs an integer form (SubBlock 16 or 32)")
+	case m.IntZero != 0 && m.IntExact:
+		l.Add("IntZero", "IntZero %d with IntExact: an exact Scale·code + Offset needs no zero code; declare one", m.IntZero)
+	case m.IntZero < 0 || m.IntZero > 127:
+		l.Add("IntZero", "IntZero %d must be a code of the int8 form, 1 to 127 (or 0 for none)", m.IntZero)
 	case m.SubBlock != 0 && m.NoIntForm != "":
 		l.Add("NoIntForm", "NoIntForm says why there is no integer form, but SubBlock %d declares one; leave it empty", m.SubBlock)
 	}
@@ -46,6 +52,11 @@ func (m Meta) Problems() []check.Problem {
 	}
 	return l
 }
+
+// ExactInt says that the integer form stands in for Dequant bit for bit,
+// the sign of a zero included: Scale·code + Offset (IntExact) or
+// (code − IntZero)·Scale (IntZero).
+func (m Meta) ExactInt() bool { return m.SubBlock != 0 && (m.IntExact || m.IntZero != 0) }
 
 func upperName(s string) bool {
 	if s == "" || s[0] < 'A' || s[0] > 'Z' {

@@ -27,6 +27,15 @@ func TestRegisteredMetaValid(t *testing.T) {
 		}
 	}
 	for _, m := range []Meta{
+		{Name: "A", BlockElems: 32, BlockBytes: 4, IntZero: 8, NoIntForm: "why", Doc: "d"},             // no form
+		{Name: "A", BlockElems: 32, BlockBytes: 4, SubBlock: 32, IntZero: 8, IntExact: true, Doc: "d"}, // both
+		{Name: "A", BlockElems: 32, BlockBytes: 4, SubBlock: 32, IntZero: 128, Doc: "d"},               // not int8
+	} {
+		if ps := m.Problems(); len(ps) != 1 || ps[0].Field != "IntZero" {
+			t.Errorf("%+v: problems %v, want one about IntZero", m, ps)
+		}
+	}
+	for _, m := range []Meta{
 		{Name: "A", BlockElems: 1, BlockBytes: 2, IEEE: "binary8", Doc: "d"},  // no such kind
 		{Name: "A", BlockElems: 1, BlockBytes: 4, IEEE: "binary16", Doc: "d"}, // the wrong size
 		{Name: "A", BlockElems: 32, BlockBytes: 64, IEEE: "bfloat16", Doc: "d"},

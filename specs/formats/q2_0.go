@@ -2,7 +2,7 @@ package formats
 
 // Q2_0: 64 elements in 18 bytes; 2-bit codes {-1, 0, 1, 2} and one fp16
 // scale.
-var Q2_0 = register(Meta{Name: "Q2_0", GGMLType: 42, BlockElems: 64, BlockBytes: 18, SubBlock: 32,
+var Q2_0 = register(Meta{Name: "Q2_0", GGMLType: 42, BlockElems: 64, BlockBytes: 18, SubBlock: 32, IntZero: 1,
 	Doc: "2-bit codes {-1,0,1,2}, one fp16 scale per 64"},
 	func(dst []float32, src []BlockQ2_0) { dequantRows(dst, src, (*BlockQ2_0).Dequant) })
 

@@ -2,7 +2,7 @@ package formats
 
 // Q3_K: 256 elements in 110 bytes; 3-bit codes in 16 sub-blocks of 16, each
 // with a 6-bit signed scale, under one fp16 super-scale.
-var Q3_K = register(Meta{Name: "Q3_K", GGMLType: 11, BlockElems: 256, BlockBytes: 110, SubBlock: 16,
+var Q3_K = register(Meta{Name: "Q3_K", GGMLType: 11, BlockElems: 256, BlockBytes: 110, SubBlock: 16, IntZero: 4,
 	Doc: "3-bit codes, 6-bit scale per 16, fp16 scale per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ3_K) { dequantRows(dst, src, (*BlockQ3_K).Dequant) })
 

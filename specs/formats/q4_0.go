@@ -1,7 +1,7 @@
 package formats
 
 // Q4_0: 32 elements in 18 bytes; 4-bit codes with one fp16 scale.
-var Q4_0 = register(Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, SubBlock: 32,
+var Q4_0 = register(Meta{Name: "Q4_0", GGMLType: 2, BlockElems: 32, BlockBytes: 18, SubBlock: 32, IntZero: 8,
 	Doc: "4-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ4_0) { dequantRows(dst, src, (*BlockQ4_0).Dequant) })
 

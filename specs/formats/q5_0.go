@@ -1,7 +1,7 @@
 package formats
 
 // Q5_0: 32 elements in 22 bytes; 5-bit codes with one fp16 scale.
-var Q5_0 = register(Meta{Name: "Q5_0", GGMLType: 6, BlockElems: 32, BlockBytes: 22, SubBlock: 32,
+var Q5_0 = register(Meta{Name: "Q5_0", GGMLType: 6, BlockElems: 32, BlockBytes: 22, SubBlock: 32, IntZero: 16,
 	Doc: "5-bit codes, one fp16 scale per 32 (ggml legacy)"},
 	func(dst []float32, src []BlockQ5_0) { dequantRows(dst, src, (*BlockQ5_0).Dequant) })
 

@@ -2,7 +2,7 @@ package formats
 
 // Q6_K: 256 elements in 210 bytes; 6-bit codes in 16 sub-blocks of 16, each
 // with an int8 scale, under one fp16 super-scale.
-var Q6_K = register(Meta{Name: "Q6_K", GGMLType: 14, BlockElems: 256, BlockBytes: 210, SubBlock: 16,
+var Q6_K = register(Meta{Name: "Q6_K", GGMLType: 14, BlockElems: 256, BlockBytes: 210, SubBlock: 16, IntZero: 32,
 	Doc: "6-bit codes, int8 scale per 16, fp16 scale per 256 (ggml K-quant)"},
 	func(dst []float32, src []BlockQ6_K) { dequantRows(dst, src, (*BlockQ6_K).Dequant) })
 

@@ -4,7 +4,7 @@ import "math"
 
 // TQ1_0: 256 ternary elements in 54 bytes; five base-3 digits per byte
 // (four in qh), one fp16 scale at the end.
-var TQ1_0 = register(Meta{Name: "TQ1_0", GGMLType: 34, BlockElems: 256, BlockBytes: 54, SubBlock: 32,
+var TQ1_0 = register(Meta{Name: "TQ1_0", GGMLType: 34, BlockElems: 256, BlockBytes: 54, SubBlock: 32, IntZero: 1,
 	Doc: "ternary {-1,0,1}, 5 trits per byte (1.69 bpw), one fp16 scale per 256"},
 	func(dst []float32, src []BlockTQ1_0) { dequantRows(dst, src, (*BlockTQ1_0).Dequant) })
 

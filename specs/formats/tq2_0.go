@@ -2,7 +2,7 @@ package formats
 
 // TQ2_0: 256 ternary elements in 66 bytes; 2 bits per element, one fp16
 // scale at the end.
-var TQ2_0 = register(Meta{Name: "TQ2_0", GGMLType: 35, BlockElems: 256, BlockBytes: 66, SubBlock: 32,
+var TQ2_0 = register(Meta{Name: "TQ2_0", GGMLType: 35, BlockElems: 256, BlockBytes: 66, SubBlock: 32, IntZero: 1,
 	Doc: "ternary {-1,0,1} in 2-bit codes, one fp16 scale per 256"},
 	func(dst []float32, src []BlockTQ2_0) { dequantRows(dst, src, (*BlockTQ2_0).Dequant) })
 

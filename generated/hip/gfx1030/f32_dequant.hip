@@ -58,8 +58,9 @@ FORGE_DEVICE float forge_dequant_f32_f32_kernel_one(const forge_BlockF32* __rest
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f32_f32_kernel_vector forge_dequant_f32_f32_kernel_at(const forge_BlockF32* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f32_f32_kernel_vector forge_dequant_f32_f32_kernel_at(const forge_BlockF32* __restrict__ src, Index e, bool words) {
 	forge_dequant_f32_f32_kernel_vector out;
+	(void)words;
 	if (forge_f32_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_f32_kernel_vec; ++c) {
@@ -86,6 +87,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_f32_threads)
 forge_dequant_f32_f32_kernel(const forge_BlockF32* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_f32_elems;
 	const Index nvec = n / forge_dequant_f32_f32_kernel_vec;
+	const bool words = false;
 	const Index per_group = (Index)forge_f32_threads * forge_f32_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -94,7 +96,7 @@ forge_dequant_f32_f32_kernel(const forge_BlockF32* __restrict__ src, float* __re
 			const Index v = first + k * forge_f32_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f32_f32_kernel_vec;
-				const forge_dequant_f32_f32_kernel_vector out = forge_dequant_f32_f32_kernel_at(src, e);
+				const forge_dequant_f32_f32_kernel_vector out = forge_dequant_f32_f32_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;
@@ -181,8 +183,9 @@ FORGE_DEVICE uint16_t forge_dequant_f16_f32_kernel_one(const forge_BlockF32* __r
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f16_f32_kernel_vector forge_dequant_f16_f32_kernel_at(const forge_BlockF32* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f16_f32_kernel_vector forge_dequant_f16_f32_kernel_at(const forge_BlockF32* __restrict__ src, Index e, bool words) {
 	forge_dequant_f16_f32_kernel_vector out;
+	(void)words;
 	if (forge_f32_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_f32_kernel_vec; ++c) {
@@ -209,6 +212,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_f32_threads)
 forge_dequant_f16_f32_kernel(const forge_BlockF32* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_f32_elems;
 	const Index nvec = n / forge_dequant_f16_f32_kernel_vec;
+	const bool words = false;
 	const Index per_group = (Index)forge_f32_threads * forge_f32_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -217,7 +221,7 @@ forge_dequant_f16_f32_kernel(const forge_BlockF32* __restrict__ src, uint16_t* _
 			const Index v = first + k * forge_f32_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f16_f32_kernel_vec;
-				const forge_dequant_f16_f32_kernel_vector out = forge_dequant_f16_f32_kernel_at(src, e);
+				const forge_dequant_f16_f32_kernel_vector out = forge_dequant_f16_f32_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;

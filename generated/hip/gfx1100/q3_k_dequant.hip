@@ -128,9 +128,30 @@ FORGE_DEVICE float forge_dequant_f32_q3_k_kernel_one(const forge_BlockQ3_K* __re
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
+// words (src aligned to 2 bytes, uniform over the launch) takes the
+// integer form instead, per four elements one 32-bit word of codes, and
+// per vector the sub-block's scale: (code − 4)·Scale is Dequant's own arithmetic (the
+// spec's Meta.IntZero, checked by TestIntForm), the sign of a zero included.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f32_q3_k_kernel_vector forge_dequant_f32_q3_k_kernel_at(const forge_BlockQ3_K* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f32_q3_k_kernel_vector forge_dequant_f32_q3_k_kernel_at(const forge_BlockQ3_K* __restrict__ src, Index e, bool words) {
 	forge_dequant_f32_q3_k_kernel_vector out;
+	if (words) {
+		static_assert(16 % forge_dequant_f32_q3_k_kernel_vec == 0, "Q3_K: a vector must lie in one sub-block");
+		const forge_BlockQ3_K* __restrict__ b = src + e / forge_q3_k_elems;
+		const uint32_t j = (uint32_t)(e % forge_q3_k_elems);
+		const int32_t s = (int32_t)(j / 16);
+		const float scale = forge_BlockQ3_K_Scale(b, s);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f32_q3_k_kernel_vec / 4; ++c) {
+			const uint32_t code = forge_BlockQ3_K_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+			for (uint32_t k = 0; k < 4; ++k) {
+				const float v = (float)((int32_t)(int8_t)(code >> (8 * k)) - 4) * scale;
+				out.v[4 * c + k] = (v);
+			}
+		}
+		return out;
+	}
 	if (forge_q3_k_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_q3_k_kernel_vec; ++c) {
@@ -157,6 +178,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q3_k_threads)
 forge_dequant_f32_q3_k_kernel(const forge_BlockQ3_K* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q3_k_elems;
 	const Index nvec = n / forge_dequant_f32_q3_k_kernel_vec;
+	const bool words = (uintptr_t)src % 2 == 0; // the integer form's word loads need it
 	const Index per_group = (Index)forge_q3_k_threads * forge_q3_k_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -165,7 +187,7 @@ forge_dequant_f32_q3_k_kernel(const forge_BlockQ3_K* __restrict__ src, float* __
 			const Index v = first + k * forge_q3_k_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f32_q3_k_kernel_vec;
-				const forge_dequant_f32_q3_k_kernel_vector out = forge_dequant_f32_q3_k_kernel_at(src, e);
+				const forge_dequant_f32_q3_k_kernel_vector out = forge_dequant_f32_q3_k_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;
@@ -251,9 +273,30 @@ FORGE_DEVICE uint16_t forge_dequant_f16_q3_k_kernel_one(const forge_BlockQ3_K* _
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
+// words (src aligned to 2 bytes, uniform over the launch) takes the
+// integer form instead, per four elements one 32-bit word of codes, and
+// per vector the sub-block's scale: (code − 4)·Scale is Dequant's own arithmetic (the
+// spec's Meta.IntZero, checked by TestIntForm), the sign of a zero included.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f16_q3_k_kernel_vector forge_dequant_f16_q3_k_kernel_at(const forge_BlockQ3_K* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f16_q3_k_kernel_vector forge_dequant_f16_q3_k_kernel_at(const forge_BlockQ3_K* __restrict__ src, Index e, bool words) {
 	forge_dequant_f16_q3_k_kernel_vector out;
+	if (words) {
+		static_assert(16 % forge_dequant_f16_q3_k_kernel_vec == 0, "Q3_K: a vector must lie in one sub-block");
+		const forge_BlockQ3_K* __restrict__ b = src + e / forge_q3_k_elems;
+		const uint32_t j = (uint32_t)(e % forge_q3_k_elems);
+		const int32_t s = (int32_t)(j / 16);
+		const float scale = forge_BlockQ3_K_Scale(b, s);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f16_q3_k_kernel_vec / 4; ++c) {
+			const uint32_t code = forge_BlockQ3_K_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+			for (uint32_t k = 0; k < 4; ++k) {
+				const float v = (float)((int32_t)(int8_t)(code >> (8 * k)) - 4) * scale;
+				out.v[4 * c + k] = forge_f32_to_half(v);
+			}
+		}
+		return out;
+	}
 	if (forge_q3_k_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_q3_k_kernel_vec; ++c) {
@@ -280,6 +323,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q3_k_threads)
 forge_dequant_f16_q3_k_kernel(const forge_BlockQ3_K* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q3_k_elems;
 	const Index nvec = n / forge_dequant_f16_q3_k_kernel_vec;
+	const bool words = (uintptr_t)src % 2 == 0; // the integer form's word loads need it
 	const Index per_group = (Index)forge_q3_k_threads * forge_q3_k_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -288,7 +332,7 @@ forge_dequant_f16_q3_k_kernel(const forge_BlockQ3_K* __restrict__ src, uint16_t*
 			const Index v = first + k * forge_q3_k_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f16_q3_k_kernel_vec;
-				const forge_dequant_f16_q3_k_kernel_vector out = forge_dequant_f16_q3_k_kernel_at(src, e);
+				const forge_dequant_f16_q3_k_kernel_vector out = forge_dequant_f16_q3_k_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;

@@ -90,8 +90,9 @@ FORGE_DEVICE float forge_dequant_f32_q1_0_kernel_one(const forge_BlockQ1_0* __re
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f32_q1_0_kernel_vector forge_dequant_f32_q1_0_kernel_at(const forge_BlockQ1_0* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f32_q1_0_kernel_vector forge_dequant_f32_q1_0_kernel_at(const forge_BlockQ1_0* __restrict__ src, Index e, bool words) {
 	forge_dequant_f32_q1_0_kernel_vector out;
+	(void)words;
 	if (forge_q1_0_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_q1_0_kernel_vec; ++c) {
@@ -118,6 +119,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q1_0_threads)
 forge_dequant_f32_q1_0_kernel(const forge_BlockQ1_0* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q1_0_elems;
 	const Index nvec = n / forge_dequant_f32_q1_0_kernel_vec;
+	const bool words = false;
 	const Index per_group = (Index)forge_q1_0_threads * forge_q1_0_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -126,7 +128,7 @@ forge_dequant_f32_q1_0_kernel(const forge_BlockQ1_0* __restrict__ src, float* __
 			const Index v = first + k * forge_q1_0_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f32_q1_0_kernel_vec;
-				const forge_dequant_f32_q1_0_kernel_vector out = forge_dequant_f32_q1_0_kernel_at(src, e);
+				const forge_dequant_f32_q1_0_kernel_vector out = forge_dequant_f32_q1_0_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;
@@ -213,8 +215,9 @@ FORGE_DEVICE uint16_t forge_dequant_f16_q1_0_kernel_one(const forge_BlockQ1_0* _
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
 template <typename Index>
-FORGE_DEVICE forge_dequant_f16_q1_0_kernel_vector forge_dequant_f16_q1_0_kernel_at(const forge_BlockQ1_0* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f16_q1_0_kernel_vector forge_dequant_f16_q1_0_kernel_at(const forge_BlockQ1_0* __restrict__ src, Index e, bool words) {
 	forge_dequant_f16_q1_0_kernel_vector out;
+	(void)words;
 	if (forge_q1_0_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_q1_0_kernel_vec; ++c) {
@@ -241,6 +244,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q1_0_threads)
 forge_dequant_f16_q1_0_kernel(const forge_BlockQ1_0* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q1_0_elems;
 	const Index nvec = n / forge_dequant_f16_q1_0_kernel_vec;
+	const bool words = false;
 	const Index per_group = (Index)forge_q1_0_threads * forge_q1_0_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -249,7 +253,7 @@ forge_dequant_f16_q1_0_kernel(const forge_BlockQ1_0* __restrict__ src, uint16_t*
 			const Index v = first + k * forge_q1_0_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f16_q1_0_kernel_vec;
-				const forge_dequant_f16_q1_0_kernel_vector out = forge_dequant_f16_q1_0_kernel_at(src, e);
+				const forge_dequant_f16_q1_0_kernel_vector out = forge_dequant_f16_q1_0_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;

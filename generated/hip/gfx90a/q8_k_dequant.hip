@@ -75,9 +75,31 @@ FORGE_DEVICE float forge_dequant_f32_q8_k_kernel_one(const forge_BlockQ8_K* __re
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
+// words (src aligned to 4 bytes, uniform over the launch) takes the
+// integer form instead, per four elements one 32-bit word of codes, and
+// per vector the sub-block's scale: Scale·code
+// reproduces Dequant bit for bit (the spec's Meta.IntExact, checked by
+// TestIntForm).
 template <typename Index>
-FORGE_DEVICE forge_dequant_f32_q8_k_kernel_vector forge_dequant_f32_q8_k_kernel_at(const forge_BlockQ8_K* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f32_q8_k_kernel_vector forge_dequant_f32_q8_k_kernel_at(const forge_BlockQ8_K* __restrict__ src, Index e, bool words) {
 	forge_dequant_f32_q8_k_kernel_vector out;
+	if (words) {
+		static_assert(32 % forge_dequant_f32_q8_k_kernel_vec == 0, "Q8_K: a vector must lie in one sub-block");
+		const forge_BlockQ8_K* __restrict__ b = src + e / forge_q8_k_elems;
+		const uint32_t j = (uint32_t)(e % forge_q8_k_elems);
+		const int32_t s = (int32_t)(j / 32);
+		const float scale = forge_BlockQ8_K_Scale(b, s);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f32_q8_k_kernel_vec / 4; ++c) {
+			const uint32_t code = forge_BlockQ8_K_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+			for (uint32_t k = 0; k < 4; ++k) {
+				const float v = scale * (float)(int8_t)(code >> (8 * k));
+				out.v[4 * c + k] = (v);
+			}
+		}
+		return out;
+	}
 	if (forge_q8_k_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_q8_k_kernel_vec; ++c) {
@@ -104,6 +126,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q8_k_threads)
 forge_dequant_f32_q8_k_kernel(const forge_BlockQ8_K* __restrict__ src, float* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q8_k_elems;
 	const Index nvec = n / forge_dequant_f32_q8_k_kernel_vec;
+	const bool words = (uintptr_t)src % 4 == 0; // the integer form's word loads need it
 	const Index per_group = (Index)forge_q8_k_threads * forge_q8_k_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -112,7 +135,7 @@ forge_dequant_f32_q8_k_kernel(const forge_BlockQ8_K* __restrict__ src, float* __
 			const Index v = first + k * forge_q8_k_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f32_q8_k_kernel_vec;
-				const forge_dequant_f32_q8_k_kernel_vector out = forge_dequant_f32_q8_k_kernel_at(src, e);
+				const forge_dequant_f32_q8_k_kernel_vector out = forge_dequant_f32_q8_k_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;
@@ -198,9 +221,31 @@ FORGE_DEVICE uint16_t forge_dequant_f16_q8_k_kernel_one(const forge_BlockQ8_K* _
 // The index arithmetic is unsigned so that the compiler can see that the
 // vector's elements share a block and its sub-block: once Dequant is
 // inlined, their scale loads and conversions are done once per vector.
+// words (src aligned to 4 bytes, uniform over the launch) takes the
+// integer form instead, per four elements one 32-bit word of codes, and
+// per vector the sub-block's scale: Scale·code
+// reproduces Dequant bit for bit (the spec's Meta.IntExact, checked by
+// TestIntForm).
 template <typename Index>
-FORGE_DEVICE forge_dequant_f16_q8_k_kernel_vector forge_dequant_f16_q8_k_kernel_at(const forge_BlockQ8_K* __restrict__ src, Index e) {
+FORGE_DEVICE forge_dequant_f16_q8_k_kernel_vector forge_dequant_f16_q8_k_kernel_at(const forge_BlockQ8_K* __restrict__ src, Index e, bool words) {
 	forge_dequant_f16_q8_k_kernel_vector out;
+	if (words) {
+		static_assert(32 % forge_dequant_f16_q8_k_kernel_vec == 0, "Q8_K: a vector must lie in one sub-block");
+		const forge_BlockQ8_K* __restrict__ b = src + e / forge_q8_k_elems;
+		const uint32_t j = (uint32_t)(e % forge_q8_k_elems);
+		const int32_t s = (int32_t)(j / 32);
+		const float scale = forge_BlockQ8_K_Scale(b, s);
+#pragma unroll
+		for (uint32_t c = 0; c < forge_dequant_f16_q8_k_kernel_vec / 4; ++c) {
+			const uint32_t code = forge_BlockQ8_K_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+			for (uint32_t k = 0; k < 4; ++k) {
+				const float v = scale * (float)(int8_t)(code >> (8 * k));
+				out.v[4 * c + k] = forge_f32_to_half(v);
+			}
+		}
+		return out;
+	}
 	if (forge_q8_k_elems == 1) {
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_q8_k_kernel_vec; ++c) {
@@ -227,6 +272,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(forge_q8_k_threads)
 forge_dequant_f16_q8_k_kernel(const forge_BlockQ8_K* __restrict__ src, uint16_t* __restrict__ dst, int64_t n_blocks) {
 	const Index n = (Index)n_blocks * forge_q8_k_elems;
 	const Index nvec = n / forge_dequant_f16_q8_k_kernel_vec;
+	const bool words = (uintptr_t)src % 4 == 0; // the integer form's word loads need it
 	const Index per_group = (Index)forge_q8_k_threads * forge_q8_k_vectors_per_thread;
 	const Index stride = (Index)forge_grid_dim() * per_group;
 	for (Index first = (Index)forge_block_idx() * per_group; first < nvec; first += stride) {
@@ -235,7 +281,7 @@ forge_dequant_f16_q8_k_kernel(const forge_BlockQ8_K* __restrict__ src, uint16_t*
 			const Index v = first + k * forge_q8_k_threads + forge_thread_idx();
 			if (v < nvec) {
 				const Index e = v * forge_dequant_f16_q8_k_kernel_vec;
-				const forge_dequant_f16_q8_k_kernel_vector out = forge_dequant_f16_q8_k_kernel_at(src, e);
+				const forge_dequant_f16_q8_k_kernel_vector out = forge_dequant_f16_q8_k_kernel_at(src, e, words);
 				if (Vectors) {
 					// A streamed 16-byte store: the output is not re-read soon.
 					forge_vec16 bits;
