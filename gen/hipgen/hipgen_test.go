@@ -201,7 +201,7 @@ func TestLauncherText(t *testing.T) {
 		"if (n_blocks < 0) {\n\t\treturn FORGE_ERR_INVALID;",
 		"if (n_blocks == 0) {\n\t\treturn FORGE_OK;",
 		"if (!src || !dst || n_blocks > forge_q4_0_max_blocks) {\n\t\treturn FORGE_ERR_INVALID;",
-		`out.v[c] = forge_f32_to_half(forge_BlockQ4_0_Dequant(b, (int32_t)(j | c)));`,
+		`const uint32_t h2 = forge_f32x2_to_half2(forge_BlockQ4_0_Dequant(b, (int32_t)(j | c)), forge_BlockQ4_0_Dequant(b, (int32_t)(j | (c + 1))));`,
 		`out.v[c] = (forge_BlockQ4_0_Dequant(b, (int32_t)(j | c)));`,
 		`static constexpr uint32_t forge_q4_0_threads = 256;`,
 		`static constexpr uint32_t forge_q4_0_grid_cap = 65535;`,

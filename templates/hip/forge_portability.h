@@ -498,6 +498,35 @@ FORGE_HOST_DEVICE uint16_t forge_f32_to_half(float f) {
 #endif
 }
 
+// forge_f32_finite says that f is neither infinite nor NaN.
+FORGE_HOST_DEVICE bool forge_f32_finite(float f) {
+	return (forge_f32_bits(f) & 0x7f800000u) != 0x7f800000u;
+}
+
+// forge_f32x2_to_half2_nonan is forge_f32_to_half(lo) |
+// forge_f32_to_half(hi) << 16 for lo and hi that are not NaN (the caller
+// knows). On NVIDIA one instruction converts both (cvt.rn.f16x2.f32:
+// nearest even, gradual underflow, overflow to inf, as cvt.rn.f16.f32),
+// with no NaN test: a dequant kernel's → f16 output is instruction-bound.
+FORGE_HOST_DEVICE uint32_t forge_f32x2_to_half2_nonan(float lo, float hi) {
+#if defined(__CUDA_ARCH__)
+	uint32_t r;
+	asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); // d = {a: upper half, b: lower}
+	return r;
+#else
+	return (uint32_t)forge_f32_to_half(lo) | (uint32_t)forge_f32_to_half(hi) << 16;
+#endif
+}
+
+// forge_f32x2_to_half2 is forge_f32_to_half(lo) | forge_f32_to_half(hi) <<
+// 16 for any lo and hi: one test for both and, on NVIDIA, one conversion.
+FORGE_HOST_DEVICE uint32_t forge_f32x2_to_half2(float lo, float hi) {
+	if (lo != lo || hi != hi) {
+		return (uint32_t)forge_f32_to_half(lo) | (uint32_t)forge_f32_to_half(hi) << 16;
+	}
+	return forge_f32x2_to_half2_nonan(lo, hi);
+}
+
 // forge_bf16_to_f32 is BFloat16.Float32: the bits shifted into the high half.
 FORGE_HOST_DEVICE float forge_bf16_to_f32(forge_bfloat16 b) {
 	return forge_f32_from_bits((uint32_t)b << 16);

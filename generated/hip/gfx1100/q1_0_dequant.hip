@@ -226,9 +226,12 @@ FORGE_DEVICE forge_dequant_f16_q1_0_kernel_vector forge_dequant_f16_q1_0_kernel_
 	} else {
 		const forge_BlockQ1_0* __restrict__ b = src + e / forge_q1_0_elems;
 		const uint32_t j = (uint32_t)(e % forge_q1_0_elems);
+		// Two elements per conversion (one NaN test for both).
 #pragma unroll
-		for (uint32_t c = 0; c < forge_dequant_f16_q1_0_kernel_vec; ++c) {
-			out.v[c] = forge_f32_to_half(forge_BlockQ1_0_Dequant(b, (int32_t)(j | c)));
+		for (uint32_t c = 0; c < forge_dequant_f16_q1_0_kernel_vec; c += 2) {
+			const uint32_t h2 = forge_f32x2_to_half2(forge_BlockQ1_0_Dequant(b, (int32_t)(j | c)), forge_BlockQ1_0_Dequant(b, (int32_t)(j | (c + 1))));
+			out.v[c] = (uint16_t)h2;
+			out.v[c + 1] = (uint16_t)(h2 >> 16);
 		}
 	}
 	return out;

@@ -97,13 +97,16 @@ FORGE_DEVICE forge_dequant_f32_iq4_nl_kernel_vector forge_dequant_f32_iq4_nl_ker
 		const uint32_t j = (uint32_t)(e % forge_iq4_nl_elems);
 		const int32_t s = (int32_t)(j / 32);
 		const float scale = forge_BlockIQ4NL_Scale(b, s);
+		// Element k of a word of codes.
+		auto value = [&](uint32_t code, uint32_t k) -> float {
+			return scale * (float)(int8_t)(code >> (8 * k));
+		};
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_iq4_nl_kernel_vec / 4; ++c) {
 			const uint32_t code = forge_BlockIQ4NL_Codes(b, (int32_t)(j / 4 + c));
 #pragma unroll
 			for (uint32_t k = 0; k < 4; ++k) {
-				const float v = scale * (float)(int8_t)(code >> (8 * k));
-				out.v[4 * c + k] = (v);
+				out.v[4 * c + k] = (value(code, k));
 			}
 		}
 		return out;
@@ -243,13 +246,31 @@ FORGE_DEVICE forge_dequant_f16_iq4_nl_kernel_vector forge_dequant_f16_iq4_nl_ker
 		const uint32_t j = (uint32_t)(e % forge_iq4_nl_elems);
 		const int32_t s = (int32_t)(j / 32);
 		const float scale = forge_BlockIQ4NL_Scale(b, s);
+		// Element k of a word of codes.
+		auto value = [&](uint32_t code, uint32_t k) -> float {
+			return scale * (float)(int8_t)(code >> (8 * k));
+		};
+		// With a finite scale no element is NaN: two conversions
+		// per instruction and no NaN test.
+		if (forge_f32_finite(scale)) {
+#pragma unroll
+			for (uint32_t c = 0; c < forge_dequant_f16_iq4_nl_kernel_vec / 4; ++c) {
+				const uint32_t code = forge_BlockIQ4NL_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+				for (uint32_t k = 0; k < 4; k += 2) {
+					const uint32_t h2 = forge_f32x2_to_half2_nonan(value(code, k), value(code, k + 1));
+					out.v[4 * c + k] = (uint16_t)h2;
+					out.v[4 * c + k + 1] = (uint16_t)(h2 >> 16);
+				}
+			}
+			return out;
+		}
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_iq4_nl_kernel_vec / 4; ++c) {
 			const uint32_t code = forge_BlockIQ4NL_Codes(b, (int32_t)(j / 4 + c));
 #pragma unroll
 			for (uint32_t k = 0; k < 4; ++k) {
-				const float v = scale * (float)(int8_t)(code >> (8 * k));
-				out.v[4 * c + k] = forge_f32_to_half(v);
+				out.v[4 * c + k] = forge_f32_to_half(value(code, k));
 			}
 		}
 		return out;
@@ -262,9 +283,12 @@ FORGE_DEVICE forge_dequant_f16_iq4_nl_kernel_vector forge_dequant_f16_iq4_nl_ker
 	} else {
 		const forge_BlockIQ4NL* __restrict__ b = src + e / forge_iq4_nl_elems;
 		const uint32_t j = (uint32_t)(e % forge_iq4_nl_elems);
+		// Two elements per conversion (one NaN test for both).
 #pragma unroll
-		for (uint32_t c = 0; c < forge_dequant_f16_iq4_nl_kernel_vec; ++c) {
-			out.v[c] = forge_f32_to_half(forge_BlockIQ4NL_Dequant(b, (int32_t)(j | c)));
+		for (uint32_t c = 0; c < forge_dequant_f16_iq4_nl_kernel_vec; c += 2) {
+			const uint32_t h2 = forge_f32x2_to_half2(forge_BlockIQ4NL_Dequant(b, (int32_t)(j | c)), forge_BlockIQ4NL_Dequant(b, (int32_t)(j | (c + 1))));
+			out.v[c] = (uint16_t)h2;
+			out.v[c + 1] = (uint16_t)(h2 >> 16);
 		}
 	}
 	return out;

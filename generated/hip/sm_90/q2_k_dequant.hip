@@ -102,13 +102,16 @@ FORGE_DEVICE forge_dequant_f32_q2_k_kernel_vector forge_dequant_f32_q2_k_kernel_
 		const int32_t s = (int32_t)(j / 16);
 		const float scale = forge_BlockQ2_K_Scale(b, s);
 		const float offset = forge_BlockQ2_K_Offset(b, s);
+		// Element k of a word of codes.
+		auto value = [&](uint32_t code, uint32_t k) -> float {
+			return scale * (float)(int8_t)(code >> (8 * k)) + offset;
+		};
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f32_q2_k_kernel_vec / 4; ++c) {
 			const uint32_t code = forge_BlockQ2_K_Codes(b, (int32_t)(j / 4 + c));
 #pragma unroll
 			for (uint32_t k = 0; k < 4; ++k) {
-				const float v = scale * (float)(int8_t)(code >> (8 * k)) + offset;
-				out.v[4 * c + k] = (v);
+				out.v[4 * c + k] = (value(code, k));
 			}
 		}
 		return out;
@@ -249,13 +252,31 @@ FORGE_DEVICE forge_dequant_f16_q2_k_kernel_vector forge_dequant_f16_q2_k_kernel_
 		const int32_t s = (int32_t)(j / 16);
 		const float scale = forge_BlockQ2_K_Scale(b, s);
 		const float offset = forge_BlockQ2_K_Offset(b, s);
+		// Element k of a word of codes.
+		auto value = [&](uint32_t code, uint32_t k) -> float {
+			return scale * (float)(int8_t)(code >> (8 * k)) + offset;
+		};
+		// With a finite scale and offset no element is NaN: two conversions
+		// per instruction and no NaN test.
+		if (forge_f32_finite(scale) && forge_f32_finite(offset)) {
+#pragma unroll
+			for (uint32_t c = 0; c < forge_dequant_f16_q2_k_kernel_vec / 4; ++c) {
+				const uint32_t code = forge_BlockQ2_K_Codes(b, (int32_t)(j / 4 + c));
+#pragma unroll
+				for (uint32_t k = 0; k < 4; k += 2) {
+					const uint32_t h2 = forge_f32x2_to_half2_nonan(value(code, k), value(code, k + 1));
+					out.v[4 * c + k] = (uint16_t)h2;
+					out.v[4 * c + k + 1] = (uint16_t)(h2 >> 16);
+				}
+			}
+			return out;
+		}
 #pragma unroll
 		for (uint32_t c = 0; c < forge_dequant_f16_q2_k_kernel_vec / 4; ++c) {
 			const uint32_t code = forge_BlockQ2_K_Codes(b, (int32_t)(j / 4 + c));
 #pragma unroll
 			for (uint32_t k = 0; k < 4; ++k) {
-				const float v = scale * (float)(int8_t)(code >> (8 * k)) + offset;
-				out.v[4 * c + k] = forge_f32_to_half(v);
+				out.v[4 * c + k] = forge_f32_to_half(value(code, k));
 			}
 		}
 		return out;
@@ -268,9 +289,12 @@ FORGE_DEVICE forge_dequant_f16_q2_k_kernel_vector forge_dequant_f16_q2_k_kernel_
 	} else {
 		const forge_BlockQ2_K* __restrict__ b = src + e / forge_q2_k_elems;
 		const uint32_t j = (uint32_t)(e % forge_q2_k_elems);
+		// Two elements per conversion (one NaN test for both).
 #pragma unroll
-		for (uint32_t c = 0; c < forge_dequant_f16_q2_k_kernel_vec; ++c) {
-			out.v[c] = forge_f32_to_half(forge_BlockQ2_K_Dequant(b, (int32_t)(j | c)));
+		for (uint32_t c = 0; c < forge_dequant_f16_q2_k_kernel_vec; c += 2) {
+			const uint32_t h2 = forge_f32x2_to_half2(forge_BlockQ2_K_Dequant(b, (int32_t)(j | c)), forge_BlockQ2_K_Dequant(b, (int32_t)(j | (c + 1))));
+			out.v[c] = (uint16_t)h2;
+			out.v[c + 1] = (uint16_t)(h2 >> 16);
 		}
 	}
 	return out;
