@@ -151,7 +151,7 @@ forge_matmul_f32_bf16_kernel(const forge_BlockBF16* __restrict__ w, const float*
 // matmul_f32, tensor-core path (NVIDIA): as the generic kernel, with W and X
 // rounded to f16 in shared memory and nvcuda::wmma m16n16k16 products
 // accumulated in float32.
-template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows>
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, bool Words>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_bf16_kernel_wmma(const forge_BlockBF16* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch) {
@@ -169,6 +169,7 @@ forge_matmul_f32_bf16_kernel_wmma(const forge_BlockBF16* __restrict__ w, const f
 	static_assert((TM * TK / 2) % Threads == 0 && (TN * TK / 2) % Threads == 0,
 		"the tensor-core path stages element pairs evenly: TM·TK/2 and TN·TK/2 must be multiples of FORGE_TUNE_MATMUL_THREADS");
 	constexpr uint32_t WP = TM * TK / 2 / Threads; // W pairs per thread per step
+	static_assert(!Words, "BF16 has no integer form");
 	constexpr uint32_t XP = TN * TK / 2 / Threads; // X pairs per thread per step
 	constexpr uint32_t Halves = 2 * (TM + TN) * LD;
 	static_assert(2 * Halves <= 49152, "FORGE_TUNE_MATMUL_TM, _TN, _TK: the double-buffered f16 tiles exceed 49152 bytes of shared memory");
@@ -202,12 +203,16 @@ forge_matmul_f32_bf16_kernel_wmma(const forge_BlockBF16* __restrict__ w, const f
 		// load(k0): this thread's pairs of the step at k0 into registers.
 #define FORGE_MM_LOAD(k0)                                                                                              \
 	do {                                                                                                                \
-		_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                         \
-			const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                      \
-			const int64_t r = r0 + m;                                                                                   \
-			_Pragma("unroll") for (uint32_t h = 0; h < 2; ++h) {                                                       \
-				const uint64_t k = (k0) + kk + h;                                                                       \
-				wr[p][h] = r < rows && k < ucols ? forge_BlockBF16_Dequant(w + r * row_blocks + (int64_t)(k / BE), (int32_t)(k % BE)) : 0.0f; \
+		if (Words) {                                                                                                    \
+			                                                                                         \
+		} else {                                                                                                        \
+			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
+				const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                  \
+				const int64_t r = r0 + m;                                                                               \
+				_Pragma("unroll") for (uint32_t h = 0; h < 2; ++h) {                                                   \
+					const uint64_t k = (k0) + kk + h;                                                                   \
+					wr[p][h] = r < rows && k < ucols ? forge_BlockBF16_Dequant(w + r * row_blocks + (int64_t)(k / BE), (int32_t)(k % BE)) : 0.0f; \
+				}                                                                                                       \
 			}                                                                                                           \
 		}                                                                                                               \
 		_Pragma("unroll") for (uint32_t p = 0; p < XP; ++p) {                                                         \
@@ -222,9 +227,13 @@ forge_matmul_f32_bf16_kernel_wmma(const forge_BlockBF16* __restrict__ w, const f
 		// store(buf): the registers into staging buffer buf, as f16 pairs.
 #define FORGE_MM_STORE(buf)                                                                                            \
 	do {                                                                                                                \
-		_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                         \
-			const uint32_t e = 2 * (tid + p * Threads);                                                               \
-			*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \
+		if (Words) {                                                                                                    \
+			                                                                                                    \
+		} else {                                                                                                        \
+			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
+				const uint32_t e = 2 * (tid + p * Threads);                                                           \
+				*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \
+			}                                                                                                           \
 		}                                                                                                               \
 		_Pragma("unroll") for (uint32_t p = 0; p < XP; ++p) {                                                         \
 			const uint32_t e = 2 * (tid + p * Threads);                                                               \
@@ -329,7 +338,7 @@ FORGE_EXPORT int forge_matmul_f32_bf16(const void* w, const float* x, float* y, 
 	(void)forge_last_error();
 	const forge_BlockBF16* blocks = (const forge_BlockBF16*)w;
 #if defined(FORGE_HAS_WMMA)
-	FORGE_LAUNCH((forge_matmul_f32_bf16_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS>),
+	FORGE_LAUNCH((forge_matmul_f32_bf16_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, false>),
 		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
 #else
 	FORGE_LAUNCH((forge_matmul_f32_bf16_kernel<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM>),

@@ -183,7 +183,7 @@ forge_matmul_f32_q1_0_kernel(const forge_BlockQ1_0* __restrict__ w, const float*
 // matmul_f32, tensor-core path (NVIDIA): as the generic kernel, with W and X
 // rounded to f16 in shared memory and nvcuda::wmma m16n16k16 products
 // accumulated in float32.
-template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows>
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, bool Words>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch) {
@@ -201,6 +201,12 @@ forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const f
 	static_assert((TM * TK / 2) % Threads == 0 && (TN * TK / 2) % Threads == 0,
 		"the tensor-core path stages element pairs evenly: TM·TK/2 and TN·TK/2 must be multiples of FORGE_TUNE_MATMUL_THREADS");
 	constexpr uint32_t WP = TM * TK / 2 / Threads; // W pairs per thread per step
+	// Words: W staged on the integer form, four elements (one word of codes,
+	// the sub-block's scale and offset) at a time instead of Dequant per
+	// element; W's address must keep the blocks' alignment for the word loads.
+	static_assert(!Words || (TM * TK / 4) % Threads == 0,
+		"the integer-form staging takes element quads evenly: TM·TK/4 must be a multiple of FORGE_TUNE_MATMUL_THREADS");
+	constexpr uint32_t WQ = Words ? TM * TK / 4 / Threads : 1; // W quads per thread per step
 	constexpr uint32_t XP = TN * TK / 2 / Threads; // X pairs per thread per step
 	constexpr uint32_t Halves = 2 * (TM + TN) * LD;
 	static_assert(2 * Halves <= 49152, "FORGE_TUNE_MATMUL_TM, _TN, _TK: the double-buffered f16 tiles exceed 49152 bytes of shared memory");
@@ -231,15 +237,41 @@ forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const f
 			}
 		}
 		float wr[WP][2], xr[XP][2];
+		float wq[WQ][4];
+		// loadq(k0): this thread's quads of W at step k0, on the integer form.
+#define FORGE_MM_LOADQ(k0)                                                                                             \
+	do {                                                                                                                \
+		_Pragma("unroll") for (uint32_t p = 0; p < WQ; ++p) {                                                         \
+			const uint32_t e = 4 * (tid + p * Threads), m = e / TK, kk = e % TK;                                      \
+			const int64_t r = r0 + m;                                                                                   \
+			const uint64_t k = (k0) + kk; /* cols is whole blocks: a quad is inside or past the end */                   \
+			float scale = 0.0f, offset = 0.0f;                                                                          \
+			uint32_t code = 0u;                                                                                         \
+			if (r < rows && k < ucols) {                                                                                \
+				const forge_BlockQ1_0* __restrict__ b = w + r * row_blocks + (int64_t)(k / BE);                      \
+				const int32_t wd = (int32_t)(k % BE) / 4;                                                               \
+				code = forge_BlockQ1_0_Codes(b, wd);                                                                   \
+				scale = forge_BlockQ1_0_Scale(b, wd * 4 / 32);                                       \
+				offset = forge_BlockQ1_0_Offset(b, wd * 4 / 32);      \
+			}                                                                                                           \
+			_Pragma("unroll") for (uint32_t h = 0; h < 4; ++h) {                                                       \
+				wq[p][h] = scale * (float)(int8_t)(code >> (8 * h)) + offset;                                           \
+			}                                                                                                           \
+		}                                                                                                               \
+	} while (0)
 		// load(k0): this thread's pairs of the step at k0 into registers.
 #define FORGE_MM_LOAD(k0)                                                                                              \
 	do {                                                                                                                \
-		_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                         \
-			const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                      \
-			const int64_t r = r0 + m;                                                                                   \
-			_Pragma("unroll") for (uint32_t h = 0; h < 2; ++h) {                                                       \
-				const uint64_t k = (k0) + kk + h;                                                                       \
-				wr[p][h] = r < rows && k < ucols ? forge_BlockQ1_0_Dequant(w + r * row_blocks + (int64_t)(k / BE), (int32_t)(k % BE)) : 0.0f; \
+		if (Words) {                                                                                                    \
+			FORGE_MM_LOADQ(k0);                                                                                         \
+		} else {                                                                                                        \
+			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
+				const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                  \
+				const int64_t r = r0 + m;                                                                               \
+				_Pragma("unroll") for (uint32_t h = 0; h < 2; ++h) {                                                   \
+					const uint64_t k = (k0) + kk + h;                                                                   \
+					wr[p][h] = r < rows && k < ucols ? forge_BlockQ1_0_Dequant(w + r * row_blocks + (int64_t)(k / BE), (int32_t)(k % BE)) : 0.0f; \
+				}                                                                                                       \
 			}                                                                                                           \
 		}                                                                                                               \
 		_Pragma("unroll") for (uint32_t p = 0; p < XP; ++p) {                                                         \
@@ -254,9 +286,18 @@ forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const f
 		// store(buf): the registers into staging buffer buf, as f16 pairs.
 #define FORGE_MM_STORE(buf)                                                                                            \
 	do {                                                                                                                \
-		_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                         \
-			const uint32_t e = 2 * (tid + p * Threads);                                                               \
-			*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \
+		if (Words) {                                                                                                    \
+			_Pragma("unroll") for (uint32_t p = 0; p < WQ; ++p) {                                  \
+				const uint32_t e = 4 * (tid + p * Threads);                                                           \
+				__half* const d = ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK;                                     \
+				*reinterpret_cast<__half2*>(d) = __floats2half2_rn(wq[p][0], wq[p][1]);                              \
+				*reinterpret_cast<__half2*>(d + 2) = __floats2half2_rn(wq[p][2], wq[p][3]);                          \
+			}                                                                                                    \
+		} else {                                                                                                        \
+			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
+				const uint32_t e = 2 * (tid + p * Threads);                                                           \
+				*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \
+			}                                                                                                           \
 		}                                                                                                               \
 		_Pragma("unroll") for (uint32_t p = 0; p < XP; ++p) {                                                         \
 			const uint32_t e = 2 * (tid + p * Threads);                                                               \
@@ -302,6 +343,7 @@ forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const f
 		}
 #undef FORGE_MM_LOAD
 #undef FORGE_MM_STORE
+#undef FORGE_MM_LOADQ
 		// Each fragment through this warp's 16×16 scratch (column-major:
 		// scratch[c·16 + r]) to guarded stores, 16 consecutive rows per column.
 		float* const scratch = reinterpret_cast<float*>(smem) + warp * 256;
@@ -361,7 +403,14 @@ FORGE_EXPORT int forge_matmul_f32_q1_0(const void* w, const float* x, float* y, 
 	(void)forge_last_error();
 	const forge_BlockQ1_0* blocks = (const forge_BlockQ1_0*)w;
 #if defined(FORGE_HAS_WMMA)
-	FORGE_LAUNCH((forge_matmul_f32_q1_0_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS>),
+	// W on the integer form (four elements per word of codes) when its
+	// address keeps the blocks' 2-byte alignment that the word loads assume.
+	if ((uintptr_t)w % 2 == 0) {
+		FORGE_LAUNCH((forge_matmul_f32_q1_0_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, true>),
+			dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
+		return forge_last_error();
+	}
+	FORGE_LAUNCH((forge_matmul_f32_q1_0_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, false>),
 		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
 #else
 	FORGE_LAUNCH((forge_matmul_f32_q1_0_kernel<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM>),
