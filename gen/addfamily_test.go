@@ -79,10 +79,16 @@ func TestAddFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(tmpl), "{{$.Device.Func}}("); n != 4 {
-		t.Fatalf("dequant.hip.tmpl calls the element function %d times, this test expects 4", n)
+	if n := strings.Count(string(tmpl), "{{$.Device.Func}}("); n != 6 {
+		t.Fatalf("dequant.hip.tmpl calls the element function %d times, this test expects 6", n)
 	}
-	write("templates/hip/scale.hip.tmpl", strings.ReplaceAll(string(tmpl), "{{$.Device.Func}}(", "2.0f * {{$.Device.Func}}("))
+	// Every value through the element function: without dequant's
+	// integer-form path (familyData.Words), which does not call it.
+	if n := strings.Count(string(tmpl), "$.Words"); n != 3 {
+		t.Fatalf("dequant.hip.tmpl tests $.Words %d times, this test expects 3", n)
+	}
+	toy := strings.ReplaceAll(string(tmpl), "$.Words", "false")
+	write("templates/hip/scale.hip.tmpl", strings.ReplaceAll(toy, "{{$.Device.Func}}(", "2.0f * {{$.Device.Func}}("))
 
 	goCmd := func(args ...string) string {
 		t.Helper()
