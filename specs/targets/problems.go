@@ -35,6 +35,14 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	l.In("MatVec", t.MatVec.Problems(t.WaveSize))
 	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize))
 	switch {
+	case t.MatMulSmallBatch < 0:
+		l.Add("MatMulSmallBatch", "MatMulSmallBatch %d must be 0 (no small-batch configuration) or positive", t.MatMulSmallBatch)
+	case t.MatMulSmallBatch > 0:
+		l.In("MatMulSmall", t.MatMulSmall.Problems(t.Vendor, t.WaveSize))
+	case t.MatMulSmall != MatMulTuning{}:
+		l.Add("MatMulSmall", "MatMulSmall is set but MatMulSmallBatch is 0: say up to which batch it serves, or leave it zero")
+	}
+	switch {
 	case headDims != nil:
 		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, headDims))
 	case t.Attention != AttentionTuning{}:
@@ -312,6 +320,9 @@ func (m MatMulTuning) Problems(vendor string, wave int) []check.Problem {
 	case (tm*tk/2)%tpb != 0 || (tn*tk/2)%tpb != 0:
 		l.Add("TileK", "MatMul: the tensor-core path stages element pairs evenly: TileRows·TileK/2 = %d and TileCols·TileK/2 = %d must be multiples of ThreadsPerBlock %d",
 			tm*tk/2, tn*tk/2, tpb)
+	case (tm*tk/4)%tpb != 0:
+		l.Add("TileK", "MatMul: the tensor-core path stages W on a format's integer form in quads evenly: TileRows·TileK/4 = %d must be a multiple of ThreadsPerBlock %d",
+			tm*tk/4, tpb)
 	}
 	if b := 2 * 2 * (tm + tn) * (tk + 8); b > LDSBytes {
 		l.Add("TileK", "MatMul: the tensor-core path's double-buffered f16 tiles take %d bytes of shared memory, more than %d", b, LDSBytes)

@@ -48,6 +48,37 @@ func TestProblemsNameTheirFields(t *testing.T) {
 	}
 }
 
+// The small-batch matmul class is checked as MatMul is, and only with a
+// batch bound that says where it applies.
+func TestMatMulSmallProblems(t *testing.T) {
+	for _, c := range []struct {
+		edit        func(*Target)
+		field, want string
+	}{
+		{func(tg *Target) { tg.MatMulSmall.TileK = 24 }, "MatMulSmall.TileK", "multiples of 16"},
+		{func(tg *Target) { tg.MatMulSmall.TileK = 16 }, "MatMulSmall.TileK", "TileRows·TileK/4 = 128 must be a multiple of ThreadsPerBlock 256"},
+		{func(tg *Target) { tg.MatMulSmallBatch = -1 }, "MatMulSmallBatch", "must be 0"},
+		{func(tg *Target) { tg.MatMulSmallBatch = 0 }, "MatMulSmall", "MatMulSmallBatch is 0"},
+	} {
+		tg := *SM90
+		c.edit(&tg)
+		var got []string
+		for _, p := range tg.Problems([]int{64}) {
+			if p.Field == c.field && strings.Contains(p.Msg, c.want) {
+				got = append(got, p.Msg)
+			}
+		}
+		if len(got) == 0 {
+			t.Errorf("%s: no problem %q in %v", c.field, c.want, tg.Problems([]int{64}))
+		}
+	}
+	tg := *SM90
+	tg.MatMulSmall, tg.MatMulSmallBatch = MatMulTuning{}, 0
+	if ps := tg.Problems([]int{64, 128}); len(ps) != 0 {
+		t.Errorf("no small-batch class: %v", ps)
+	}
+}
+
 // The matvec knobs are specs/tuned.MatVec's, and a tuning survives the
 // round trip through them.
 func TestMatVecKnobs(t *testing.T) {

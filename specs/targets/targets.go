@@ -17,7 +17,14 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
-	Attention    AttentionTuning
+	// MatMulSmall is matmul's configuration for a batch of at most
+	// MatMulSmallBatch columns, where MatMul's tiles would leave most of the
+	// GPU idle (a batch that fills one tile column gets rows/TileRows
+	// workgroups). MatMulSmallBatch 0 means none: MatMul serves every batch,
+	// and MatMulSmall is left zero.
+	MatMulSmall      MatMulTuning
+	MatMulSmallBatch int
+	Attention        AttentionTuning
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and

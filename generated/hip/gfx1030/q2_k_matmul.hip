@@ -366,6 +366,28 @@ forge_matmul_f32_q2_k_kernel_wmma(const forge_BlockQ2_K* __restrict__ w, const f
 }
 #endif
 
+// forge_matmul_f32_q2_k_kernel_launch launches one configuration (a batch class's knobs)
+// over the tiles of Y.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows>
+static void forge_matmul_f32_q2_k_kernel_launch(const forge_BlockQ2_K* blocks, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
+	forge_stream_t stream) {
+	const int64_t tiles = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0));
+	const uint32_t grid = tiles < forge_mm_q2_k_grid_cap ? (uint32_t)tiles : forge_mm_q2_k_grid_cap;
+#if defined(FORGE_HAS_WMMA)
+	(void)RM;
+	// W on the integer form (four elements per word of codes) when its
+	// address keeps the blocks' 4-byte alignment that the word loads assume.
+	if ((uintptr_t)blocks % 4 == 0) {
+		FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel_wmma<Threads, TM, TN, TK, WarpRows, true>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+		return;
+	}
+	FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+#else
+	(void)WarpRows;
+	FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel<Threads, TM, TN, TK, RM>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+#endif
+}
+
 // forge_matmul_f32_q2_k computes Y = W·X: W (device memory) is rows rows of cols
 // Q2_K elements, cols/256 blocks each; X is batch vectors of cols floats
 // (x[b·cols + k]) and Y batch vectors of rows floats (y[b·rows + r]), device memory.
@@ -393,26 +415,11 @@ FORGE_EXPORT int forge_matmul_f32_q2_k(const void* w, const float* x, float* y, 
 	if ((uintptr_t)w % alignof(forge_BlockQ2_K) != 0 || (uintptr_t)x % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	const int64_t tm = FORGE_TUNE_MATMUL_TM, tn = FORGE_TUNE_MATMUL_TN;
-	const int64_t tiles = (rows / tm + (rows % tm != 0)) * (batch / tn + (batch % tn != 0));
-	const uint32_t grid = tiles < forge_mm_q2_k_grid_cap ? (uint32_t)tiles : forge_mm_q2_k_grid_cap;
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
 	const forge_BlockQ2_K* blocks = (const forge_BlockQ2_K*)w;
-#if defined(FORGE_HAS_WMMA)
-	// W on the integer form (four elements per word of codes) when its
-	// address keeps the blocks' 4-byte alignment that the word loads assume.
-	if ((uintptr_t)w % 4 == 0) {
-		FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, true>),
-			dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
-		return forge_last_error();
-	}
-	FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, false>),
-		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
-#else
-	FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM>),
-		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
-#endif
+	forge_matmul_f32_q2_k_kernel_launch<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM,
+		FORGE_TUNE_MATMUL_WARP_ROWS>(blocks, x, y, rows, cols, batch, stream);
 	return forge_last_error();
 }

@@ -303,6 +303,22 @@ forge_matmul_f32_f16_kernel_wmma(const forge_BlockF16* __restrict__ w, const flo
 }
 #endif
 
+// forge_matmul_f32_f16_kernel_launch launches one configuration (a batch class's knobs)
+// over the tiles of Y.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows>
+static void forge_matmul_f32_f16_kernel_launch(const forge_BlockF16* blocks, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
+	forge_stream_t stream) {
+	const int64_t tiles = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0));
+	const uint32_t grid = tiles < forge_mm_f16_grid_cap ? (uint32_t)tiles : forge_mm_f16_grid_cap;
+#if defined(FORGE_HAS_WMMA)
+	(void)RM;
+	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+#else
+	(void)WarpRows;
+	FORGE_LAUNCH((forge_matmul_f32_f16_kernel<Threads, TM, TN, TK, RM>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+#endif
+}
+
 // forge_matmul_f32_f16 computes Y = W·X: W (device memory) is rows rows of cols
 // F16 elements, cols/1 blocks each; X is batch vectors of cols floats
 // (x[b·cols + k]) and Y batch vectors of rows floats (y[b·rows + r]), device memory.
@@ -330,19 +346,11 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	if ((uintptr_t)w % alignof(forge_BlockF16) != 0 || (uintptr_t)x % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	const int64_t tm = FORGE_TUNE_MATMUL_TM, tn = FORGE_TUNE_MATMUL_TN;
-	const int64_t tiles = (rows / tm + (rows % tm != 0)) * (batch / tn + (batch % tn != 0));
-	const uint32_t grid = tiles < forge_mm_f16_grid_cap ? (uint32_t)tiles : forge_mm_f16_grid_cap;
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
 	const forge_BlockF16* blocks = (const forge_BlockF16*)w;
-#if defined(FORGE_HAS_WMMA)
-	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wmma<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_WARP_ROWS, false>),
-		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
-#else
-	FORGE_LAUNCH((forge_matmul_f32_f16_kernel<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM>),
-		dim3(grid), dim3(FORGE_TUNE_MATMUL_THREADS), 0, stream, blocks, x, y, rows, cols, batch);
-#endif
+	forge_matmul_f32_f16_kernel_launch<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM,
+		FORGE_TUNE_MATMUL_WARP_ROWS>(blocks, x, y, rows, cols, batch, stream);
 	return forge_last_error();
 }
