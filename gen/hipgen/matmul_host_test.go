@@ -14,21 +14,27 @@ import (
 // matmulTunes are the tunings TestMatMulKernelHost runs the formats at,
 // through the -DFORGE_TUNE_MATMUL_* knobs: the target spec's, a small odd
 // one (a K step that straddles blocks), and the NVIDIA tensor-core path,
-// emulated (emu.h), at sm_90's tuning and at a small one. A tuning that is
+// emulated (emu.h), at sm_90's tuning, at a small one, and at a small one
+// that splits K. A tuning that is
 // not every format's runs only for matmulFormats (its indexing does not
 // depend on the format).
 var matmulTunes = []struct {
-	name  string
-	every bool
-	flags []string
+	name     string
+	every    bool
+	flags    []string
+	launches int // per call: 2 where K is split (Y is zeroed first)
 }{
-	{"spec", true, nil},
+	{"spec", true, nil, 1},
 	{"odd", true, []string{"-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=16", "-DFORGE_TUNE_MATMUL_TN=8",
-		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}},
+		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}, 1},
 	{"wmma", true, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=256", "-DFORGE_TUNE_MATMUL_TM=128", "-DFORGE_TUNE_MATMUL_TN=128",
-		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}},
+		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}, 1},
 	{"wmma_small", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
-		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}},
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}, 1},
+	// K split over 3 workgroups that add into Y (the small-batch class's
+	// scheme on sm_90).
+	{"wmma_split", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2},
 }
 
 // matmulFormats run in every run of TestMatMulKernelHost: a 32-element
@@ -93,7 +99,7 @@ func TestMatMulKernelHost(t *testing.T) {
 						if f.BlockElems == 1 {
 							cols = sh.blocks * 37
 						}
-						runHostMatMul(t, e, exe, "forge_matmul_f32_"+f.lower, f.Format, rows, cols, batch)
+						runHostMatMul(t, e, exe, "forge_matmul_f32_"+f.lower, f.Format, rows, cols, batch, tune.launches)
 					}
 				})
 			}
@@ -101,7 +107,7 @@ func TestMatMulKernelHost(t *testing.T) {
 	}
 }
 
-func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Format, rows, cols, batch int) {
+func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Format, rows, cols, batch, launches int) {
 	t.Helper()
 	w, x, err := suite.MatMulData(f, rows, cols, batch, suite.Seed(f.Name)+uint64(rows))
 	if err != nil {
@@ -109,7 +115,7 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 	}
 	base := fmt.Sprintf("%s_%s_%d_%d_%d", filepath.Base(exe), launcher, rows, cols, batch)
 	wp, xp, yp := e.write(t, base+".w", w), e.write(t, base+".x", f32Bytes(x)), filepath.Join(e.dir, base+".y")
-	if out, want := e.run(t, exe, launcher, wp, xp, yp, rows, cols, batch), launched(0, 1); out != want {
+	if out, want := e.run(t, exe, launcher, wp, xp, yp, rows, cols, batch), launched(0, launches); out != want {
 		t.Errorf("%d×%d×%d: %q, want %q", rows, cols, batch, out, want)
 	}
 	y := readFloats(t, yp)

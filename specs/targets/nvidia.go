@@ -15,12 +15,13 @@ var SM90 = register(Target{
 	// 4096×14336×512 (128 workgroups for 132 SMs; see docs/PERFORMANCE.md).
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 2},
 	// Up to 64 batch columns, 32 × 64 tiles (8 warps as 2 × 4, one 16 × 16
-	// fragment each) and K steps of 64: twice the workgroups at batch 64,
-	// four times at 16. On the H100 at 4096×14336 (docs/PERFORMANCE.md):
-	// batch 16 616 → 366 µs and 64 619 → 377 for Q4_0, but 826 → 1360 at
-	// 512, hence the class; 32 × 128 and 64 × 64 tiles were slower at 16
-	// and 64.
-	MatMulSmall:      MatMulTuning{ThreadsPerBlock: 256, TileRows: 32, TileCols: 64, TileK: 64, ThreadRows: 2, WarpRows: 2},
+	// fragment each), K steps of 64, and each tile's K split over 4
+	// workgroups. On the H100 at 4096×14336 (docs/PERFORMANCE.md), Q4_0:
+	// the tiles alone took batch 16 from 616 to 366 µs and 64 from 619 to
+	// 377 (but 826 to 1360 at 512, hence the class; 32 × 128 and 64 × 64
+	// tiles were slower at 16 and 64), the split to 191 and 195 (split 2:
+	// 231, 8: 184, 16: 186).
+	MatMulSmall:      MatMulTuning{ThreadsPerBlock: 256, TileRows: 32, TileCols: 64, TileK: 64, ThreadRows: 2, WarpRows: 2, SplitK: 4},
 	MatMulSmallBatch: 64,
 	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4
 	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of

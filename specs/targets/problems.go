@@ -304,9 +304,15 @@ func (m MatMulTuning) Problems(vendor string, wave int) []check.Problem {
 	if b := 4 * tk * (tm + 1 + tn + 1); b > LDSBytes {
 		l.Add("TileK", "MatMul: the generic path's tiles take %d bytes of shared memory, more than %d", b, LDSBytes)
 	}
+	if m.SplitK < 0 || m.SplitK > 64 {
+		l.Add("SplitK", "MatMul.SplitK %d must be in [0, 64] (0 or 1: no split)", m.SplitK)
+	}
 	if vendor != "nvidia" {
 		if m.WarpRows != 0 {
 			l.Add("WarpRows", "MatMul.WarpRows %d: only NVIDIA targets have the tensor-core path; leave it 0", m.WarpRows)
+		}
+		if m.SplitK > 1 {
+			l.Add("SplitK", "MatMul.SplitK %d: only the tensor-core path (NVIDIA) splits K; leave it 0", m.SplitK)
 		}
 		return l
 	}

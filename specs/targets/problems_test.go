@@ -58,6 +58,8 @@ func TestMatMulSmallProblems(t *testing.T) {
 		{func(tg *Target) { tg.MatMulSmall.TileK = 24 }, "MatMulSmall.TileK", "multiples of 16"},
 		{func(tg *Target) { tg.MatMulSmall.TileK = 16 }, "MatMulSmall.TileK", "TileRows·TileK/4 = 128 must be a multiple of ThreadsPerBlock 256"},
 		{func(tg *Target) { tg.MatMulSmallBatch = -1 }, "MatMulSmallBatch", "must be 0"},
+		{func(tg *Target) { tg.MatMulSmall.SplitK = 65 }, "MatMulSmall.SplitK", "must be in [0, 64]"},
+		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMul.SplitK = "amd", 0, 2 }, "MatMul.SplitK", "only the tensor-core path (NVIDIA) splits K"},
 		{func(tg *Target) { tg.MatMulSmallBatch = 0 }, "MatMulSmall", "MatMulSmallBatch is 0"},
 	} {
 		tg := *SM90

@@ -49,7 +49,7 @@ type MatVecTuning struct {
 // TileRows × TileCols tile of Y (rows of W × batch columns), stepping through
 // K TileK elements at a time. Each value can be overridden when a generated
 // file is compiled (-DFORGE_TUNE_MATMUL_<KNOB>=v: THREADS, TM, TN, TK, RM,
-// WARP_ROWS), which is how an autotuner compiles candidates.
+// WARP_ROWS, SPLIT_K), which is how an autotuner compiles candidates.
 type MatMulTuning struct {
 	ThreadsPerBlock int // THREADS: a multiple of WaveSize, at most 1024
 	TileRows        int // TM: rows of W (and of Y) per workgroup tile
@@ -62,6 +62,11 @@ type MatMulTuning struct {
 	// warps out WarpRows × (warps/WarpRows) over the tile; 0 on targets
 	// without that path.
 	WarpRows int
+	// SplitK (SPLIT_K): the tensor-core path splits each tile's K steps
+	// over SplitK workgroups, which add their partial sums into Y (zeroed
+	// first) atomically, so that a grid of few tiles fills the GPU; the
+	// order of those additions varies from run to run. 0 or 1: no split.
+	SplitK int
 }
 
 // AttentionTuning is the flash-attention family's tuning (see

@@ -360,6 +360,11 @@ FORGE_DEVICE forge_vec16 forge_load_stream16(const void* p) {
 #endif
 }
 
+// forge_atomic_add_f32 adds v to *p atomically (device memory).
+FORGE_DEVICE void forge_atomic_add_f32(float* p, float v) {
+	(void)atomicAdd(p, v);
+}
+
 // ---------------------------------------------------------------------------
 // Scalar types of the format specs, stored as their bits (Go's formats.Half,
 // formats.BFloat16 and formats.E8M0).

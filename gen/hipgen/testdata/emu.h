@@ -101,6 +101,9 @@ struct alignas(8) uint2 {
 };
 // forge_store_stream: the header's streaming store; here a plain store.
 #define forge_store_stream(p, v) (*(p) = (v))
+// forge_atomic_add_f32: the emulated threads switch only at barriers, so a
+// plain add is atomic.
+#define forge_atomic_add_f32(p, v) ((void)(*(p) += (v)))
 // forge_load_stream16: the portability header's cache hint is NVIDIA's; here
 // a plain 16-byte load.
 inline forge_vec16 forge_load_stream16(const void* p) {

@@ -61,6 +61,9 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #ifndef FORGE_TUNE_MATMUL_WARP_ROWS
 #define FORGE_TUNE_MATMUL_WARP_ROWS 0
 #endif
+#ifndef FORGE_TUNE_MATMUL_SPLIT_K
+#define FORGE_TUNE_MATMUL_SPLIT_K 0
+#endif
 
 static constexpr uint32_t forge_mm_q8_0_elems = 32; // elements per quant block
 static constexpr uint32_t forge_mm_q8_0_grid_cap = 65535;
@@ -68,6 +71,13 @@ static constexpr uint32_t forge_mm_q8_0_grid_cap = 65535;
 // 2^62 / BlockBytes and cols below 2^62; X's and Y's elements below 2^60.
 static constexpr int64_t forge_mm_q8_0_max_blocks = ((int64_t)1 << 62) / 34;
 static constexpr int64_t forge_mm_q8_0_max_elems = (int64_t)1 << 60;
+
+// forge_mm_q8_0_zero zeroes y[0, n): Y before the workgroups of a split K add into it.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_mm_q8_0_zero(float* __restrict__ y, int64_t n) {
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
 
 // matmul_f32, generic path: y[b·rows + r] = Σ_k forge_BlockQ8_0_Dequant(row r's block k/32, element k%32)·x[b·cols + k].
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM>
@@ -168,7 +178,7 @@ forge_matmul_f32_q8_0_kernel(const forge_BlockQ8_0* __restrict__ w, const float*
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, bool Words>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_q8_0_kernel_wmma(const forge_BlockQ8_0* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-	int64_t rows, int64_t cols, int64_t batch) {
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
 	static_assert(Threads % 32 == 0 && Threads <= 1024, "FORGE_TUNE_MATMUL_THREADS must be a multiple of 32, at most 1024");
 	static_assert(TM % 16 == 0 && TN % 16 == 0 && TK % 16 == 0 && TK <= 256,
 		"the tensor-core path needs FORGE_TUNE_MATMUL_TM, _TN and _TK multiples of 16 (TK at most 256)");
@@ -206,8 +216,16 @@ forge_matmul_f32_q8_0_kernel_wmma(const forge_BlockQ8_0* __restrict__ w, const f
 	const int64_t row_blocks = cols / BE;
 	const int64_t row_tiles = (rows + TM - 1) / TM;
 	const int64_t tiles = row_tiles * ((batch + TN - 1) / TN);
-	const int64_t steps = (cols + TK - 1) / TK;
-	for (int64_t t = forge_block_idx(); t < tiles; t += forge_grid_dim()) {
+	// Split K (splits > 1; the grid is a multiple of it): workgroup b takes
+	// part b % splits of the K steps of every tile it visits and adds its
+	// partial sums into Y, which the launcher zeroed.
+	const int64_t all_steps = (cols + TK - 1) / TK;
+	const bool split = splits > 1;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t s_begin = all_steps * part / splits, s_end = all_steps * (part + 1) / splits;
+	const int64_t steps = s_end - s_begin;
+	const uint64_t k_begin = (uint64_t)s_begin * TK;
+	for (int64_t t = forge_block_idx() / splits; t < tiles; t += forge_grid_dim() / splits) {
 		const int64_t r0 = (t % row_tiles) * TM;
 		const int64_t n0 = (t / row_tiles) * TN;
 		nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
@@ -287,14 +305,14 @@ forge_matmul_f32_q8_0_kernel_wmma(const forge_BlockQ8_0* __restrict__ w, const f
 		}                                                                                                               \
 	} while (0)
 		if (steps > 0) {
-			FORGE_MM_LOAD((uint64_t)0);
+			FORGE_MM_LOAD(k_begin);
 			FORGE_MM_STORE(0u);
 		}
 		forge_syncthreads();
 		for (int64_t s = 0; s < steps; ++s) {
 			const uint32_t cur = (uint32_t)(s & 1);
 			if (s + 1 < steps) {
-				FORGE_MM_LOAD((uint64_t)(s + 1) * TK); // in flight during the products below
+				FORGE_MM_LOAD(k_begin + (uint64_t)(s + 1) * TK); // in flight during the products below
 			}
 			const __half* const wsc = ws0 + cur * TM * LD + wm * FM * 16 * LD;
 			const __half* const xsc = xs0 + cur * TN * LD + wn * FN * 16 * LD;
@@ -339,7 +357,11 @@ forge_matmul_f32_q8_0_kernel_wmma(const forge_BlockQ8_0* __restrict__ w, const f
 					const int64_t r = r0 + (wm * FM + i) * 16 + e % 16;
 					const int64_t b = n0 + (wn * FN + j) * 16 + e / 16;
 					if (r < rows && b < batch) {
-						y[b * rows + r] = scratch[e];
+						if (split) {
+							forge_atomic_add_f32(y + b * rows + r, scratch[e]);
+						} else {
+							y[b * rows + r] = scratch[e];
+						}
 					}
 				}
 				__syncwarp();
@@ -352,22 +374,30 @@ forge_matmul_f32_q8_0_kernel_wmma(const forge_BlockQ8_0* __restrict__ w, const f
 
 // forge_matmul_f32_q8_0_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
-template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows>
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows, uint32_t SplitK>
 static void forge_matmul_f32_q8_0_kernel_launch(const forge_BlockQ8_0* blocks, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
 	forge_stream_t stream) {
 	const int64_t tiles = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0));
 	const uint32_t grid = tiles < forge_mm_q8_0_grid_cap ? (uint32_t)tiles : forge_mm_q8_0_grid_cap;
 #if defined(FORGE_HAS_WMMA)
 	(void)RM;
+	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_SPLIT_K must be at most 64");
+	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
+	const dim3 wg(grid < forge_mm_q8_0_grid_cap / splits ? grid * splits : forge_mm_q8_0_grid_cap / splits * splits);
+	if (splits > 1) { // the workgroups of a tile add into Y
+		const int64_t n = rows * batch;
+		FORGE_LAUNCH(forge_mm_q8_0_zero, dim3(n / 1024 + 1 < forge_mm_q8_0_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_q8_0_grid_cap), dim3(256), 0, stream, y, n);
+	}
 	// W on the integer form (four elements per word of codes) when its
 	// address keeps the blocks' 2-byte alignment that the word loads assume.
 	if ((uintptr_t)blocks % 2 == 0) {
-		FORGE_LAUNCH((forge_matmul_f32_q8_0_kernel_wmma<Threads, TM, TN, TK, WarpRows, true>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+		FORGE_LAUNCH((forge_matmul_f32_q8_0_kernel_wmma<Threads, TM, TN, TK, WarpRows, true>), wg, dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch, splits);
 		return;
 	}
-	FORGE_LAUNCH((forge_matmul_f32_q8_0_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
+	FORGE_LAUNCH((forge_matmul_f32_q8_0_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), wg, dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch, splits);
 #else
 	(void)WarpRows;
+	static_assert(SplitK <= 1, "FORGE_TUNE_MATMUL_SPLIT_K: only the tensor-core path splits K");
 	FORGE_LAUNCH((forge_matmul_f32_q8_0_kernel<Threads, TM, TN, TK, RM>), dim3(grid), dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch);
 #endif
 }
@@ -404,6 +434,6 @@ FORGE_EXPORT int forge_matmul_f32_q8_0(const void* w, const float* x, float* y, 
 	(void)forge_last_error();
 	const forge_BlockQ8_0* blocks = (const forge_BlockQ8_0*)w;
 	forge_matmul_f32_q8_0_kernel_launch<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM,
-		FORGE_TUNE_MATMUL_WARP_ROWS>(blocks, x, y, rows, cols, batch, stream);
+		FORGE_TUNE_MATMUL_WARP_ROWS, FORGE_TUNE_MATMUL_SPLIT_K>(blocks, x, y, rows, cols, batch, stream);
 	return forge_last_error();
 }
