@@ -237,9 +237,7 @@ forge_matmul_f32_mxfp6_e3m2_kernel_wmma(const forge_BlockMXFP6_E3M2* __restrict_
 		// load(k0): this thread's pairs of the step at k0 into registers.
 #define FORGE_MM_LOAD(k0)                                                                                              \
 	do {                                                                                                                \
-		if (Words) {                                                                                                    \
-			                                                                                         \
-		} else {                                                                                                        \
+		{                                                                                                 \
 			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
 				const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                  \
 				const int64_t r = r0 + m;                                                                               \
@@ -261,9 +259,7 @@ forge_matmul_f32_mxfp6_e3m2_kernel_wmma(const forge_BlockMXFP6_E3M2* __restrict_
 		// store(buf): the registers into staging buffer buf, as f16 pairs.
 #define FORGE_MM_STORE(buf)                                                                                            \
 	do {                                                                                                                \
-		if (Words) {                                                                                                    \
-			                                                                                                    \
-		} else {                                                                                                        \
+		{                                                                                                 \
 			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
 				const uint32_t e = 2 * (tid + p * Threads);                                                           \
 				*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \

@@ -297,9 +297,9 @@ forge_matmul_f32_tq2_0_kernel_wmma(const forge_BlockTQ2_0* __restrict__ w, const
 		// load(k0): this thread's pairs of the step at k0 into registers.
 #define FORGE_MM_LOAD(k0)                                                                                              \
 	do {                                                                                                                \
-		if (Words) {                                                                                                    \
+		if (Words) {                                                                                 \
 			FORGE_MM_LOADQ(k0);                                                                                         \
-		} else {                                                                                                        \
+		} else {                                                                                                 \
 			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
 				const uint32_t e = 2 * (tid + p * Threads), m = e / TK, kk = e % TK;                                  \
 				const int64_t r = r0 + m;                                                                               \
@@ -321,14 +321,14 @@ forge_matmul_f32_tq2_0_kernel_wmma(const forge_BlockTQ2_0* __restrict__ w, const
 		// store(buf): the registers into staging buffer buf, as f16 pairs.
 #define FORGE_MM_STORE(buf)                                                                                            \
 	do {                                                                                                                \
-		if (Words) {                                                                                                    \
-			_Pragma("unroll") for (uint32_t p = 0; p < WQ; ++p) {                                  \
+		if (Words) {                                                                                 \
+			_Pragma("unroll") for (uint32_t p = 0; p < WQ; ++p) {                                                     \
 				const uint32_t e = 4 * (tid + p * Threads);                                                           \
 				__half* const d = ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK;                                     \
 				*reinterpret_cast<__half2*>(d) = __floats2half2_rn(wq[p][0], wq[p][1]);                              \
 				*reinterpret_cast<__half2*>(d + 2) = __floats2half2_rn(wq[p][2], wq[p][3]);                          \
-			}                                                                                                    \
-		} else {                                                                                                        \
+			}                                                                                                           \
+		} else {                                                                                                 \
 			_Pragma("unroll") for (uint32_t p = 0; p < WP; ++p) {                                                     \
 				const uint32_t e = 2 * (tid + p * Threads);                                                           \
 				*reinterpret_cast<__half2*>(ws0 + (buf) * TM * LD + (e / TK) * LD + e % TK) = __floats2half2_rn(wr[p][0], wr[p][1]); \
