@@ -14,15 +14,18 @@ var SM90 = register(Target{
 	// On the H100 this beat 128 × 128 tiles (4 × 2 warps) by 1.35× at
 	// 4096×14336×512 (128 workgroups for 132 SMs; see docs/PERFORMANCE.md).
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 128, TileK: 32, ThreadRows: 8, WarpRows: 2},
-	// Up to 64 batch columns, 32 × 64 tiles (8 warps as 2 × 4, one 16 × 16
-	// fragment each), K steps of 64, and each tile's K split over 4
-	// workgroups. On the H100 at 4096×14336 (docs/PERFORMANCE.md), Q4_0:
-	// the tiles alone took batch 16 from 616 to 366 µs and 64 from 619 to
-	// 377 (but 826 to 1360 at 512, hence the class; 32 × 128 and 64 × 64
-	// tiles were slower at 16 and 64), the split to 191 and 195 (split 2:
-	// 231, 8: 184, 16: 186).
-	MatMulSmall:      MatMulTuning{ThreadsPerBlock: 256, TileRows: 32, TileCols: 64, TileK: 64, ThreadRows: 2, WarpRows: 2, SplitK: 4},
-	MatMulSmallBatch: 64,
+	// Small batches: tiles that give them more workgroups, each tile's K
+	// split over several workgroups that add into Y. On the H100 at
+	// 4096×14336 (docs/PERFORMANCE.md), Q4_0 with MatMul's tiles alone:
+	// 616 µs at batch 16 and 619 at 64. Up to 64: 32 × 64 tiles, K step 64
+	// took them to 366 and 377 (but 1360 at 512), split 4 ways to 191 and
+	// 195 (2: 231; 8: 184; 16: 186), 64 × 64 tiles, K step 32, split 4 to
+	// 162 and 191. Up to 16: 128 × 16 tiles (8 warps as 8 × 1), split 8
+	// ways: 112 (but 289 at 64).
+	MatMulBatches: []MatMulBatch{
+		{MaxBatch: 16, Tuning: MatMulTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 16, TileK: 32, ThreadRows: 8, WarpRows: 8, SplitK: 8}},
+		{MaxBatch: 64, Tuning: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4, WarpRows: 2, SplitK: 4}},
+	},
 	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4
 	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of
 	// head dim 128 stays under 48 KiB: 2 K buffers, 1 V buffer, per-warp

@@ -34,13 +34,15 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	l.In("Dequant", t.Dequant.Problems(t.WaveSize))
 	l.In("MatVec", t.MatVec.Problems(t.WaveSize))
 	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize))
-	switch {
-	case t.MatMulSmallBatch < 0:
-		l.Add("MatMulSmallBatch", "MatMulSmallBatch %d must be 0 (no small-batch configuration) or positive", t.MatMulSmallBatch)
-	case t.MatMulSmallBatch > 0:
-		l.In("MatMulSmall", t.MatMulSmall.Problems(t.Vendor, t.WaveSize))
-	case t.MatMulSmall != MatMulTuning{}:
-		l.Add("MatMulSmall", "MatMulSmall is set but MatMulSmallBatch is 0: say up to which batch it serves, or leave it zero")
+	for i, b := range t.MatMulBatches {
+		at := fmt.Sprintf("MatMulBatches[%d]", i)
+		switch {
+		case b.MaxBatch < 1:
+			l.Add(at+".MaxBatch", "MatMulBatches[%d].MaxBatch %d must be positive", i, b.MaxBatch)
+		case i > 0 && b.MaxBatch <= t.MatMulBatches[i-1].MaxBatch:
+			l.Add(at+".MaxBatch", "MatMulBatches[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulBatches[i-1].MaxBatch)
+		}
+		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
 	}
 	switch {
 	case headDims != nil:

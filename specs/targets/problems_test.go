@@ -48,21 +48,25 @@ func TestProblemsNameTheirFields(t *testing.T) {
 	}
 }
 
-// The small-batch matmul class is checked as MatMul is, and only with a
-// batch bound that says where it applies.
-func TestMatMulSmallProblems(t *testing.T) {
+// The small-batch matmul classes are checked as MatMul is, and come in
+// increasing MaxBatch.
+func TestMatMulBatchesProblems(t *testing.T) {
 	for _, c := range []struct {
 		edit        func(*Target)
 		field, want string
 	}{
-		{func(tg *Target) { tg.MatMulSmall.TileK = 24 }, "MatMulSmall.TileK", "multiples of 16"},
-		{func(tg *Target) { tg.MatMulSmall.TileK = 16 }, "MatMulSmall.TileK", "TileRows·TileK/4 = 128 must be a multiple of ThreadsPerBlock 256"},
-		{func(tg *Target) { tg.MatMulSmallBatch = -1 }, "MatMulSmallBatch", "must be 0"},
-		{func(tg *Target) { tg.MatMulSmall.SplitK = 65 }, "MatMulSmall.SplitK", "must be in [0, 64]"},
+		{func(tg *Target) { tg.MatMulBatches[1].Tuning.TileK = 24 }, "MatMulBatches[1].Tuning.TileK", "multiples of 16"},
+		{func(tg *Target) {
+			b := &tg.MatMulBatches[1].Tuning
+			b.TileRows, b.ThreadRows, b.TileK = 32, 2, 16
+		}, "MatMulBatches[1].Tuning.TileK", "TileRows·TileK/4 = 128 must be a multiple of ThreadsPerBlock 256"},
+		{func(tg *Target) { tg.MatMulBatches[0].MaxBatch = 0 }, "MatMulBatches[0].MaxBatch", "must be positive"},
+		{func(tg *Target) { tg.MatMulBatches[1].MaxBatch = 16 }, "MatMulBatches[1].MaxBatch", "must exceed the class before's, 16"},
+		{func(tg *Target) { tg.MatMulBatches[0].Tuning.SplitK = 65 }, "MatMulBatches[0].Tuning.SplitK", "must be in [0, 64]"},
 		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMul.SplitK = "amd", 0, 2 }, "MatMul.SplitK", "only the tensor-core path (NVIDIA) splits K"},
-		{func(tg *Target) { tg.MatMulSmallBatch = 0 }, "MatMulSmall", "MatMulSmallBatch is 0"},
 	} {
 		tg := *SM90
+		tg.MatMulBatches = slices.Clone(SM90.MatMulBatches)
 		c.edit(&tg)
 		var got []string
 		for _, p := range tg.Problems([]int{64}) {
@@ -75,9 +79,9 @@ func TestMatMulSmallProblems(t *testing.T) {
 		}
 	}
 	tg := *SM90
-	tg.MatMulSmall, tg.MatMulSmallBatch = MatMulTuning{}, 0
+	tg.MatMulBatches = nil
 	if ps := tg.Problems([]int{64, 128}); len(ps) != 0 {
-		t.Errorf("no small-batch class: %v", ps)
+		t.Errorf("no batch classes: %v", ps)
 	}
 }
 

@@ -17,14 +17,14 @@ type Target struct {
 	Dequant      DequantTuning
 	MatVec       MatVecTuning
 	MatMul       MatMulTuning
-	// MatMulSmall is matmul's configuration for a batch of at most
-	// MatMulSmallBatch columns, where MatMul's tiles would leave most of the
-	// GPU idle (a batch that fills one tile column gets rows/TileRows
-	// workgroups). MatMulSmallBatch 0 means none: MatMul serves every batch,
-	// and MatMulSmall is left zero.
-	MatMulSmall      MatMulTuning
-	MatMulSmallBatch int
-	Attention        AttentionTuning
+	// MatMulBatches are matmul's configurations for small batches, where
+	// MatMul's tiles would leave most of the GPU idle (a batch that fills
+	// one tile column gets rows/TileRows workgroups): in increasing
+	// MaxBatch, the first whose MaxBatch is at least the batch serves it,
+	// and MatMul serves the batches above the last. None: MatMul serves
+	// every batch.
+	MatMulBatches []MatMulBatch
+	Attention     AttentionTuning
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and
@@ -67,6 +67,14 @@ type MatMulTuning struct {
 	// first) atomically, so that a grid of few tiles fills the GPU; the
 	// order of those additions varies from run to run. 0 or 1: no split.
 	SplitK int
+}
+
+// MatMulBatch is a matmul configuration for batches of at most MaxBatch
+// columns. Its knobs can be overridden as MatMul's, with the class in the
+// name: -DFORGE_TUNE_MATMUL_UPTO<MaxBatch>_<KNOB>=v.
+type MatMulBatch struct {
+	MaxBatch int
+	Tuning   MatMulTuning
 }
 
 // AttentionTuning is the flash-attention family's tuning (see
