@@ -130,13 +130,6 @@ static constexpr uint32_t forge_mm_tq2_0_grid_cap = 65535;
 static constexpr int64_t forge_mm_tq2_0_max_blocks = ((int64_t)1 << 62) / 66;
 static constexpr int64_t forge_mm_tq2_0_max_elems = (int64_t)1 << 60;
 
-// forge_mm_tq2_0_zero zeroes y[0, n): Y before the workgroups of a split K add into it.
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_mm_tq2_0_zero(float* __restrict__ y, int64_t n) {
-	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
-		y[i] = 0.0f;
-	}
-}
-
 // matmul_f32, generic path: y[b·rows + r] = Σ_k forge_BlockTQ2_0_Dequant(row r's block k/256, element k%256)·x[b·cols + k].
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
@@ -430,6 +423,13 @@ forge_matmul_f32_tq2_0_kernel_wmma(const forge_BlockTQ2_0* __restrict__ w, const
 }
 #endif
 
+// forge_matmul_f32_tq2_0_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add into it.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_zero(float* __restrict__ y, int64_t n) {
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
+
 // forge_matmul_f32_tq2_0_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows, uint32_t SplitK>
@@ -444,7 +444,7 @@ static void forge_matmul_f32_tq2_0_kernel_launch(const forge_BlockTQ2_0* blocks,
 	const dim3 wg(grid < forge_mm_tq2_0_grid_cap / splits ? grid * splits : forge_mm_tq2_0_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t n = rows * batch;
-		FORGE_LAUNCH(forge_mm_tq2_0_zero, dim3(n / 1024 + 1 < forge_mm_tq2_0_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream, y, n);
+		FORGE_LAUNCH(forge_matmul_f32_tq2_0_kernel_zero, dim3(n / 1024 + 1 < forge_mm_tq2_0_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream, y, n);
 	}
 	// W on the integer form (four elements per word of codes) when its
 	// address keeps the blocks' 2-byte alignment that the word loads assume.

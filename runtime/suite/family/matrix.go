@@ -49,6 +49,11 @@ func newMatrix(m matrix) *Descriptor {
 	if m.vector {
 		d.Dims = d.Dims[:2]
 		d.Signatures = append(d.Signatures, signatureMatVecX8) // its kernels on a format's integer form
+	} else {
+		// A matmul launcher that splits K first zeroes Y with <symbol>_kernel_zero.
+		d.Profile = Profile{Kernels: func(symbol string) []string {
+			return []string{symbol + "_kernel", symbol + "_kernel_wmma", symbol + "_kernel_zero"}
+		}}
 	}
 	d.Check = func(t T, b backend.Backend, s suite.Suite) { m.check(t, d, b, s) }
 	d.Measure = func(b backend.Backend, s suite.Suite, shape []int, _ []byte, mode backend.WeightMode) (*Benchmark, error) {
