@@ -54,6 +54,11 @@ type Meta struct {
 	IEEE string
 }
 
+// ExactInt says that the integer form stands in for Dequant bit for bit,
+// the sign of a zero included: Scale·code + Offset (IntExact) or
+// (code − IntZero)·Scale (IntZero).
+func (m Meta) ExactInt() bool { return m.SubBlock != 0 && (m.IntExact || m.IntZero != 0) }
+
 // ieeeBytes is the block size of each IEEE kind.
 var ieeeBytes = map[string]int{"binary16": 2, "bfloat16": 2, "binary32": 4}
 

@@ -53,11 +53,6 @@ func (m Meta) Problems() []check.Problem {
 	return l
 }
 
-// ExactInt says that the integer form stands in for Dequant bit for bit,
-// the sign of a zero included: Scale·code + Offset (IntExact) or
-// (code − IntZero)·Scale (IntZero).
-func (m Meta) ExactInt() bool { return m.SubBlock != 0 && (m.IntExact || m.IntZero != 0) }
-
 func upperName(s string) bool {
 	if s == "" || s[0] < 'A' || s[0] > 'Z' {
 		return false

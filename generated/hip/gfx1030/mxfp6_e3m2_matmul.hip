@@ -330,12 +330,15 @@ forge_matmul_f32_mxfp6_e3m2_kernel_wmma(const forge_BlockMXFP6_E3M2* __restrict_
 }
 #endif
 
-// forge_matmul_f32_mxfp6_e3m2_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add into it.
+#if defined(FORGE_HAS_WMMA)
+// forge_matmul_f32_mxfp6_e3m2_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
+// into it (only the tensor-core path splits K).
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_mxfp6_e3m2_kernel_zero(float* __restrict__ y, int64_t n) {
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
 		y[i] = 0.0f;
 	}
 }
+#endif
 
 // forge_matmul_f32_mxfp6_e3m2_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
