@@ -22,6 +22,40 @@ const MatMulTolerance = 5e-4
 // (2^-11 per factor, so about 1e-3 of the magnitude at worst) with a margin.
 const MatMulEntryTolerance = 4e-3
 
+// MatMulX8Slack is what a matmul on a format's integer form may add to
+// each entry's error by quantizing X to 8 bits (formats.QuantizeX8 of each
+// vector, as the integer tensor-core path does): rounding x to codes of
+// step D = amax/127 per 32 elements moves each element by at most D/2, so
+// entry (b, r), at index b·rows + r, may err by Σ_k |W[r][k]|·D_b(k)/2 more.
+// A wrong row, column, block or scale exceeds it.
+func MatMulX8Slack(f *formats.Format, w []byte, x []float32, rows, cols, batch int) []float64 {
+	slack := make([]float64, rows*batch)
+	if rows == 0 || cols == 0 {
+		return slack
+	}
+	rowBytes := cols / f.BlockElems * f.BlockBytes
+	absW := make([][]float64, rows)
+	deq := make([]float32, cols)
+	for r := range rows {
+		_ = f.Dequantize(deq, w[r*rowBytes:(r+1)*rowBytes])
+		absW[r] = make([]float64, cols)
+		for k, v := range deq {
+			absW[r][k] = math.Abs(float64(v))
+		}
+	}
+	for b := range batch {
+		xq := formats.QuantizeX8(x[b*cols : (b+1)*cols])
+		for r := range rows {
+			var q float64
+			for k, a := range absW[r] {
+				q += a * float64(xq.D[k/32]) / 2
+			}
+			slack[b*rows+r] = q
+		}
+	}
+	return slack
+}
+
 // MatMulData returns a deterministic rows × cols × batch matmul input of f:
 // W as MatVecData's, and X batch vectors uniform in [-1, 1).
 func MatMulData(f *formats.Format, rows, cols, batch int, seed uint64) (w []byte, x []float32, err error) {

@@ -44,6 +44,19 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		}
 		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
 	}
+	for i, b := range t.MatMulInt {
+		at := fmt.Sprintf("MatMulInt[%d]", i)
+		last := i == len(t.MatMulInt)-1
+		switch {
+		case t.Vendor != "nvidia":
+			l.Add(at, "MatMulInt: only NVIDIA targets have the integer tensor-core path; leave it empty")
+		case b.MaxBatch < 0 || b.MaxBatch == 0 && !last:
+			l.Add(at+".MaxBatch", "MatMulInt[%d].MaxBatch %d must be positive (only the last class may be 0: every batch above the one before)", i, b.MaxBatch)
+		case i > 0 && b.MaxBatch != 0 && b.MaxBatch <= t.MatMulInt[i-1].MaxBatch:
+			l.Add(at+".MaxBatch", "MatMulInt[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulInt[i-1].MaxBatch)
+		}
+		l.In(at+".Tuning", b.Tuning.Problems())
+	}
 	switch {
 	case headDims != nil:
 		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, headDims))
@@ -271,6 +284,32 @@ func (t *Target) FormatKnobProblems(family string, blockElems int, knobs map[str
 		} else if v, n := knobs["threads"], knobs["lanes"]; v%(gpb*n) != 0 {
 			l.Add("threads", "threads %d must be a multiple of the %d 32-element groups per block times %d lanes per group", v, gpb, n)
 		}
+	}
+	return l
+}
+
+// Problems lists what is wrong with the integer tensor-core matmul tuning m.
+func (m MatMulIntTuning) Problems() []check.Problem {
+	var l check.List
+	tpb, tm, tn, tk := m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK
+	if why := threadsWhy(tpb, 32); why != "" {
+		l.Add("ThreadsPerBlock", "MatMulInt.ThreadsPerBlock %d %s", tpb, why)
+		return l
+	}
+	warps := tpb / 32
+	switch {
+	case m.WarpRows < 1 || warps%m.WarpRows != 0:
+		l.Add("WarpRows", "MatMulInt.WarpRows %d must divide the %d warps", m.WarpRows, warps)
+	case tm < 16 || tm > 256 || tm%(16*m.WarpRows) != 0:
+		l.Add("TileRows", "MatMulInt.TileRows %d must be in [16, 256] and a multiple of 16·WarpRows = %d", tm, 16*m.WarpRows)
+	case tn < 16 || tn > 256 || tn%(16*(warps/m.WarpRows)) != 0:
+		l.Add("TileCols", "MatMulInt.TileCols %d must be in [16, 256] and a multiple of 16·(warps/WarpRows) = %d", tn, 16*(warps/m.WarpRows))
+	}
+	if tk < 32 || tk > 256 || tk%32 != 0 {
+		l.Add("TileK", "MatMulInt.TileK %d must be a multiple of 32 in [32, 256]", tk)
+	}
+	if m.SplitK < 0 || m.SplitK > 64 {
+		l.Add("SplitK", "MatMulInt.SplitK %d must be in [0, 64] (0 or 1: no split)", m.SplitK)
 	}
 	return l
 }

@@ -24,7 +24,17 @@ type Target struct {
 	// and MatMul serves the batches above the last. None: MatMul serves
 	// every batch.
 	MatMulBatches []MatMulBatch
-	Attention     AttentionTuning
+	// MatMulInt are the configurations of matmul's integer tensor-core
+	// path (NVIDIA only; none: the path is off), which a format with the
+	// integer form takes: X quantized to 8 bits per 32 elements (the X8
+	// layout) into a scratch buffer, W's raw blocks staged in shared
+	// memory and decoded there to int8 codes, int8 products (mma.sync)
+	// scaled per sub-block in float32. In increasing MaxBatch, the first
+	// whose MaxBatch is at least the batch serves it; the last may have
+	// MaxBatch 0, serving every batch above the class before. A batch no
+	// class serves takes the f16 path (MatMul, MatMulBatches).
+	MatMulInt []MatMulIntBatch
+	Attention AttentionTuning
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and
@@ -75,6 +85,32 @@ type MatMulTuning struct {
 type MatMulBatch struct {
 	MaxBatch int
 	Tuning   MatMulTuning
+}
+
+// MatMulIntBatch is a configuration of matmul's integer tensor-core path
+// for batches of at most MaxBatch columns (0: any batch). Its knobs can be
+// overridden when a generated file is compiled:
+// -DFORGE_TUNE_MATMUL_INT_UPTO<MaxBatch>_<KNOB>=v (FORGE_TUNE_MATMUL_INT_<KNOB>
+// for MaxBatch 0), KNOB one of THREADS, TM, TN, TK, WARP_ROWS, SPLIT_K.
+type MatMulIntBatch struct {
+	MaxBatch int
+	Tuning   MatMulIntTuning
+}
+
+// MatMulIntTuning is the integer tensor-core path's tuning: a workgroup
+// computes a TileRows × TileCols tile of Y, TileK elements of K per step,
+// its warps laid out WarpRows × (warps/WarpRows), each warp's share a
+// whole number of 16-row by 16-column pieces.
+type MatMulIntTuning struct {
+	ThreadsPerBlock int // THREADS: a multiple of 32, at most 1024
+	TileRows        int // TM: a multiple of 16·WarpRows
+	TileCols        int // TN: a multiple of 16·(warps/WarpRows)
+	// TileK (TK): elements of K per step, a multiple of 32 in [32, 256];
+	// a format whose blocks are longer steps one block at a time.
+	TileK    int
+	WarpRows int // WARP_ROWS: divides the warps
+	// SplitK (SPLIT_K): as MatMulTuning's; 0 or 1: no split.
+	SplitK int
 }
 
 // AttentionTuning is the flash-attention family's tuning (see

@@ -151,6 +151,66 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #ifndef FORGE_TUNE_MATMUL_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
+// The integer tensor-core path's class up to 16 columns (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
+#define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TM
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TM 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TN
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 4
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
+#endif
+// The integer tensor-core path's class up to 64 columns (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
+#define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TM
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TM 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TN
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
+#endif
+// The integer tensor-core path's class for every larger batch (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_INT_THREADS
+#define FORGE_TUNE_MATMUL_INT_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TM
+#define FORGE_TUNE_MATMUL_INT_TM 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TN
+#define FORGE_TUNE_MATMUL_INT_TN 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TK
+#define FORGE_TUNE_MATMUL_INT_TK 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#endif
 
 static constexpr uint32_t forge_mm_q6_k_elems = 256; // elements per quant block
 static constexpr uint32_t forge_mm_q6_k_grid_cap = 65535;
@@ -462,6 +522,480 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_zero(flo
 }
 #endif
 
+#if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
+#define FORGE_MM_INT 1
+#include <atomic>
+#include <mutex> // the scratch pools
+// ---------------------------------------------------------------------------
+// matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
+// the target spec's MatMulInt): llama.cpp's MMQ design on Q6_K's integer form.
+// The launcher quantizes X into a scratch buffer (forge_matmul_f32_q6_k_kernel_qx8: the X8
+// layout, int8 codes with a float32 scale per 32 elements,
+// glue_quantize_x8's arithmetic), then each workgroup computes a TM × TN
+// tile of Y, BK elements of K per step (TK rounded up to whole blocks):
+//   - W's raw blocks (BK/256 of each of TM rows) arrive in shared memory by
+//     cp.async, coalesced, in 16-byte pieces where the rows and steps are
+//     whole pieces, else in 4-byte pieces from the step's start rounded
+//     down (decoded from its offset there), zero-filled past the last row
+//     and the end of K, double-buffered;
+//   - the workgroup decodes them there once, to int8 codes (Codes minus
+//     the zero code 32, so that no offset term is left: Q6_K's Offset is
+//     -32·Scale exactly) and each sub-block's Scale;
+//   - X's codes and scales arrive by cp.async, three steps in flight;
+//   - each warp computes (TM/WARP_ROWS) × (TN/(warps/WARP_ROWS)) of the tile
+//     with mma.sync m16n8k16 (int8 in, int32 out; ldmatrix operands),
+//     one product per 16-element sub-block, added to float32 accumulators as
+//     product·Scale·d.
+// X's quantization makes the result an approximation of the f32 product
+// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
+// MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
+// aligned, a grid too large, no scratch memory) takes the f16 path instead.
+
+// forge_mm_mma_k32 is c += a·b for one m16n8k32 tile of int8 (a: 4
+// registers of four codes, b: 2; c: 4 int32).
+FORGE_DEVICE void forge_mm_mma_k32(int32_t* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
+	asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// forge_mm_mma_k16 is c += a·b for one m16n8k16 tile of int8.
+FORGE_DEVICE void forge_mm_mma_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_t b0) {
+	asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a0), "r"(a1), "r"(b0));
+}
+
+// forge_mm_ldsm_x4 loads four 8×8 matrices of 16-bit pairs (here: pairs of
+// int8 codes) from shared memory: lanes 8i..8i+7 give the row addresses of
+// matrix i, and r[i] receives that lane's operand register of it.
+FORGE_DEVICE void forge_mm_ldsm_x4(uint32_t* r, const void* row) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		: "r"(addr));
+}
+
+// forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
+// memory without passing through registers, or writes N zero bytes when
+// !valid (src-size 0; src is then any valid address).
+template <int N>
+FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+	if (N == 16) {
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(valid ? 16 : 0) : "memory");
+	} else {
+		asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(addr), "l"(src), "n"(N), "r"(valid ? N : 0) : "memory");
+	}
+}
+// forge_mm_cp_async_n copies n ≤ 4 bytes (src 4-byte aligned) and zero-fills
+// the rest of the 4.
+FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(src), "r"(n) : "memory");
+}
+FORGE_DEVICE void forge_mm_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+// forge_mm_i2f is (float)c for |c| < 2^22, exactly, in an integer add and
+// a float subtract (1.5·2^23 + c has c in its low mantissa bits): the
+// conversion instruction issues at a quarter of their rate or less, and a
+// product of 32 int8 pairs is below 32·127·127 < 2^19.
+FORGE_DEVICE float forge_mm_i2f(int32_t c) { return __int_as_float(c + 0x4B400000) - 12582912.0f; }
+
+// forge_matmul_f32_q6_k_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
+// of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
+// per thread and eight threads per 32-element group, so the codes, scales
+// and sums are glue_quantize_x8's.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
+		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
+		const bool ok = i < n4;
+		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		const float e[4] = {v.x, v.y, v.z, v.w};
+		float amax = 0.0f;
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			const float a = e[j] < 0.0f ? -e[j] : e[j];
+			amax = a > amax ? a : amax;
+		}
+#pragma unroll
+		for (int m = 1; m < 8; m <<= 1) {
+			const float o = forge_shfl_xor(amax, m);
+			amax = o > amax ? o : amax;
+		}
+		const float dg = amax / 127.0f;
+		int32_t c[4] = {0, 0, 0, 0};
+		if (dg != 0.0f) {
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				c[j] = (int32_t)roundf(e[j] / dg);
+				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+			}
+		}
+		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		sum += forge_shfl_xor(sum, 1);
+		sum += forge_shfl_xor(sum, 2);
+		if (ok) {
+			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			if (i % 8 == 0) {
+				d[i / 8] = dg;
+			}
+			if (i % 4 == 0) {
+				s[i / 4] = dg * (float)sum;
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_q6_k_kernel_mmq_smem is the shared memory, in bytes, that
+// forge_matmul_f32_q6_k_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic).
+template <uint32_t BM, uint32_t BN, uint32_t BK>
+struct forge_matmul_f32_q6_k_kernel_mmq_smem {
+	static constexpr uint32_t BE = forge_mm_q6_k_elems, SUB = 16;
+	static constexpr bool Off = false; // an offset term is left
+	static constexpr uint32_t RB = BK / BE * 210; // raw bytes of a row per step
+	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
+	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
+	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, N16 = Off ? BK / 16 : 0;
+	static constexpr uint32_t Raw = BM * RBP;                              // one of two raw buffers
+	static constexpr uint32_t A = BM * LD + BM * NS * 4 * (Off ? 2 : 1);   // codes, scales (and offsets)
+	static constexpr uint32_t X = BN * LD + BN * NG * 4 + BN * N16 * 4;    // one of three X stages
+	static constexpr uint32_t bytes = 2 * Raw + A + 3 * X;
+};
+
+// Copy says how W's raw blocks arrive: 16 in 16-byte pieces (rows and steps
+// of whole pieces), 4 in 4-byte pieces (rows and steps of whole words), 0
+// in 4-byte pieces from each step's start rounded down to 4.
+template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t WarpRows, uint32_t Copy>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<BM, BN, BK>;
+	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 210;
+	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16;
+	constexpr bool Off = L::Off;
+	constexpr uint32_t Warps = Threads / 32;
+	static_assert(Threads % 32 == 0 && Threads <= 1024 && WarpRows >= 1 && Warps % WarpRows == 0,
+		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of 32 (at most 1024) that WARP_ROWS divides");
+	constexpr uint32_t WarpCols = Warps / WarpRows;
+	constexpr uint32_t WM = BM / WarpRows, WN = BN / WarpCols, MT = WM / 16, NT = WN / 8;
+	static_assert(BM % (16 * WarpRows) == 0 && BN % (16 * WarpCols) == 0,
+		"the integer path: each warp's share of the tile (TM/WARP_ROWS × TN/(warps/WARP_ROWS)) must be whole 16 × 16 pieces");
+	static_assert(BK % BE == 0 && BK % 32 == 0 && (Copy == 0 || RB % Copy == 0), "the integer path: a step is whole blocks (of whole copy pieces)");
+	extern __shared__ __align__(16) uint8_t forge_mm_int_smem[];
+	uint8_t* const raw0 = forge_mm_int_smem;           // [2][BM][RBP]: W's raw blocks
+	uint8_t* const codes = raw0 + 2 * L::Raw;         // [BM][LD]: W's codes of the step
+	float* const wscale = reinterpret_cast<float*>(codes + BM * LD); // [BM][NS] (then [BM][NS] offsets)
+	uint8_t* const x0 = codes + L::A;                   // [3] X stages: [BN][LD] codes, [BN][NG] scales, [BN][N16] sums
+	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
+	const uint32_t wm = warp / WarpCols, wn = warp % WarpCols;
+	const uint32_t g4 = lane / 4, t4 = lane % 4;
+	const int64_t m0 = (int64_t)blockIdx.x * BM, n0 = (int64_t)blockIdx.y * BN;
+	const uint64_t rowbytes = (uint64_t)(cols / BE) * BB;
+	const int64_t ksteps = (cols + BK - 1) / BK;
+	const int64_t kbeg = ksteps * blockIdx.z / splits, kend = ksteps * (blockIdx.z + 1) / splits;
+	const float* __restrict__ xd = reinterpret_cast<const float*>(xq + batch * cols);
+	const float* __restrict__ xs = xd + batch * cols / 32;
+	(void)xs;
+	// issue(kb): step kb's raw W and X, one commit group (an empty one past the end).
+	auto issue = [&](int64_t kb) {
+		if (kb < kend) {
+			uint8_t* const raw = raw0 + (uint32_t)(kb & 1) * L::Raw;
+			if (Copy != 0) { // rows and steps of whole pieces
+				constexpr uint32_t CU = Copy != 0 ? Copy : 4, CPR = RB / CU;
+				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
+					const uint32_t r = c / CPR, o = c % CPR;
+					const uint64_t off = (uint64_t)kb * RB + CU * o;
+					const bool ok = m0 + r < rows && off + CU <= rowbytes;
+					forge_mm_cp_async<CU>(raw + r * RBP + CU * o, ok ? w + (uint64_t)(m0 + r) * rowbytes + off : w, ok);
+				}
+			} else { // 4-byte pieces from the step's start rounded down to 4 (decoded from its offset in the first piece), the row's end zero-filled
+				constexpr uint32_t CPR = (RB + 6) / 4;
+				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
+					const uint32_t r = c / CPR, o = c % CPR;
+					const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
+					const uint64_t at = (start & ~(uint64_t)3) + 4 * o;
+					const uint32_t n = m0 + r < rows && at < end ? (end - at < 4 ? (uint32_t)(end - at) : 4u) : 0u;
+					forge_mm_cp_async_n(raw + r * RBP + 4 * o, n ? w + at : w, n);
+				}
+			}
+			uint8_t* const xb = x0 + (uint32_t)(kb % 3) * L::X;
+			for (uint32_t c = tid; c < BN * (BK / 16); c += Threads) {
+				const uint32_t r = c / (BK / 16), q = c % (BK / 16);
+				const int64_t k = kb * BK + 16 * q;
+				const bool ok = n0 + r < batch && k < cols; // cols is whole groups of 32
+				forge_mm_cp_async<16>(xb + r * LD + 16 * q, ok ? xq + (n0 + r) * cols + k : xq, ok);
+			}
+			float* const xbd = reinterpret_cast<float*>(xb + BN * LD);
+			for (uint32_t c = tid; c < BN * NG; c += Threads) {
+				const uint32_t r = c / NG, g = c % NG;
+				const int64_t gk = kb * NG + g;
+				const bool ok = n0 + r < batch && 32 * gk < cols;
+				forge_mm_cp_async<4>(xbd + r * NG + g, ok ? xd + (n0 + r) * (cols / 32) + gk : xd, ok);
+			}
+			if (Off) {
+				float* const xbs = xbd + BN * NG;
+				for (uint32_t c = tid; c < BN * N16; c += Threads) {
+					const uint32_t r = c / N16, h = c % N16;
+					const int64_t hk = kb * N16 + h;
+					const bool ok = n0 + r < batch && 16 * hk < cols;
+					forge_mm_cp_async<4>(xbs + r * N16 + h, ok ? xs + (n0 + r) * (cols / 16) + hk : xd, ok);
+				}
+			}
+		}
+		forge_mm_cp_commit();
+	};
+	float acc[MT][NT][4];
+#pragma unroll
+	for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+		for (uint32_t j = 0; j < NT; ++j) {
+			acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+		}
+	}
+	issue(kbeg);
+	issue(kbeg + 1);
+	for (int64_t kb = kbeg; kb < kend; ++kb) {
+		forge_mm_cp_wait<1>();
+		forge_syncthreads(); // step kb's raw W and X have landed; the last step's products are done with the codes
+		{
+			const uint8_t* const raw = raw0 + (uint32_t)(kb & 1) * L::Raw;
+			// row m's step starts at byte shift(m) of its staged row
+#define FORGE_MM_ROW(m) (raw + (m) * RBP + (Copy != 0 ? 0u : (uint32_t)(((uint64_t)(m0 + (m)) * rowbytes + (uint64_t)kb * RB) & 3)))
+			constexpr uint32_t WPR = BK / 4; // words of codes per row
+#pragma unroll 4
+			for (uint32_t e = tid; e < BM * WPR; e += Threads) {
+				const uint32_t m = e / WPR, kw = e % WPR;
+				const forge_BlockQ6_K* b = reinterpret_cast<const forge_BlockQ6_K*>(FORGE_MM_ROW(m) + (4 * kw / BE) * BB);
+				uint32_t c = forge_BlockQ6_K_Codes(b, (int32_t)((4 * kw % BE) / 4));
+				c = __vsub4(c, 32u * 0x01010101u); // code − zero, byte by byte: the codes lie in [0, 32·2)
+				*reinterpret_cast<uint32_t*>(codes + m * LD + 4 * kw) = c;
+			}
+			for (uint32_t e = tid; e < BM * NS; e += Threads) {
+				const uint32_t m = e / NS, sb = e % NS;
+				const forge_BlockQ6_K* b = reinterpret_cast<const forge_BlockQ6_K*>(FORGE_MM_ROW(m) + (sb * SUB / BE) * BB);
+				const int32_t si = (int32_t)((sb * SUB % BE) / SUB);
+				wscale[m * NS + sb] = forge_BlockQ6_K_Scale(b, si);
+			}
+#undef FORGE_MM_ROW
+		}
+		forge_syncthreads(); // the codes of step kb are staged; its raw buffer is free
+		issue(kb + 2);
+		const uint8_t* const xb = x0 + (uint32_t)(kb % 3) * L::X;
+		const float* const xbd = reinterpret_cast<const float*>(xb + BN * LD);
+		const uint8_t* const at = codes + wm * WM * LD;
+		const uint8_t* const bt = xb + wn * WN * LD;
+#pragma unroll
+		for (uint32_t g = 0; g < NG; ++g) {
+			uint32_t a[MT][4], b[NT][2];
+#pragma unroll
+			for (uint32_t i = 0; i < MT; ++i) {
+				forge_mm_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
+			}
+#pragma unroll
+			for (uint32_t j = 0; j < NT; j += 2) {
+				uint32_t r[4];
+				forge_mm_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
+				b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+			}
+			float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
+#pragma unroll
+			for (uint32_t j = 0; j < NT; ++j) {
+				const uint32_t n = wn * WN + j * 8 + 2 * t4;
+				dx[j][0] = xbd[n * NG + g];
+				dx[j][1] = xbd[(n + 1) * NG + g];
+			}
+			float sx[NT][2][2]; // and their sums over the group's sub-blocks of 16
+			if (Off) {
+				const float* const xbs = xbd + BN * NG;
+#pragma unroll
+				for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+					for (uint32_t e = 0; e < 2; ++e) {
+						const uint32_t n = wn * WN + j * 8 + 2 * t4 + e;
+						sx[j][e][0] = xbs[n * N16 + 2 * g];
+						sx[j][e][1] = xbs[n * N16 + 2 * g + 1];
+					}
+				}
+			}
+#pragma unroll
+			for (uint32_t i = 0; i < MT; ++i) {
+				const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
+#pragma unroll
+				for (uint32_t h = 0; h < 32 / SUB; ++h) {
+					const uint32_t sb = g * (32 / SUB) + h;
+					const float s0 = wscale[m * NS + sb], s1 = wscale[(m + 8) * NS + sb];
+					const float o0 = Off ? wscale[BM * NS + m * NS + sb] : 0.0f, o1 = Off ? wscale[BM * NS + (m + 8) * NS + sb] : 0.0f;
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+						int32_t c[4] = {0, 0, 0, 0};
+						if (SUB == 32) {
+							forge_mm_mma_k32(c, a[i], b[j][0], b[j][1]);
+						} else {
+							forge_mm_mma_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
+						}
+						acc[i][j][0] = forge_fmaf(forge_mm_i2f(c[0]), s0 * dx[j][0], acc[i][j][0]);
+						acc[i][j][1] = forge_fmaf(forge_mm_i2f(c[1]), s0 * dx[j][1], acc[i][j][1]);
+						acc[i][j][2] = forge_fmaf(forge_mm_i2f(c[2]), s1 * dx[j][0], acc[i][j][2]);
+						acc[i][j][3] = forge_fmaf(forge_mm_i2f(c[3]), s1 * dx[j][1], acc[i][j][3]);
+						if (Off) {
+							const float x0s = SUB == 32 ? sx[j][0][0] + sx[j][0][1] : sx[j][0][h];
+							const float x1s = SUB == 32 ? sx[j][1][0] + sx[j][1][1] : sx[j][1][h];
+							acc[i][j][0] = forge_fmaf(o0, x0s, acc[i][j][0]);
+							acc[i][j][1] = forge_fmaf(o0, x1s, acc[i][j][1]);
+							acc[i][j][2] = forge_fmaf(o1, x0s, acc[i][j][2]);
+							acc[i][j][3] = forge_fmaf(o1, x1s, acc[i][j][3]);
+						}
+					}
+				}
+			}
+		}
+	}
+	forge_mm_cp_wait<0>(); // no copy outlives the workgroup
+#pragma unroll
+	for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+		for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+			for (uint32_t e = 0; e < 4; ++e) {
+				const int64_t m = m0 + wm * WM + i * 16 + g4 + 8 * (e / 2);
+				const int64_t n = n0 + wn * WN + j * 8 + 2 * t4 + e % 2;
+				if (m < rows && n < batch) {
+					if (splits > 1) {
+						forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
+					} else {
+						y[n * rows + m] = acc[i][j][e];
+					}
+				}
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_q6_k_kernel_scratch returns bytes of device memory, stream-ordered (for
+// forge_matmul_f32_q6_k_kernel_scratch_free on the same stream), from a pool of this file's
+// per device that keeps up to 256 MiB between launches; or nullptr, with
+// the runtime's error cleared.
+static void* forge_matmul_f32_q6_k_kernel_scratch(size_t bytes, forge_stream_t stream) {
+	static std::mutex mu;
+	static cudaMemPool_t pools[256]; // by device ordinal
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
+		(void)cudaGetLastError();
+		return nullptr;
+	}
+	cudaMemPool_t pool = nullptr;
+	{
+		std::lock_guard<std::mutex> lock(mu);
+		if (!pools[dev]) {
+			cudaMemPoolProps props = {};
+			props.allocType = cudaMemAllocationTypePinned;
+			props.location.type = cudaMemLocationTypeDevice;
+			props.location.id = dev;
+			if (cudaMemPoolCreate(&pools[dev], &props) != cudaSuccess) {
+				pools[dev] = nullptr;
+				(void)cudaGetLastError();
+				return nullptr;
+			}
+			uint64_t keep = (uint64_t)256 << 20;
+			(void)cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		}
+		pool = pools[dev];
+	}
+	void* p = nullptr;
+	if (cudaMallocFromPoolAsync(&p, bytes, pool, stream) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return nullptr;
+	}
+	return p;
+}
+
+// forge_matmul_f32_q6_k_kernel_int_launch runs the integer path with one configuration (a
+// MatMulInt class's knobs) and reports whether it could: false launches
+// nothing.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
+static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
+	forge_stream_t stream) {
+	constexpr uint32_t BE = forge_mm_q6_k_elems;
+	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
+	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<TM, TN, BK>;
+	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
+	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
+	{
+		const uint64_t rowbytes = (uint64_t)(cols / BE) * 210;
+		const uintptr_t wa = (uintptr_t)w;
+		// W's pieces: 16 bytes, else 4, where its rows and steps are whole ones;
+		// else 4 from each step's start rounded down.
+		constexpr uint32_t C16 = L::RB % 16 == 0 ? 16 : 0, C4 = L::RB % 4 == 0 ? 4 : 0;
+		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : C4 && rowbytes % 4 == 0 ? 1 : 2;
+		const int64_t rtiles = rows / TM + (rows % TM != 0), ctiles = batch / TN + (batch % TN != 0);
+		if (wa % 4 != 0 || (uintptr_t)x % 16 != 0 || rtiles > INT32_MAX || ctiles > 65535) {
+			return false;
+		}
+		const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
+		uint8_t* const xq = static_cast<uint8_t*>(forge_matmul_f32_q6_k_kernel_scratch((size_t)(n + n / 8 + n / 4), stream));
+		if (!xq) {
+			return false;
+		}
+		// The shared memory above 48 KiB is opted into once per device and kernel.
+		static std::atomic<uint64_t> opted[3][4] = {};
+		int dev = 0;
+		if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
+			(void)cudaGetLastError();
+			(void)cudaFreeAsync(xq, stream);
+			return false;
+		}
+		const uint64_t bit = (uint64_t)1 << (dev % 64);
+		if (!(opted[copy][dev / 64].load(std::memory_order_acquire) & bit)) {
+			if (cudaFuncSetAttribute(copy == 0 ? forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
+					cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes) != cudaSuccess) {
+				(void)cudaGetLastError();
+				(void)cudaFreeAsync(xq, stream);
+				return false;
+			}
+			opted[copy][dev / 64].fetch_or(bit, std::memory_order_release);
+		}
+		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
+		FORGE_LAUNCH(forge_matmul_f32_q6_k_kernel_qx8, dim3(qgroups < forge_mm_q6_k_grid_cap ? (uint32_t)qgroups : forge_mm_q6_k_grid_cap), dim3(256), 0, stream,
+			x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+		if (splits > 1) { // the workgroups of a tile add into Y
+			const int64_t ny = rows * batch;
+			FORGE_LAUNCH(forge_matmul_f32_q6_k_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_q6_k_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_q6_k_grid_cap), dim3(256), 0, stream, y, ny);
+		}
+		const dim3 grid((uint32_t)rtiles, (uint32_t)ctiles, splits);
+		if (copy == 0) {
+			FORGE_LAUNCH((forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16>), grid, dim3(Threads), L::bytes, stream,
+				static_cast<const uint8_t*>(w), xq, y, rows, cols, batch, splits);
+		} else if (copy == 1) {
+			FORGE_LAUNCH((forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4>), grid, dim3(Threads), L::bytes, stream,
+				static_cast<const uint8_t*>(w), xq, y, rows, cols, batch, splits);
+		} else {
+			FORGE_LAUNCH((forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>), grid, dim3(Threads), L::bytes, stream,
+				static_cast<const uint8_t*>(w), xq, y, rows, cols, batch, splits);
+		}
+		(void)cudaFreeAsync(xq, stream);
+		return true;
+	}
+}
+
+// forge_matmul_f32_q6_k_kernel_int runs the integer path with the class that serves batch,
+// if any and if it can.
+static bool forge_matmul_f32_q6_k_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	if (batch <= 16) {
+		return forge_matmul_f32_q6_k_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+	}
+	if (batch <= 64) {
+		return forge_matmul_f32_q6_k_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO64_THREADS, FORGE_TUNE_MATMUL_INT_UPTO64_TM, FORGE_TUNE_MATMUL_INT_UPTO64_TN, FORGE_TUNE_MATMUL_INT_UPTO64_TK, FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+	}
+	if (true) {
+		return forge_matmul_f32_q6_k_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+	}
+	return false;
+}
+#endif
+
 // forge_matmul_f32_q6_k_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows, uint32_t SplitK>
@@ -522,6 +1056,11 @@ FORGE_EXPORT int forge_matmul_f32_q6_k(const void* w, const float* x, float* y, 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_MM_INT)
+	if (forge_matmul_f32_q6_k_kernel_int(w, x, y, rows, cols, batch, stream)) {
+		return forge_last_error();
+	}
+#endif
 	const forge_BlockQ6_K* blocks = (const forge_BlockQ6_K*)w;
 	if (batch <= 16) { // a small-batch class: tiles that give it more workgroups
 		forge_matmul_f32_q6_k_kernel_launch<FORGE_TUNE_MATMUL_UPTO16_THREADS, FORGE_TUNE_MATMUL_UPTO16_TM, FORGE_TUNE_MATMUL_UPTO16_TN, FORGE_TUNE_MATMUL_UPTO16_TK,
