@@ -883,7 +883,16 @@ static bool forge_matmul_f32_q8_k_kernel_int_launch(const void* w, const float* 
 	using L = forge_matmul_f32_q8_k_kernel_mmq_smem<TM, TN, BK>;
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
-	{
+	// Shared memory past what a workgroup may have (227 KiB on sm_90): half
+	// the tile's columns, while each warp keeps whole 16-column pieces.
+	constexpr uint32_t warp_cols = Threads / 32 / WarpRows;
+	if constexpr (L::bytes > 232448) {
+		if constexpr (TN / 2 >= 16 * warp_cols && (TN / 2) % (16 * warp_cols) == 0) {
+			return forge_matmul_f32_q8_k_kernel_int_launch<Threads, TM, TN / 2, TK, WarpRows, SplitK>(w, x, y, rows, cols, batch, stream);
+		} else {
+			return false;
+		}
+	} else {
 		const uint64_t rowbytes = (uint64_t)(cols / BE) * 292;
 		const uintptr_t wa = (uintptr_t)w;
 		// W's pieces: 16 bytes, else 4, where its rows and steps are whole ones;
