@@ -140,7 +140,7 @@ func explainCmd() *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "\n%s\n%s\n", matvecPath(dev), dequantPath(f, dev))
+				fmt.Fprintf(w, "\n%s\n%s\n%s\n", matvecPath(dev), dequantPath(f, dev), matmulPath(f, dev, r.Spec.Targets))
 				fmt.Fprintf(w, "\ndevice code (HIP):\n%s", dev.Code)
 				return nil
 			}
@@ -164,6 +164,32 @@ func matvecPath(dev *ir.Device) string {
 	return fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
 		"a scale (%s) and %s; matvec_x8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
 		in.Sub, in.Codes, in.Align, in.Scale, offset)
+}
+
+// matmulPath says which matmul paths a format takes: the integer
+// tensor-core path on the targets whose spec has MatMulInt classes, when
+// the format has the integer form; the f16 tensor-core (NVIDIA) or f32
+// path, with Dequant per element, elsewhere.
+func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
+	var on []string
+	for _, t := range ts {
+		if len(t.MatMulInt) > 0 {
+			on = append(on, t.Name)
+		}
+	}
+	if dev.Int == nil || len(on) == 0 {
+		return "matmul calls Dequant per element (the f16 tensor-core path on NVIDIA, the f32 path elsewhere)"
+	}
+	terms := "no offset term"
+	switch {
+	case f.IntZero != 0:
+		terms = fmt.Sprintf("codes minus %d (Meta.IntZero), so no offset term", f.IntZero)
+	case dev.Int.Offset != "":
+		terms = "an offset term from X's sums per 16"
+	}
+	return fmt.Sprintf("matmul takes the integer tensor-core path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
+		"int8 products (mma.sync) scaled per %d-element sub-block, %s; Dequant per element on the other targets and for a launch that path cannot take",
+		strings.Join(on, ", "), dev.Int.Sub, terms)
 }
 
 // dequantPath says whether dequant takes the integer form, which it does

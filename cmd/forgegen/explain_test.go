@@ -7,8 +7,8 @@ import (
 	"github.com/rocmforge/forge/internal/modtest"
 )
 
-// TestExplainMatVecPath: explain says which matvec and dequant path a
-// format takes and why, from the spec: the integer form's sub-block and
+// TestExplainMatVecPath: explain says which matvec, dequant and matmul path
+// a format takes and why, from the spec: the integer form's sub-block and
 // functions, or the spec's reason for having none; whether the form
 // reproduces Dequant bit for bit.
 func TestExplainMatVecPath(t *testing.T) {
@@ -24,6 +24,12 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q6_K", "dequant takes the integer form (one word of four codes per four elements): (code − 32)·Scale is Dequant's own arithmetic, bit for bit (Meta.IntZero)"},
 		{"Q1_0", "dequant calls Dequant per element: Scale·code + Offset differs from it in the sign of a zero"},
 		{"F16", "dequant calls Dequant per element"},
+		// and which matmul path:
+		{"Q4_0", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, codes minus 8 (Meta.IntZero), so no offset term;"},
+		{"Q4_K", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, an offset term from X's sums per 16;"},
+		{"Q8_0", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, no offset term;"},
+		{"Q6_K", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
+		{"F16", "matmul calls Dequant per element (the f16 tensor-core path on NVIDIA, the f32 path elsewhere)"},
 	} {
 		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)
 		if code != 0 {

@@ -144,3 +144,47 @@ func TestWantMatchesCPURowLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulX8Slack: the bound holds for Y computed from X quantized as the
+// integer tensor-core path quantizes it (formats.QuantizeX8, each vector),
+// and a result with one entry off by a tenth of its magnitude exceeds it.
+func TestMatMulX8Slack(t *testing.T) {
+	for _, name := range []string{"Q4_0", "Q4_K", "Q6_K", "Q8_0"} {
+		f, ok := formats.ByName(name)
+		if !ok {
+			t.Fatalf("no format %s", name)
+		}
+		const rows, batch = 19, 5
+		cols := 2 * f.BlockElems
+		w, x, err := MatMulData(f, rows, cols, batch, Seed(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xq := make([]float32, len(x))
+		for b := range batch {
+			q := formats.QuantizeX8(x[b*cols : (b+1)*cols])
+			for k := range cols {
+				xq[b*cols+k] = float32(q.Q[k]) * q.D[k/32]
+			}
+		}
+		ref, mag := MatMulRef(f, w, x, rows, cols, batch)
+		got, _ := MatMulRef(f, w, xq, rows, cols, batch)
+		slack := MatMulX8Slack(f, w, x, rows, cols, batch)
+		worst := 0.0
+		for i := range ref {
+			d := math.Abs(got[i] - ref[i])
+			if d > slack[i]*(1+1e-9) {
+				t.Errorf("%s entry %d: quantizing X moved it by %g, past its slack %g", name, i, d, slack[i])
+			}
+			if slack[i] > 0 {
+				worst = max(worst, d/slack[i])
+			}
+			if slack[i] >= 0.1*mag[i] {
+				t.Errorf("%s entry %d: slack %g is not below a tenth of the magnitude %g: a wrong entry could pass", name, i, slack[i], mag[i])
+			}
+		}
+		if worst == 0 {
+			t.Errorf("%s: quantizing X moved no entry: the test checks nothing", name)
+		}
+	}
+}

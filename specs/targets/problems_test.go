@@ -85,6 +85,42 @@ func TestMatMulBatchesProblems(t *testing.T) {
 	}
 }
 
+// TestMatMulIntProblems: each class of the integer tensor-core path's is
+// validated, with the field named; only NVIDIA has the path, and only the
+// last class may serve every larger batch.
+func TestMatMulIntProblems(t *testing.T) {
+	for _, c := range []struct {
+		edit        func(*Target)
+		field, want string
+	}{
+		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMulBatches = "amd", 0, nil }, "MatMulInt[0]", "only NVIDIA targets"},
+		{func(tg *Target) { tg.MatMulInt[0].MaxBatch = 0 }, "MatMulInt[0].MaxBatch", "only the last class may be 0"},
+		{func(tg *Target) { tg.MatMulInt[1].MaxBatch = 16 }, "MatMulInt[1].MaxBatch", "must exceed the class before's, 16"},
+		{func(tg *Target) { tg.MatMulInt[0].Tuning.WarpRows = 3 }, "MatMulInt[0].Tuning.WarpRows", "must divide the 8 warps"},
+		{func(tg *Target) { tg.MatMulInt[1].Tuning.TileRows = 48 }, "MatMulInt[1].Tuning.TileRows", "a multiple of 16·WarpRows = 32"},
+		{func(tg *Target) { tg.MatMulInt[1].Tuning.TileCols = 32 }, "MatMulInt[1].Tuning.TileCols", "a multiple of 16·(warps/WarpRows) = 64"},
+		{func(tg *Target) { tg.MatMulInt[2].Tuning.TileK = 48 }, "MatMulInt[2].Tuning.TileK", "a multiple of 32 in [32, 256]"},
+		{func(tg *Target) { tg.MatMulInt[0].Tuning.SplitK = 65 }, "MatMulInt[0].Tuning.SplitK", "must be in [0, 64]"},
+		{func(tg *Target) { tg.MatMulInt[0].Tuning.ThreadsPerBlock = 100 }, "MatMulInt[0].Tuning.ThreadsPerBlock", "MatMulInt.ThreadsPerBlock 100"},
+	} {
+		tg := *SM90
+		tg.MatMulInt = slices.Clone(SM90.MatMulInt)
+		c.edit(&tg)
+		var got []string
+		for _, p := range tg.Problems([]int{64}) {
+			if p.Field == c.field && strings.Contains(p.Msg, c.want) {
+				got = append(got, p.Msg)
+			}
+		}
+		if len(got) == 0 {
+			t.Errorf("%s: no problem %q in %v", c.field, c.want, tg.Problems([]int{64}))
+		}
+	}
+	if len(SM90.MatMulInt) == 0 || SM90.MatMulInt[len(SM90.MatMulInt)-1].MaxBatch != 0 {
+		t.Errorf("sm_90's integer path should serve every batch from its last class: %+v", SM90.MatMulInt)
+	}
+}
+
 // The matvec knobs are specs/tuned.MatVec's, and a tuning survives the
 // round trip through them.
 func TestMatVecKnobs(t *testing.T) {
