@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocmforge/forge/runtime/backend"
+	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/specs/formats"
@@ -218,5 +219,50 @@ func TestKernelsOf(t *testing.T) {
 	}
 	if n := Glue.Profile.KernelNames("forge_glue_quantize_x8"); !slices.Equal(n, []string{"forge_glue_quantize_x8_kernel"}) {
 		t.Errorf("glue quantize: %v", n)
+	}
+}
+
+// cpuMatrix runs every matrix kernel with the cpu backend's arithmetic,
+// except that a kernel of format bad adds 1 to y[0]: a stand-in device.
+type cpuMatrix struct {
+	cpu backend.Matrix
+	bad string
+}
+
+func (c cpuMatrix) RunMatrix(k backend.Kernel, y []float32, w []byte, x []float32, s backend.MatrixShape) error {
+	if err := c.cpu.RunMatrix(k, y, w, x, s); err != nil {
+		return err
+	}
+	if k.Format != nil && k.Format.Name == c.bad {
+		y[0] += 1
+	}
+	return nil
+}
+
+func (c cpuMatrix) PrepareMatrix(backend.Kernel, []byte, []float32, backend.MatrixShape, backend.WeightMode) (backend.Resident, backend.Weights, error) {
+	return nil, backend.Weights{}, nil
+}
+
+// TestCheckTimedMatMul: a matmul is checked at its timed shape against
+// F32's matmul of W dequantized: the same arithmetic passes, one wrong
+// entry fails, naming the format and the shape.
+func TestCheckTimedMatMul(t *testing.T) {
+	cb, ok := backend.MatrixOp.Of(cpu.New(1))
+	if !ok {
+		t.Fatal("the cpu backend runs no matrix kernels")
+	}
+	f, _ := formats.ByName("Q4_K")
+	sh := backend.MatrixShape{Rows: 3, Cols: 2 * f.BlockElems, Batch: 2}
+	w, x, err := suite.MatMulData(f, sh.Rows, sh.Cols, sh.Batch, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := backend.Kernel{Family: "matmul", Name: "matmul_f32", Signature: "matmul", Output: backend.OutputF32, Format: f}
+	if err := checkTimedMatMul(cpuMatrix{cpu: cb}, k, w, x, sh); err != nil {
+		t.Errorf("the same arithmetic: %v", err)
+	}
+	err = checkTimedMatMul(cpuMatrix{cpu: cb, bad: "Q4_K"}, k, w, x, sh)
+	if err == nil || !strings.Contains(err.Error(), "matmul_f32 on Q4_K at 3×512×2: NMSE") {
+		t.Errorf("one wrong entry: %v", err)
 	}
 }

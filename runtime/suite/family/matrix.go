@@ -1,6 +1,7 @@
 package family
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -190,6 +191,46 @@ func badEntries(got []float32, ref, mag, slack []float64, tol float64) int {
 	return n
 }
 
+// checkTimedMatMul checks a device matmul at the shape it is about to be
+// timed at, which the float64 reference (suite.MatMulRef) is too slow for:
+// against the F32 format's matmul on the same backend of W as the spec
+// dequantizes it, by the NMSE within suite.MatMulTolerance. (F32's own
+// matmul is that reference: its check is the suites'.) A result past the
+// bound is an error, and the shape is not timed.
+func checkTimedMatMul(mo backend.Matrix, k backend.Kernel, w []byte, x []float32, sh backend.MatrixShape) error {
+	f32, ok := formats.ByName("F32")
+	if !ok || k.Format == nil || k.Format == f32 {
+		return nil
+	}
+	y := make([]float32, sh.Batch*sh.Rows)
+	if err := mo.RunMatrix(k, y, w, x, sh); err != nil {
+		return err
+	}
+	deq := make([]float32, sh.Rows*sh.Cols)
+	if err := k.Format.Dequantize(deq, w); err != nil {
+		return fmt.Errorf("check before timing: %w", err)
+	}
+	wf := make([]byte, 4*len(deq))
+	for i, v := range deq {
+		binary.LittleEndian.PutUint32(wf[4*i:], math.Float32bits(v))
+	}
+	kf := k
+	kf.Format = f32
+	yf := make([]float32, len(y))
+	if err := mo.RunMatrix(kf, yf, wf, x, sh); err != nil {
+		return fmt.Errorf("check before timing: the F32 reference: %w", err)
+	}
+	ref := make([]float64, len(yf))
+	for i, v := range yf {
+		ref[i] = float64(v)
+	}
+	if nmse := suite.NMSE(y, ref); !(nmse <= suite.MatMulTolerance) {
+		return fmt.Errorf("%s on %s at %d×%d×%d: NMSE %.3g against F32's matmul of W dequantized (bound %g): not timed",
+			k.Name, k.Format.Name, sh.Rows, sh.Cols, sh.Batch, nmse, suite.MatMulTolerance)
+	}
+	return nil
+}
+
 // measure prepares a benchmark on data of suite.MatMulData: bytes read
 // are W's (one copy: what one launch reads, whatever the weight mode) and
 // X's, bytes written Y's; FLOPs 2·rows·cols·batch. W is held as mode says
@@ -203,6 +244,11 @@ func (m matrix) measure(d *Descriptor, b backend.Backend, s suite.Suite, shape [
 	w, x, err := suite.MatMulData(f, sh.Rows, sh.Cols, sh.Batch, suite.Seed(f.Name))
 	if err != nil {
 		return nil, fmt.Errorf("inputs: %w", err)
+	}
+	if !m.vector && b.Name() != "cpu" {
+		if err := checkTimedMatMul(mo, d.Kernel(s), w, x, sh); err != nil {
+			return nil, err
+		}
 	}
 	r, weights, err := mo.PrepareMatrix(d.Kernel(s), w, x, sh, backend.ResolveWeightMode(b, mode))
 	if err != nil {
