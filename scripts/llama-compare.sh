@@ -36,7 +36,9 @@
 # Results in $OUT: compare.txt, compare.md and compare.json (the table);
 # llama.sql (test-backend-ops' built-in cases), llama-file.sql and
 # llama-cases.txt (the shapes run from a test file), llama*.log (its stderr),
-# forge-<family>-<shape>.{json,txt}, commands.txt (every command and its exit
+# forge-<family>-<shape>.{json,txt}, cublas.txt (PyTorch's f16 product at the
+# matmul shapes, scripts/cublas_f16.py, when the machine has PyTorch: the
+# table's cuBLAS columns), commands.txt (every command and its exit
 # status), ggml-build.log, gpu.txt and the library's build.txt.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -172,12 +174,20 @@ forge() {
         --json "$OUT/forge-$fam-$s.json" > "$OUT/forge-$fam-$s.txt" 2>&1
     done
   done
+  # The vendor's f16 product at the matmul shapes (cuBLAS through PyTorch),
+  # when this machine has PyTorch: the bar beside the matmul rows.
+  if [ -n "$MATMUL_SHAPES" ] && python3 -c 'import torch' 2> /dev/null; then
+    log python3 scripts/cublas_f16.py $MATMUL_SHAPES > "$OUT/cublas.txt" 2> "$OUT/cublas.log" || rm -f "$OUT/cublas.txt"
+  else
+    rm -f "$OUT/cublas.txt"
+  fi
 }
 
 compare() {
   local args=() f
   for f in "$OUT"/llama.sql "$OUT"/llama-file.sql; do [ -f "$f" ] && args+=(--llama "$f"); done
   for f in "$OUT"/forge-matvec-*.json "$OUT"/forge-matmul-*.json; do [ -f "$f" ] && args+=(--run "$f"); done
+  [ -s "$OUT/cublas.txt" ] && args+=(--cublas "$OUT/cublas.txt")
   log "$FB" compare-llama "${args[@]}" --json "$OUT/compare.json" > "$OUT/compare.txt" 2>&1
   log "$FB" compare-llama "${args[@]}" --md > "$OUT/compare.md" 2>&1
   cat "$OUT/compare.txt"

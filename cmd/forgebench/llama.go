@@ -23,7 +23,9 @@ func compareLlamaCommand() *cli.Command {
 timings; the console output is read too) and forgebench runs (--json), and
 prints per forge benchmark: family/kernel, format, shape, forge µs (the
 median of its samples), llama.cpp µs (test-backend-ops' mean µs/run), the
-ratio forge / llama.cpp and the winner. A matvec of rows x cols is ggml's
+ratio forge / llama.cpp and the winner; with --cublas, the vendor's f16
+product (cuBLAS through PyTorch, scripts/cublas_f16.py) and forge's ratio to
+it beside every matmul row of a shape it timed. A matvec of rows x cols is ggml's
 MUL_MAT m = rows, k = cols, n = 1; a matmul of rows x cols x batch has
 n = batch; a ggml type is the forge format of its name upper-cased (q4_K is
 Q4_K). Results and cases without a counterpart are listed with the reason.
@@ -35,6 +37,7 @@ Exit status: 0 when it printed, 2 when an input cannot be read.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "llama", Usage: "test-backend-ops perf output `FILE` (--output sql); repeat for several"},
 			&cli.StringSliceFlag{Name: "run", Usage: "forgebench run `RUN.json` (forgebench run --json); repeat for several"},
+			&cli.StringFlag{Name: "cublas", Usage: "scripts/cublas_f16.py's output `FILE`: the vendor's f16 product beside every matmul row of a shape it timed"},
 			&cli.BoolFlag{Name: "md", Usage: "print the table and lists as Markdown"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison as JSON to `OUT` (\"-\": stdout, instead of the table); written atomically"},
 		},
@@ -71,6 +74,13 @@ func compareLlamaAction(c *cli.Context) error {
 	}
 
 	cmp := llama.Compare(runs, cases)
+	if f := c.String("cublas"); f != "" {
+		dev, us, err := llama.ReadCublas(f)
+		if err != nil {
+			return bad("%v", err)
+		}
+		cmp.AddVendor(llama.Vendor{Name: "cuBLAS f16", Source: f, Device: dev, Statistic: llama.VendorStatistic}, us)
+	}
 	out := c.String("json")
 	if out != "-" {
 		write := cmp.WriteText

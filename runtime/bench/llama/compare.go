@@ -64,6 +64,10 @@ type Row struct {
 	LlamaAt       string  `json:"llama_at"` // FILE:LINE of the case
 	Ratio         float64 `json:"ratio"`    // ForgeUS / LlamaUS
 	Winner        string  `json:"winner"`   // "forge", "llama.cpp" or "tie"
+	// VendorUS is the vendor library's f16 product at the shape
+	// (Comparison.Vendor; matmul rows only), VendorRatio ForgeUS / VendorUS.
+	VendorUS    float64 `json:"vendor_us,omitempty"`
+	VendorRatio float64 `json:"vendor_ratio,omitempty"`
 }
 
 // Unmatched is a result or case left without a counterpart, and why.
@@ -81,6 +85,7 @@ type Comparison struct {
 	ForgeOnly []Unmatched `json:"forge_unmatched,omitempty"`
 	LlamaOnly []Unmatched `json:"llama_cpp_unmatched,omitempty"`
 	Notes     []string    `json:"notes,omitempty"`
+	Vendor    *Vendor     `json:"vendor,omitempty"` // AddVendor's, when given
 }
 
 // key is what a forge result and a test-backend-ops case are matched on.

@@ -328,3 +328,40 @@ func checkUnmatched(t *testing.T, side string, got []Unmatched, want map[string]
 		t.Errorf("%s unmatched:\n got %v\nwant %v", side, m, want)
 	}
 }
+
+// TestVendorColumn: scripts/cublas_f16.py's output is read, its times put
+// beside the matmul rows of their shapes (not the matvec rows), the table
+// gains the two columns, and a malformed line is an error naming it.
+func TestVendorColumn(t *testing.T) {
+	out := "# NVIDIA H100 80GB HBM3, torch 2.9, CUDA 13.0\nshape                  us/op    TFLOPS\n4096x14336x512          86.90     692.0\n4096x4096x16            10.00      53.7\n"
+	dev, us, err := parseCublas(strings.NewReader(out), "cublas.txt")
+	if err != nil || dev != "NVIDIA H100 80GB HBM3" || us["4096x14336x512"] != 86.9 || len(us) != 2 {
+		t.Fatalf("parse: %q %v %v", dev, us, err)
+	}
+	c := &Comparison{Rows: []Row{
+		{Family: "matmul", Kernel: "matmul_f32", Format: "Q4_0", Shape: []int{4096, 14336, 512}, ForgeUS: 173.8, LlamaUS: 324, Ratio: 0.54, Winner: "forge"},
+		{Family: "matvec", Kernel: "matvec_x8", Format: "Q4_0", Shape: []int{4096, 14336}, ForgeUS: 12, LlamaUS: 15, Ratio: 0.8, Winner: "forge"},
+	}}
+	c.AddVendor(Vendor{Name: "cuBLAS f16", Source: "cublas.txt", Device: dev, Statistic: VendorStatistic}, us)
+	if r := c.Rows[0]; r.VendorUS != 86.9 || math.Abs(r.VendorRatio-2) > 1e-12 {
+		t.Errorf("matmul row: %+v", r)
+	}
+	if r := c.Rows[1]; r.VendorUS != 0 {
+		t.Errorf("matvec row got a vendor time: %+v", r)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "4096x4096x16, which no matmul row has") {
+		t.Errorf("notes: %q", c.Notes)
+	}
+	var b strings.Builder
+	if err := c.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| CUBLAS F16 µs | FORGE ÷ CUBLAS F16 |", "| 86.90 | 2.00 |", "| - | - |", "cuBLAS f16: cublas.txt [NVIDIA H100 80GB HBM3]"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+	if _, _, err := parseCublas(strings.NewReader("4096x14336 86.9 1\n"), "bad.txt"); err == nil || !strings.Contains(err.Error(), "bad.txt:1:") {
+		t.Errorf("a two-dimensional shape: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package llama
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rocmforge/forge/runtime/bench"
@@ -12,13 +13,31 @@ import (
 var header = []string{"FAMILY/KERNEL", "FORMAT", "SHAPE", "FORGE µs", "LLAMA.CPP µs", "RATIO", "WINNER"}
 
 // numeric marks the columns WriteText right-aligns: the times and the ratio.
-var numeric = []bool{false, false, false, true, true, true, false}
+var numeric = []bool{false, false, false, true, true, true, false, true, true}
 
-func (r Row) cells() []string {
-	return []string{
+// columns are the table's headings: with a vendor, its time and forge's
+// ratio to it after the others.
+func (c *Comparison) columns() []string {
+	if c.Vendor == nil {
+		return header
+	}
+	v := strings.ToUpper(c.Vendor.Name)
+	return append(slices.Clone(header), v+" µs", "FORGE ÷ "+v)
+}
+
+func (c *Comparison) cells(r Row) []string {
+	cells := []string{
 		r.Family + "/" + r.Kernel, r.Format, suite.ShapeName(r.Shape...),
 		fmt.Sprintf("%.2f", r.ForgeUS), fmt.Sprintf("%.2f", r.LlamaUS), fmt.Sprintf("%.2f", r.Ratio), r.Winner,
 	}
+	if c.Vendor != nil {
+		if r.VendorUS > 0 {
+			cells = append(cells, fmt.Sprintf("%.2f", r.VendorUS), fmt.Sprintf("%.2f", r.VendorRatio))
+		} else {
+			cells = append(cells, "-", "-")
+		}
+	}
+	return cells
 }
 
 func (s Side) describe() string {
@@ -36,11 +55,18 @@ func (s Side) describe() string {
 
 // preamble is what both writers print above the table.
 func (c *Comparison) preamble() []string {
-	return []string{
+	p := []string{
 		"forge:     " + c.Forge.describe(),
 		"llama.cpp: " + c.Llama.describe(),
-		"SHAPE is forge's rows x cols (matvec) or rows x cols x batch (matmul): ggml's m x k (x n); RATIO is forge / llama.cpp, below 1 forge is faster",
 	}
+	if v := c.Vendor; v != nil {
+		dev := ""
+		if v.Device != "" {
+			dev = " [" + v.Device + "]"
+		}
+		p = append(p, fmt.Sprintf("%s: %s%s; each time is the %s", v.Name, v.Source, dev, v.Statistic))
+	}
+	return append(p, "SHAPE is forge's rows x cols (matvec) or rows x cols x batch (matmul): ggml's m x k (x n); RATIO is forge / llama.cpp, below 1 forge is faster")
 }
 
 func (c *Comparison) tally() string {
@@ -59,9 +85,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		b.WriteString(s + "\n")
 	}
 	b.WriteString("\n")
-	table := [][]string{header}
+	table := [][]string{c.columns()}
 	for _, r := range c.Rows {
-		table = append(table, r.cells())
+		table = append(table, c.cells(r))
 	}
 	bench.WriteColumns(&b, table, func(col int) bool { return numeric[col] })
 	b.WriteString("\n" + c.tally() + "\n")
@@ -81,10 +107,18 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	for _, s := range c.preamble() {
 		b.WriteString(s + "  \n")
 	}
-	b.WriteString("\n| " + strings.Join(header, " | ") + " |\n")
-	b.WriteString("| --- | --- | --- | ---: | ---: | ---: | --- |\n")
+	cols := c.columns()
+	b.WriteString("\n| " + strings.Join(cols, " | ") + " |\n")
+	align := make([]string, len(cols))
+	for i := range cols {
+		align[i] = "---"
+		if numeric[i] {
+			align[i] = "---:"
+		}
+	}
+	b.WriteString("| " + strings.Join(align, " | ") + " |\n")
 	for _, r := range c.Rows {
-		b.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
+		b.WriteString("| " + strings.Join(c.cells(r), " | ") + " |\n")
 	}
 	b.WriteString("\n" + c.tally() + "\n")
 	for _, n := range c.Notes {
