@@ -123,15 +123,19 @@ func TestRunOutputs(t *testing.T) {
 			if rec.GetConfig("backend") != "cpu" || rec.GetConfig("pkg") != bench.GoPkg {
 				t.Errorf("config %v", rec.Config)
 			}
-			if v, ok := rec.Value("sec/op"); !ok || v <= 0 {
-				t.Errorf("%s: no time", rec.Name)
+			unit := "sec/op"
+			if strings.HasPrefix(rec.Name.String(), "CopyRoofline") { // the copy roofline: its bandwidth
+				unit = "B/s"
+			}
+			if v, ok := rec.Value(unit); !ok || v <= 0 {
+				t.Errorf("%s: no %s", rec.Name, unit)
 			}
 		case *benchfmt.SyntaxError:
 			t.Error(rec)
 		}
 	}
-	if len(n) != 2 || n["DequantF32/Q8_0-2"]+n["DequantF32/Q8_0"] != 3 {
-		t.Errorf("Go format benchmarks %v, want 3 lines each of 2", n)
+	if len(n) != 3 || n["DequantF32/Q8_0-2"]+n["DequantF32/Q8_0"] != 3 || n["CopyRoofline-2"]+n["CopyRoofline"] != 1 {
+		t.Errorf("Go format benchmarks %v, want 3 lines each of 2 and one roofline", n)
 	}
 	for _, p := range []string{j, c, g} {
 		if !strings.Contains(errOut, "wrote "+p) {

@@ -377,14 +377,37 @@ func camel(s string) string {
 
 // WriteGoBench writes run in the Go benchmark format
 // (golang.org/design/14313-benchmark-format) through benchfmt's Writer,
-// so that benchstat compares runs: configuration lines goos, goarch, pkg
-// and cpu (the host's processor) as `go test` writes them, then
-// forgebench's own (backend, device, arch, target, library, roofline-gbps,
-// forge-version, forge-commit, interrupted), and one benchmark line per
-// sample — iterations 1, its ns/op, B/s and elems/s, and %copy when the
-// run measured a roofline. On the cpu the names end in -GOMAXPROCS, as
-// `go test` names them.
+// so that benchstat pairs two runs into one table: configuration lines
+// (benchstat's grouping keys) only for what was measured and where — goos,
+// goarch, pkg and cpu (the host's processor) as `go test` writes them,
+// then backend, device, arch, target and weights; the facts of one run
+// (forge-version, forge-commit, library, roofline-gbps, interrupted) as
+// "# key: value" lines, which the format ignores, so that two commits or
+// two copy measurements still pair; the copy roofline, when measured, as
+// a benchmark of its own, CopyRoofline (its B/s); and one benchmark line
+// per sample — iterations 1, its ns/op, B/s and elems/s, and %copy when
+// the run measured a roofline. On the cpu the names end in -GOMAXPROCS,
+// as `go test` names them.
 func WriteGoBench(w io.Writer, run *Run) error {
+	m := run.Meta
+	var facts strings.Builder
+	fact := func(k, v string) {
+		if v = strings.Join(strings.Fields(v), " "); v != "" {
+			fmt.Fprintf(&facts, "# %s: %s\n", k, v)
+		}
+	}
+	fact("forge-version", m.ForgeVersion)
+	fact("forge-commit", m.ForgeCommit)
+	fact("library", m.Library)
+	if run.Roofline != nil {
+		fact("roofline-gbps", fmtFloat(run.Roofline.GBps))
+	}
+	if run.Interrupted {
+		fact("interrupted", "true")
+	}
+	if _, err := io.WriteString(w, facts.String()); err != nil {
+		return err
+	}
 	bw := benchfmt.NewWriter(w)
 	units := []string{UnitElemsPerSec}
 	if run.Roofline != nil {
@@ -395,7 +418,6 @@ func WriteGoBench(w io.Writer, run *Run) error {
 			return err
 		}
 	}
-	m := run.Meta
 	goos, goarch, _ := strings.Cut(m.OS, "/")
 	res := &benchfmt.Result{}
 	config := func(k, v string) {
@@ -411,19 +433,18 @@ func WriteGoBench(w io.Writer, run *Run) error {
 	config("device", m.Device)
 	config("arch", m.Arch)
 	config("target", m.Target)
-	config("library", m.Library)
-	if run.Roofline != nil {
-		config("roofline-gbps", fmtFloat(run.Roofline.GBps))
-	}
 	config("weights", strings.Join(weightModes(run), ","))
-	config("forge-version", m.ForgeVersion)
-	config("forge-commit", m.ForgeCommit)
-	if run.Interrupted {
-		config("interrupted", "true")
-	}
 	suffix := ""
 	if m.Backend == "cpu" && m.CPUs > 1 {
 		suffix = "-" + strconv.Itoa(m.CPUs)
+	}
+	if run.Roofline != nil && run.Roofline.GBps > 0 {
+		res.Name = benchfmt.Name("CopyRoofline" + suffix)
+		res.Iters = 1
+		res.Values = append(res.Values[:0], benchfmt.Value{Value: run.Roofline.GBps * 1e9, Unit: UnitBytesPerSec})
+		if err := bw.Write(res); err != nil {
+			return err
+		}
 	}
 	for i := range run.Results {
 		r := &run.Results[i]

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,9 +126,15 @@ func TestGoBenchRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := buf.String()
-	for _, line := range []string{"goos: linux\n", "goarch: amd64\n", "pkg: " + GoPkg + "\n", "backend: cpu\n", "device: Test CPU @ 2.0GHz\n", "forge-version: devel\n", "roofline-gbps: 8\n", "Unit elems/s better=higher\n"} {
+	for _, line := range []string{"goos: linux\n", "goarch: amd64\n", "pkg: " + GoPkg + "\n", "backend: cpu\n", "device: Test CPU @ 2.0GHz\n", "# forge-version: devel\n", "# roofline-gbps: 8\n", "Unit elems/s better=higher\n"} {
 		if !strings.Contains(text, line) {
 			t.Errorf("Go format lacks %q:\n%s", line, text)
+		}
+	}
+	// The facts of one run are not configuration lines: benchstat would split two runs on them.
+	for _, key := range []string{"forge-version", "forge-commit", "library", "roofline-gbps", "interrupted"} {
+		if strings.Contains(text, "\n"+key+":") || strings.HasPrefix(text, key+":") {
+			t.Errorf("%s is a configuration line:\n%s", key, text)
 		}
 	}
 	r := benchfmt.NewReader(strings.NewReader(text), "run.txt")
@@ -149,8 +158,13 @@ func TestGoBenchRoundTrip(t *testing.T) {
 		"dequant_f16/Q4_K":                     "DequantF16/Q4_K-2",
 		"gguf/blk.0.attn_q.weight/dequant_f32": "GGUF/blk.0.attn_q.weight/DequantF32-2",
 	}
-	if len(got) != len(run.Results) {
-		t.Errorf("%d benchmarks read back, want %d: %v", len(got), len(run.Results), got)
+	if len(got) != len(run.Results)+1 {
+		t.Errorf("%d benchmarks read back, want %d and the roofline: %v", len(got), len(run.Results), got)
+	}
+	if rl := got["CopyRoofline-2"]; len(rl) != 1 {
+		t.Errorf("roofline lines: %v", rl)
+	} else if v, ok := rl[0].Value("B/s"); !ok || v != 8e9 {
+		t.Errorf("roofline: %v B/s (%v), want 8e9", v, ok)
 	}
 	for _, res := range run.Results {
 		name := wantNames[res.Name]
@@ -277,5 +291,59 @@ func TestWeightsReported(t *testing.T) {
 	}
 	if s := WeightsSummary(run); s != "reuse: one copy of W, read by every launch (what the L2 holds of it is served from there)" {
 		t.Errorf("reuse: %q", s)
+	}
+}
+
+// TestBenchstatPairsTwoRuns runs the real benchstat on two runs of
+// different commits and copy rooflines: it must print one table per unit,
+// each with both runs as columns and a delta per benchmark, not one table
+// per run.
+func TestBenchstatPairsTwoRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds benchstat")
+	}
+	dir := t.TempDir()
+	write := func(name string, commit string, gbps float64, scale float64) string {
+		run := fixture()
+		run.Meta.ForgeCommit = commit
+		run.Roofline.GBps = gbps
+		for i := range run.Results {
+			for j := range run.Results[i].Samples {
+				run.Results[i].Samples[j] = time.Duration(float64(run.Results[i].Samples[j]) * scale)
+			}
+		}
+		var buf bytes.Buffer
+		if err := WriteGoBench(&buf, run); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	old, new := write("old.txt", "1111111", 8, 1), write("new.txt", "2222222", 8.5, 0.5)
+	cmd := exec.Command("go", "run", "golang.org/x/perf/cmd/benchstat", old, new)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	text := string(out)
+	if n := strings.Count(text, "old.txt"); n == 0 || strings.Count(text, "new.txt") != n {
+		t.Errorf("the runs are not columns of the same tables:\n%s", text)
+	}
+	for _, bad := range []string{"roofline-gbps:", "forge-commit:", "forge-version:"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("benchstat grouped the runs by %s:\n%s", bad, text)
+		}
+	}
+	for _, want := range []string{"vs base", "DequantF32/Q4_0-2", "CopyRoofline-2"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("benchstat's output lacks %q:\n%s", want, text)
+		}
+	}
+	// One sec/op table: its header names both files once.
+	if n := strings.Count(text, "sec/op"); n < 2 {
+		t.Errorf("no paired sec/op columns:\n%s", text)
 	}
 }
