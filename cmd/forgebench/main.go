@@ -20,7 +20,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"strings"
 
+	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,6 +32,14 @@ func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
 // run is the whole program but for the exit: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	if name, ok := unknownCommand(app, args); ok {
+		var names []string
+		for _, c := range app.VisibleCommands() {
+			names = append(names, c.Name)
+		}
+		fmt.Fprintf(stderr, "forgebench: unknown command %q; the commands are %s (forgebench help COMMAND says more)\n", name, strings.Join(names, ", "))
+		return exitUsage
+	}
 	if err := app.Run(permuteArgs(app, args)); err != nil {
 		fmt.Fprintln(stderr, "forgebench:", err)
 		// A command may ask for its own status (cli.Exit): run's 130 after Ctrl-C.
@@ -40,10 +51,43 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// exitUsage is the status for a command line forgebench cannot take.
+const exitUsage = 2
+
+// unknownCommand is the command args name when the app has no such command
+// (urfave/cli would otherwise answer with its help command's "No help
+// topic" and exit 3): the first argument that is not a global flag.
+func unknownCommand(app *cli.App, args []string) (string, bool) {
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if a != "help" && a != "h" && app.Command(a) == nil { // help is added when the app runs
+			return a, true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// version is what --version prints: the module version, the commit the
+// binary was built from (and whether the tree differed from it).
+func version() string {
+	v, commit, modified := bench.ForgeVersion()
+	if commit != "" {
+		v += " " + commit
+		if modified {
+			v += "+dirty"
+		}
+	}
+	return v + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+}
+
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "forgebench",
 		Usage:     "run forge's kernel suites and inspect GGUF model files",
+		Version:   version(),
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.

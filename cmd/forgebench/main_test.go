@@ -173,3 +173,36 @@ func TestPermuteArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLineErrors: an unknown command says so and exits 2 (not
+// urfave/cli's "No help topic" and 3); --version prints the version and
+// commit; report takes compare's threshold syntax; a filter's error lists
+// the valid values without an empty one.
+func TestCommandLineErrors(t *testing.T) {
+	code, _, stderr := forgebench(t, "nosuch")
+	if code != exitUsage || !strings.Contains(stderr, `unknown command "nosuch"; the commands are list, run,`) {
+		t.Errorf("unknown command: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr = forgebench(t, "help", "run"); code != 0 {
+		t.Errorf("help run: exit %d, %q", code, stderr)
+	}
+	code, stdout, _ := forgebench(t, "--version")
+	if code != 0 || !strings.HasPrefix(stdout, "forgebench version ") {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+	missing := filepath.Join(t.TempDir(), "run.json")
+	for _, th := range []string{"5%", "5"} {
+		code, _, stderr = forgebench(t, "report", "--html", "-", "--threshold", th, missing)
+		if code == 0 || strings.Contains(stderr, "threshold") || !strings.Contains(stderr, "run.json") {
+			t.Errorf("report --threshold %s: exit %d, %q (want the missing run named, not the threshold)", th, code, stderr)
+		}
+	}
+	code, _, stderr = forgebench(t, "report", "--html", "-", "--threshold", "0", missing)
+	if code == 0 || !strings.Contains(stderr, `--threshold "0": want a percentage above 0`) {
+		t.Errorf("report --threshold 0: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = forgebench(t, "run", "--backend", "cpu", "--format", "NOSUCH", "--family", "dequant")
+	if code == 0 || !strings.Contains(stderr, `format "NOSUCH" matches no format; valid: F32,`) || strings.Contains(stderr, ", \n") || strings.HasSuffix(strings.TrimSpace(stderr), ",") {
+		t.Errorf("an unknown format: exit %d, %q", code, stderr)
+	}
+}

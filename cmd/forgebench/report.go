@@ -24,7 +24,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "html", Usage: "write the report to `PATH` (\"-\" for stdout); written atomically"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare against the run or baseline JSON `FILE`"},
-			&cli.Float64Flag{Name: "threshold", Value: report.DefaultThreshold, Usage: "a significant change of at least `PERCENT` is a regression (or an improvement)"},
+			&cli.StringFlag{Name: "threshold", Value: fmt.Sprintf("%g%%", report.DefaultThreshold), Usage: "a significant change of at least `PERCENT` (10% or 10, as compare takes it) is a regression (or an improvement)"},
 		},
 		Action: reportAction,
 	}
@@ -39,15 +39,16 @@ func reportAction(c *cli.Context) error {
 	if out == "" {
 		return fmt.Errorf("%s: no output: give --html PATH (or --html - for stdout)", cmdPath(c))
 	}
-	if t := c.Float64("threshold"); !(t > 0 && t < 1000) {
-		return fmt.Errorf("%s: --threshold %v: want a percentage above 0", cmdPath(c), t)
+	threshold, err := bench.ParseThreshold(c.String("threshold"))
+	if err != nil || !(threshold > 0 && threshold < 10) {
+		return fmt.Errorf("%s: --threshold %q: want a percentage above 0 and below 1000, e.g. 10%%", cmdPath(c), c.String("threshold"))
 	}
 	inputs := []string{a[0]}
 	run, err := bench.ReadRun(a[0])
 	if err != nil {
 		return err
 	}
-	opt := report.Options{Threshold: c.Float64("threshold")}
+	opt := report.Options{Threshold: 100 * threshold}
 	if b := c.String("baseline"); b != "" {
 		inputs = append(inputs, b)
 		if opt.Baseline, err = bench.ReadRun(b); err != nil {

@@ -112,7 +112,7 @@ func TestReportBadInput(t *testing.T) {
 		{"bad type", []string{"report", "--html", out, badType}, "badtype.json: at line 1, column 61: results is a JSON object"},
 		{"nameless result", []string{"report", "--html", out, noname}, "noname.json: result 3 has no name"},
 		{"corrupt baseline", []string{"report", "--html", out, "--baseline", truncated, good}, "truncated.json: truncated JSON"},
-		{"bad threshold", []string{"report", "--html", out, "--threshold", "-5", good}, "--threshold -5"},
+		{"bad threshold", []string{"report", "--html", out, "--threshold", "-5", good}, `--threshold "-5": want a percentage above 0`},
 		{"output over the run", []string{"report", "--html", good, good}, "would overwrite the input"},
 		{"output over the baseline", []string{"report", "--html", base, "--baseline", base, good}, "would overwrite the input " + base},
 		{"unwritable output", []string{"report", "--html", filepath.Join(dir, "no", "such", "dir", "r.html"), good}, "cannot write"},

@@ -158,7 +158,8 @@ func (f Filter) Select(targets []Target) ([]Target, error) {
 	for _, d := range dims {
 		var valid []string
 		for i := range targets {
-			if v := d.value(&targets[i]); !slices.Contains(valid, v) {
+			// Scenario suites have no format: an empty value is no choice to list.
+			if v := d.value(&targets[i]); v != "" && !slices.Contains(valid, v) {
 				valid = append(valid, v)
 			}
 		}
