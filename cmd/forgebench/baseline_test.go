@@ -87,7 +87,7 @@ func TestSaveThenCompareUnchanged(t *testing.T) {
 
 	out, _ = wantExit(t, 0, "baseline", "delete", "main", "--dir", bdir)
 	contains(t, "delete", out, "deleted baseline main")
-	_, errOut := wantExit(t, 1, "compare", "main", "--run", cur, "--dir", bdir)
+	_, errOut := wantExit(t, exitError, "compare", "main", "--run", cur, "--dir", bdir)
 	contains(t, "compare after delete", errOut, `no such baseline "main"`)
 	out, _ = wantExit(t, 0, "baseline", "list", "--dir", bdir)
 	contains(t, "empty list", out, "no baselines")
@@ -99,7 +99,7 @@ func TestPlantedSlowdownExitsNonZero(t *testing.T) {
 	dir, base, cur := runFiles(t, func(c *bench.Run) { benchtest.Scale(c, "dequant_f16/Q6_K", 1.3) })
 	wantExit(t, 0, "baseline", "save", "main", "--from", base, "--dir", dir)
 	js := filepath.Join(dir, "cmp.json")
-	out, errOut := wantExit(t, 1, "compare", "main", "--run", cur, "--dir", dir, "--json", js)
+	out, errOut := wantExit(t, exitRegression, "compare", "main", "--run", cur, "--dir", dir, "--json", js)
 	contains(t, "compare", out, "REGRESSION", "dequant_f16/Q6_K", "1 regression,")
 	contains(t, "stderr", errOut, "1 of 6 benchmarks regressed against main")
 
@@ -111,7 +111,7 @@ func TestPlantedSlowdownExitsNonZero(t *testing.T) {
 		t.Errorf("JSON: kind %q, %d regressions", c.Kind, c.Regressions)
 	}
 	// --json - prints the JSON instead of the table.
-	out, _ = wantExit(t, 1, "compare", "main", "--run", cur, "--dir", dir, "--json", "-")
+	out, _ = wantExit(t, exitRegression, "compare", "main", "--run", cur, "--dir", dir, "--json", "-")
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Errorf("--json -: %v\n%s", err, out)
 	}
@@ -122,15 +122,15 @@ func TestCompareThresholdFlags(t *testing.T) {
 	bl := []string{"--baseline-file", base, "--run", cur}
 	out, _ := wantExit(t, 0, append([]string{"compare"}, bl...)...)
 	contains(t, "5% with 10%", out, "within threshold")
-	wantExit(t, 1, append([]string{"compare", "--threshold", "3%"}, bl...)...)
-	wantExit(t, 1, append([]string{"compare", "--metric", "time=3%,gbps=20%"}, bl...)...)
+	wantExit(t, exitRegression, append([]string{"compare", "--threshold", "3%"}, bl...)...)
+	wantExit(t, exitRegression, append([]string{"compare", "--metric", "time=3%,gbps=20%"}, bl...)...)
 	wantExit(t, 0, append([]string{"compare", "--metric", "gbps=20%", "--metric", "time=20%", "--threshold", "1%"}, bl...)...)
 	_ = dir
 
 	for _, bad := range [][]string{
 		{"--threshold", "lots"}, {"--metric", "flops=3%"}, {"--metric", "time"}, {"--alpha", "2"},
 	} {
-		_, errOut := wantExit(t, 1, append(append([]string{"compare"}, bad...), bl...)...)
+		_, errOut := wantExit(t, exitError, append(append([]string{"compare"}, bad...), bl...)...)
 		contains(t, "bad flag", errOut, bad[0])
 	}
 }
@@ -191,10 +191,10 @@ func TestBaselineBadFiles(t *testing.T) {
 				{"baseline", "show", name, "--dir", dir},
 				{"baseline", "save", name, "--force", "--from", base, "--dir", dir},
 			} {
-				_, errOut := wantExit(t, 1, args...)
+				_, errOut := wantExit(t, exitError, args...)
 				contains(t, strings.Join(args, " "), errOut, p, wants[name])
 			}
-			_, errOut := wantExit(t, 1, "baseline", "list", "--dir", dir)
+			_, errOut := wantExit(t, exitError, "baseline", "list", "--dir", dir)
 			contains(t, "list", errOut, "cannot be read")
 			if !bytes.Equal(readBytes(t, p), data) {
 				t.Error("the file was changed")
@@ -210,7 +210,7 @@ func TestSaveRefusesOverwriteWithoutForce(t *testing.T) {
 	wantExit(t, 0, "baseline", "save", "main", "--from", base, "--dir", dir)
 	p := filepath.Join(dir, "main.json")
 	before := readBytes(t, p)
-	_, errOut := wantExit(t, 1, "baseline", "save", "main", "--from", cur, "--dir", dir)
+	_, errOut := wantExit(t, exitError, "baseline", "save", "main", "--from", cur, "--dir", dir)
 	contains(t, "save again", errOut, `baseline "main" already exists`, "--force")
 	if !bytes.Equal(before, readBytes(t, p)) {
 		t.Fatal("refused save changed the baseline")
@@ -228,27 +228,27 @@ func TestBaselineBadInput(t *testing.T) {
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut := wantExit(t, 1, "baseline", "save", "main", "--from", base, "--dir", filepath.Join(notDir, "bl"))
+	_, errOut := wantExit(t, exitError, "baseline", "save", "main", "--from", base, "--dir", filepath.Join(notDir, "bl"))
 	contains(t, "unwritable dir", errOut, filepath.Join(notDir, "bl"))
 
-	_, errOut = wantExit(t, 1, "baseline", "save", "../up", "--from", base, "--dir", dir)
+	_, errOut = wantExit(t, exitError, "baseline", "save", "../up", "--from", base, "--dir", dir)
 	contains(t, "bad name", errOut, `baseline name "../up"`)
 
 	// Without --from or --run the engine measures the suites: an unknown
 	// format is refused before anything runs.
-	_, errOut = wantExit(t, 1, "baseline", "save", "main", "--dir", dir, "--format", "NOPE")
+	_, errOut = wantExit(t, exitError, "baseline", "save", "main", "--dir", dir, "--format", "NOPE")
 	contains(t, "no --from, bad filter", errOut, "Q4_0")
-	_, errOut = wantExit(t, 1, "compare", "--baseline-file", base, "--format", "NOPE")
+	_, errOut = wantExit(t, exitError, "compare", "--baseline-file", base, "--format", "NOPE")
 	contains(t, "no --run, bad filter", errOut, "Q4_0")
 
-	_, errOut = wantExit(t, 1, "compare", "--run", cur)
+	_, errOut = wantExit(t, exitError, "compare", "--run", cur)
 	contains(t, "no baseline", errOut, "name the baseline")
-	_, errOut = wantExit(t, 1, "compare", "main", "--baseline-file", base, "--run", cur)
+	_, errOut = wantExit(t, exitError, "compare", "main", "--baseline-file", base, "--run", cur)
 	contains(t, "both", errOut, "not both")
 
 	// An unwritable --json output is an error naming it; nothing is left.
 	out := filepath.Join(notDir, "cmp.json")
-	_, errOut = wantExit(t, 1, "compare", "--baseline-file", base, "--run", cur, "--json", out)
+	_, errOut = wantExit(t, exitError, "compare", "--baseline-file", base, "--run", cur, "--json", out)
 	contains(t, "unwritable --json", errOut, out)
 }
 

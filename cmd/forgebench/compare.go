@@ -14,7 +14,7 @@ import (
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
-		Usage: "compare a run with a baseline; exits 1 on any regression (significant and past the threshold)",
+		Usage: "compare a run with a baseline; exits 1 on any regression (significant and past the threshold), 2 on an error (a missing baseline, an unreadable run)",
 		Description: "A benchmark regresses when its median is worse than the baseline's by more than the threshold\n" +
 			"AND the Mann-Whitney U test finds the samples differ (p < alpha), as benchstat judges.\n" +
 			"The run compared is --run RUN.json, or else a fresh run of the suites.",
@@ -96,7 +96,7 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	if cmp.Regressed() {
-		return cli.Exit(fmt.Sprintf("%d of %d benchmarks regressed against %s", cmp.Regressions, len(cmp.Benchmarks), label), 1)
+		return cli.Exit(fmt.Sprintf("%d of %d benchmarks regressed against %s", cmp.Regressions, len(cmp.Benchmarks), label), exitRegression)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // exitBadInput is compare-llama's status for input it cannot read.
-const exitBadInput = 2
+const exitBadInput = exitError
 
 func compareLlamaCommand() *cli.Command {
 	return &cli.Command{

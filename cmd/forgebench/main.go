@@ -38,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			names = append(names, c.Name)
 		}
 		fmt.Fprintf(stderr, "forgebench: unknown command %q; the commands are %s (forgebench help COMMAND says more)\n", name, strings.Join(names, ", "))
-		return exitUsage
+		return exitError
 	}
 	if err := app.Run(permuteArgs(app, args)); err != nil {
 		fmt.Fprintln(stderr, "forgebench:", err)
@@ -46,13 +46,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if ec, ok := errors.AsType[cli.ExitCoder](err); ok && ec.ExitCode() != 0 {
 			return ec.ExitCode()
 		}
-		return 1
+		return exitError
 	}
-	return 0
+	return exitOK
 }
 
-// exitUsage is the status for a command line forgebench cannot take.
-const exitUsage = 2
+// The exit statuses, one contract for every command: exitOK; exitRegression
+// (compare found a significant regression, and nothing else failed);
+// exitError for a command line, input or run that failed (a usage error, an
+// unreadable or missing file or baseline, a failed kernel); and
+// exitInterrupted after Ctrl-C.
+const (
+	exitOK         = 0
+	exitRegression = 1
+	exitError      = 2
+)
 
 // unknownCommand is the command args name when the app has no such command
 // (urfave/cli would otherwise answer with its help command's "No help
@@ -85,9 +93,11 @@ func version() string {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
-		Name:      "forgebench",
-		Usage:     "run forge's kernel suites and inspect GGUF model files",
-		Version:   version(),
+		Name:    "forgebench",
+		Usage:   "run forge's kernel suites and inspect GGUF model files",
+		Version: version(),
+		Description: "Exit status, for every command: 0 ok; 1 a regression (compare); 2 an error (a command line it\n" +
+			"cannot take, an input that is missing or unreadable, a run that failed); 130 after Ctrl-C.",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.

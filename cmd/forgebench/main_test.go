@@ -180,7 +180,7 @@ func TestPermuteArgs(t *testing.T) {
 // the valid values without an empty one.
 func TestCommandLineErrors(t *testing.T) {
 	code, _, stderr := forgebench(t, "nosuch")
-	if code != exitUsage || !strings.Contains(stderr, `unknown command "nosuch"; the commands are list, run,`) {
+	if code != exitError || !strings.Contains(stderr, `unknown command "nosuch"; the commands are list, run,`) {
 		t.Errorf("unknown command: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr = forgebench(t, "help", "run"); code != 0 {
@@ -204,5 +204,19 @@ func TestCommandLineErrors(t *testing.T) {
 	code, _, stderr = forgebench(t, "run", "--backend", "cpu", "--format", "NOSUCH", "--family", "dequant")
 	if code == 0 || !strings.Contains(stderr, `format "NOSUCH" matches no format; valid: F32,`) || strings.Contains(stderr, ", \n") || strings.HasSuffix(strings.TrimSpace(stderr), ",") {
 		t.Errorf("an unknown format: exit %d, %q", code, stderr)
+	}
+}
+
+// TestExitContract: --help states the exit statuses, and a missing
+// baseline (an input error) exits 2, not compare's 1 for a regression.
+func TestExitContract(t *testing.T) {
+	code, stdout, _ := forgebench(t, "--help")
+	if code != exitOK || !strings.Contains(stdout, "0 ok; 1 a regression (compare); 2 an error") {
+		t.Errorf("--help: exit %d, %q", code, stdout)
+	}
+	dir := t.TempDir()
+	code, _, stderr := forgebench(t, "compare", "nosuch", "--dir", dir, "--run", filepath.Join(dir, "run.json"))
+	if code != exitError || !strings.Contains(stderr, `no such baseline "nosuch"`) {
+		t.Errorf("a missing baseline: exit %d, %q", code, stderr)
 	}
 }

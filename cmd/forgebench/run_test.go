@@ -161,7 +161,7 @@ func TestRunStdout(t *testing.T) {
 		t.Errorf("the table did not go to stderr:\n%s", errOut)
 	}
 	code, _, errOut = forgebench(t, runArgs("--json", "-", "--csv", "-")...)
-	if code != 1 || !strings.Contains(errOut, "--json - and --csv - both write to stdout") {
+	if code != exitError || !strings.Contains(errOut, "--json - and --csv - both write to stdout") {
 		t.Errorf("two outputs on stdout: exit %d: %s", code, errOut)
 	}
 }
@@ -183,7 +183,7 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"extra"}, `run: unexpected arguments ["extra"]`},
 	} {
 		code, out, errOut := forgebench(t, runArgs(tc.args...)...)
-		if code != 1 || !strings.Contains(errOut, tc.want) || out != "" {
+		if code != exitError || !strings.Contains(errOut, tc.want) || out != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant %q", tc.args, code, out, errOut, tc.want)
 		}
 		if strings.Contains(errOut, "[1/") {
@@ -231,7 +231,7 @@ func TestRunUnwritable(t *testing.T) {
 	} {
 		os.WriteFile(filepath.Join(dir, "file.txt"), nil, 0o644)
 		code, _, errOut := forgebench(t, runArgs(tc.flag, tc.path)...)
-		if code != 1 || !strings.Contains(errOut, "run: "+tc.flag+" "+tc.path+": ") || !strings.Contains(errOut, tc.want) {
+		if code != exitError || !strings.Contains(errOut, "run: "+tc.flag+" "+tc.path+": ") || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s %s: exit %d, stderr:\n%s", tc.flag, tc.path, code, errOut)
 		}
 		if strings.Contains(errOut, "backend") {
@@ -241,7 +241,7 @@ func TestRunUnwritable(t *testing.T) {
 	if os.Geteuid() != 0 { // root writes anywhere
 		ro := filepath.Join(dir, "ro")
 		os.Mkdir(ro, 0o555)
-		if code, _, errOut := forgebench(t, runArgs("--json", filepath.Join(ro, "run.json"))...); code != 1 || !strings.Contains(errOut, "permission denied") {
+		if code, _, errOut := forgebench(t, runArgs("--json", filepath.Join(ro, "run.json"))...); code != exitError || !strings.Contains(errOut, "permission denied") {
 			t.Errorf("read-only directory: exit %d: %s", code, errOut)
 		}
 	}
@@ -314,11 +314,11 @@ func TestRunGGUF(t *testing.T) {
 		t.Errorf("table:\n%s", stdout)
 	}
 	code, _, errOut = forgebench(t, "run", "--gguf", p, "--format", "Q4_0_4_4")
-	if code != 1 || !strings.Contains(errOut, `tiny.gguf: format "Q4_0_4_4" matches no format; valid: F32, F16, BF16, MXFP4, Q4_0`) {
+	if code != exitError || !strings.Contains(errOut, `tiny.gguf: format "Q4_0_4_4" matches no format; valid: F32, F16, BF16, MXFP4, Q4_0`) {
 		t.Errorf("unknown format in the file: exit %d: %s", code, errOut)
 	}
 	code, _, errOut = forgebench(t, "run", "--gguf", filepath.Join(t.TempDir(), "none.gguf"))
-	if code != 1 || !strings.Contains(errOut, "none.gguf: no such file") {
+	if code != exitError || !strings.Contains(errOut, "none.gguf: no such file") {
 		t.Errorf("missing file: exit %d: %s", code, errOut)
 	}
 }
@@ -422,7 +422,7 @@ func TestList(t *testing.T) {
 	if s.Name != "dequant_f32/Q6_K" || s.BlockElems != 256 || s.BlockBytes != 210 || len(s.ShapesCPU) != 1 || s.ShapesCPU[0].Dims[0] != 16<<20 || len(s.ShapesGPU) != 1 || s.ShapesGPU[0].Dims[0] != 64<<20 || s.Output != "f32" {
 		t.Errorf("Q6_K suite %+v", s)
 	}
-	if code, _, errOut := forgebench(t, "list", "--format", "nope"); code != 1 || !strings.Contains(errOut, `format "nope" matches no format; valid: F32`) {
+	if code, _, errOut := forgebench(t, "list", "--format", "nope"); code != exitError || !strings.Contains(errOut, `format "nope" matches no format; valid: F32`) {
 		t.Errorf("list --format nope: exit %d: %s", code, errOut)
 	}
 }
