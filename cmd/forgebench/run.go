@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -65,6 +66,7 @@ func benchFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "max-time", Usage: "with --min-time or --auto, stop each benchmark after this long (0: 5s)"},
 		&cli.IntFlag{Name: "warmup", Value: bench.DefaultWarmup, Usage: "warm-up iterations before sampling"},
 		&cli.IntFlag{Name: "launches-per-sample", Usage: "time `N` back-to-back launches per sample and record their mean, hiding the launch gap as go test -bench and llama.cpp's test-backend-ops do (0: one launch per sample)"},
+		&cli.StringSliceFlag{Name: "shape", Usage: "benchmark `ROWSxCOLS` (matvec) or ROWSxCOLSxBATCH (matmul) instead of the family's default shapes and $FORGE_BENCH_MATVEC/MATMUL; repeat (or comma-separate) for a sweep"},
 		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
 		&cli.StringFlag{Name: "weights", Usage: "how a GPU holds matvec's W: rotate (the default: byte-identical copies totalling at least 2 × the L2, each launch reading the next, so W comes from memory) or reuse (one copy, as llama.cpp's test-backend-ops perf; a small W is then served from the L2); the cpu always reuses one buffer"},
 		&cli.Int64Flag{Name: "copy-bytes", Usage: "bytes of each copy-roofline buffer (0: 256 MiB on the cpu, max(4 × L2, 4 × elems) on a GPU; -1: no roofline)"},
@@ -194,6 +196,9 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		return nil, fmt.Errorf("--weights: %w", err)
 	}
 	opts.Weights = weights
+	if opts.Shapes, err = parseShapes(c.StringSlice("shape")); err != nil {
+		return nil, err
+	}
 	switch {
 	case opts.Count < 0:
 		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)
@@ -323,4 +328,30 @@ func (p *progress) finish() {
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// parseShapes reads --shape values: ROWSxCOLS or ROWSxCOLSxBATCH, every
+// dimension a positive integer below 2^31.
+func parseShapes(values []string) ([][]int, error) {
+	var out [][]int
+	for _, v := range values {
+		for _, one := range strings.Split(v, ",") {
+			one = strings.TrimSpace(one)
+			if one == "" {
+				continue
+			}
+			parts := strings.Split(strings.ToLower(one), "x")
+			ok := len(parts) == 2 || len(parts) == 3
+			dims := make([]int, len(parts))
+			for i := 0; ok && i < len(parts); i++ {
+				n, err := strconv.ParseInt(parts[i], 10, 32)
+				dims[i], ok = int(n), err == nil && n > 0
+			}
+			if !ok {
+				return nil, fmt.Errorf("--shape %q: want ROWSxCOLS (matvec) or ROWSxCOLSxBATCH (matmul), positive integers, e.g. 4096x14336x512", one)
+			}
+			out = append(out, dims)
+		}
+	}
+	return out, nil
 }

@@ -499,3 +499,38 @@ func TestRunMatMul(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeFlag: --shape replaces the matrix families' default shapes, one
+// benchmark per shape and family of its dimensions (a sweep), columns
+// rounded down to whole blocks; a malformed shape or one no selected
+// family takes is an error (exit 2) before anything runs.
+func TestShapeFlag(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "run.json")
+	code, _, errOut := forgebench(t, "run", "--backend", "cpu", "--count", "2", "--warmup", "0", "--copy-bytes", "-1",
+		"--suite", "matvec_f32/Q4_0,matmul_f32/Q4_0", "--shape", "8x64", "--shape", "4x100x3,16x32", "--json", js, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var names []string
+	for _, r := range readRun(t, js).Results {
+		names = append(names, r.Name)
+	}
+	want := []string{"matmul_f32/Q4_0/4x96x3", "matvec_f32/Q4_0/16x32", "matvec_f32/Q4_0/8x64"}
+	if slices.Sort(names); !slices.Equal(names, want) {
+		t.Errorf("benchmarks %q, want %q", names, want)
+	}
+	for _, c := range []struct{ shape, want string }{
+		{"8x0", `--shape "8x0": want ROWSxCOLS (matvec) or ROWSxCOLSxBATCH (matmul)`},
+		{"8", `--shape "8": want ROWSxCOLS`},
+		{"2x3x4x5", `--shape "2x3x4x5": want ROWSxCOLS`},
+	} {
+		code, _, errOut := forgebench(t, "run", "--backend", "cpu", "--suite", "matvec_f32/Q4_0", "--shape", c.shape)
+		if code != exitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("--shape %s: exit %d, %q", c.shape, code, errOut)
+		}
+	}
+	code, _, errOut = forgebench(t, "run", "--backend", "cpu", "--suite", "dequant_f32/Q4_0", "--shape", "8x64")
+	if code != exitError || !strings.Contains(errOut, "shape 8x64: no selected benchmark takes a shape of 2 dimensions") {
+		t.Errorf("an unused shape: exit %d, %q", code, errOut)
+	}
+}

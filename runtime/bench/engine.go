@@ -77,6 +77,11 @@ type Options struct {
 	CopyBytes int64
 	// Quick runs the scenario suites' small cases only (suite.Env.Quick).
 	Quick bool
+	// Shapes, when given, replace the default benchmark shapes (and
+	// $FORGE_BENCH_<FAMILY>) of every family whose shapes have as many
+	// dimensions: [rows, cols] for matvec, [rows, cols, batch] for matmul;
+	// each is rounded down to whole blocks of the format.
+	Shapes [][]int
 	// Logf, when set, receives the scenario suites' log lines.
 	Logf func(format string, args ...any)
 	// Progress, when set, is called before each benchmark with the number
@@ -217,7 +222,7 @@ func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Opti
 	if elems <= 0 {
 		elems = suite.DefaultElems(b)
 	}
-	targets, err := ExpandShapes(b, targets)
+	targets, err := ExpandShapes(b, targets, opts.Shapes...)
 	if err != nil {
 		return nil, err
 	}
@@ -294,13 +299,23 @@ func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Opti
 	return finish(nil)
 }
 
-// defaultShapes is the default shape set of suite s's family on backend
-// b; nil for a family whose targets run at one default size (dequant),
-// and for one b does not run (Measure says why).
-func defaultShapes(b backend.Backend, s suite.Suite) ([]suite.BenchShape, error) {
+// defaultShapes is the shape set of suite s's family on backend b: the
+// given shapes of as many dimensions as the family's, else its defaults;
+// nil for a family whose targets run at one default size (dequant), and
+// for one b does not run (Measure says why).
+func defaultShapes(b backend.Backend, s suite.Suite, given [][]int) ([]suite.BenchShape, error) {
 	fam, err := family.Of(s)
 	if err != nil || fam.Runs == nil || !fam.Runs(b) {
 		return nil, nil
+	}
+	var shapes []suite.BenchShape
+	for _, dims := range given {
+		if fam.Dims != nil && len(dims) == len(fam.Dims) {
+			shapes = append(shapes, suite.BenchShape{Name: suite.ShapeName(dims...), Dims: slices.Clone(dims)})
+		}
+	}
+	if shapes != nil {
+		return suite.WholeBlockShapes(s.Format, shapes), nil
 	}
 	return fam.Shapes(b, s.Format)
 }
@@ -309,17 +324,23 @@ func defaultShapes(b backend.Backend, s suite.Suite) ([]suite.BenchShape, error)
 // default shape set on b (family.Descriptor.Shapes: matvec's four on a
 // device) by one target per shape, named
 // "<target>/<shape name>": "matvec_f32/Q4_0/4096x14336",
-// "matvec_f32/Q4_0/output". Other targets are kept as they are.
-func ExpandShapes(b backend.Backend, targets []Target) ([]Target, error) {
+// "matvec_f32/Q4_0/output". Other targets are kept as they are. Shapes
+// given replace the defaults of the families of their dimensions
+// (Options.Shapes).
+func ExpandShapes(b backend.Backend, targets []Target, given ...[]int) ([]Target, error) {
 	var out []Target
+	used := map[int]bool{} // the dimension counts of the shapes taken
 	for _, t := range targets {
 		if t.Shape != nil || t.Suite.Format == nil {
 			out = append(out, t)
 			continue
 		}
-		shapes, err := defaultShapes(b, t.Suite)
+		shapes, err := defaultShapes(b, t.Suite, given)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.name(), err)
+		}
+		for _, sh := range shapes {
+			used[len(sh.Dims)] = true
 		}
 		if shapes == nil {
 			out = append(out, t)
@@ -329,6 +350,11 @@ func ExpandShapes(b backend.Backend, targets []Target) ([]Target, error) {
 			e := t
 			e.Name, e.Shape = t.name()+"/"+sh.Name, sh.Dims
 			out = append(out, e)
+		}
+	}
+	for _, dims := range given {
+		if !used[len(dims)] {
+			return nil, fmt.Errorf("shape %s: no selected benchmark takes a shape of %d dimensions (matvec takes ROWSxCOLS, matmul ROWSxCOLSxBATCH)", suite.ShapeName(dims...), len(dims))
 		}
 	}
 	return out, nil
