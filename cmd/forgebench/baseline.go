@@ -52,7 +52,7 @@ func baselineCommand() *cli.Command {
 				ArgsUsage: "NAME",
 				Flags: []cli.Flag{
 					baselineDirFlag(),
-					&cli.BoolFlag{Name: "json", Usage: "print the baseline's JSON"},
+					&cli.StringFlag{Name: "json", Usage: "write the baseline's JSON to `FILE` (\"-\": stdout, instead of the summary); written atomically"},
 				},
 				Action: baselineShow,
 			},
@@ -139,8 +139,8 @@ func baselineShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return bench.EncodeRun(c.App.Writer, run)
+	if out := c.String("json"); out != "" {
+		return writeJSONTo(c, out, func(w io.Writer) error { return bench.EncodeRun(w, run) })
 	}
 	return showBaselineRun(c.App.Writer, run)
 }

@@ -72,7 +72,7 @@ func TestSaveThenCompareUnchanged(t *testing.T) {
 
 	out, _ = wantExit(t, 0, "baseline", "show", "main", "--dir", bdir)
 	contains(t, "show", out, "baseline:      main", "dequant_f32/Q4_0", "copy roofline")
-	out, _ = wantExit(t, 0, "baseline", "show", "--json", "main", "--dir", bdir)
+	out, _ = wantExit(t, 0, "baseline", "show", "--json", "-", "main", "--dir", bdir)
 	if r, err := bench.DecodeRun(strings.NewReader(out)); err != nil || r.Name != "main" {
 		t.Errorf("show --json: %v", err)
 	}

@@ -30,7 +30,7 @@ func ggufCommand() *cli.Command {
 				ArgsUsage: "FILE",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "kv", Usage: "also print the metadata key/value pairs"},
-					&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
+					&cli.StringFlag{Name: "json", Usage: "write the listing as JSON to `FILE` (\"-\": stdout, instead of the table); written atomically"},
 				},
 				Action: ggufLs,
 			},
@@ -97,7 +97,7 @@ func ggufLs(c *cli.Context) error {
 		total += t.Bytes()
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
+	if dst := c.String("json"); dst != "" {
 		out := map[string]any{"file": a[0], "version": f.Version, "alignment": f.Alignment,
 			"data_offset": f.DataStart, "tensors": ts}
 		if c.Bool("kv") {
@@ -107,9 +107,11 @@ func ggufLs(c *cli.Context) error {
 			}
 			out["kv"] = kv
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSONTo(c, dst, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		})
 	}
 	fmt.Fprintf(w, "%s: GGUF v%d, %d tensors, %d metadata keys, alignment %d, data at %d\n",
 		a[0], f.Version, len(f.Tensors), len(f.KVs), f.Alignment, f.DataStart)

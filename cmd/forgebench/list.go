@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,7 +25,7 @@ func listCommand() *cli.Command {
 			&cli.StringFlag{Name: "suite", Usage: "only these suites: globs or /regexp/, comma-separated"},
 			&cli.StringFlag{Name: "format", Usage: "only these formats"},
 			&cli.StringFlag{Name: "family", Usage: "only these families"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of tables"},
+			&cli.StringFlag{Name: "json", Usage: "write the suites, targets and backends as JSON to `FILE` (\"-\": stdout, instead of the tables); written atomically"},
 		},
 		Action: listAction,
 	}
@@ -126,10 +127,12 @@ func listAction(c *cli.Context) error {
 		tgts = append(tgts, listTarget{t.Name, t.Vendor, t.WaveSize, t.Default, t.Dequant.ThreadsPerBlock, t.Dequant.VectorsPerThread, t.Doc})
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()})
+	if out := c.String("json"); out != "" {
+		return writeJSONTo(c, out, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()})
+		})
 	}
 	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/urfave/cli/v2"
 )
@@ -105,4 +106,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
 			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand()},
 	}
+}
+
+// writeJSONTo is every command's --json FILE: enc writes to stdout for
+// "-", else to FILE, atomically (saying so on stderr).
+func writeJSONTo(c *cli.Context, out string, enc func(io.Writer) error) error {
+	if out == "-" {
+		return enc(c.App.Writer)
+	}
+	if err := atomicfile.Write(out, 0o644, enc); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "forgebench: wrote %s\n", out)
+	return nil
 }

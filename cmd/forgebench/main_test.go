@@ -79,7 +79,7 @@ func TestLs(t *testing.T) {
 			t.Errorf("ls output lacks %s (%s):\n%s", tt.Name, tt.Type, out)
 		}
 	}
-	code, out, _ = forgebench(t, "gguf", "ls", "--json", "--kv", p)
+	code, out, _ = forgebench(t, "gguf", "ls", "--json", "-", "--kv", p)
 	var parsed struct {
 		Tensors []lsTensor        `json:"tensors"`
 		KV      map[string]string `json:"kv"`
@@ -218,5 +218,25 @@ func TestExitContract(t *testing.T) {
 	code, _, stderr := forgebench(t, "compare", "nosuch", "--dir", dir, "--run", filepath.Join(dir, "run.json"))
 	if code != exitError || !strings.Contains(stderr, `no such baseline "nosuch"`) {
 		t.Errorf("a missing baseline: exit %d, %q", code, stderr)
+	}
+}
+
+// TestJSONFlagEverywhere: list, gguf ls and baseline show take --json as
+// run does: a FILE written (and named on stderr), or - for stdout.
+func TestJSONFlagEverywhere(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "list.json")
+	code, stdout, stderr := forgebench(t, "list", "--json", out, "--format", "Q4_0")
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+out) {
+		t.Fatalf("list --json FILE: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	var v struct {
+		Suites []struct{ Name string } `json:"suites"`
+	}
+	if err := json.Unmarshal(readBytes(t, out), &v); err != nil || len(v.Suites) == 0 {
+		t.Errorf("list --json FILE: %v, %d suites", err, len(v.Suites))
+	}
+	code, stdout, _ = forgebench(t, "list", "--json", "-", "--format", "Q4_0")
+	if code != 0 || !strings.HasPrefix(stdout, "{") {
+		t.Errorf("list --json -: exit %d, %.60q", code, stdout)
 	}
 }

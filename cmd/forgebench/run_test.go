@@ -404,7 +404,7 @@ func TestList(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "matmul_f32/Q4_K matmul matmul_f32 Q4_K f32 256 144 4.5 7.11x 256x1024x16 4096x4096x16 4096x4096x64 4096x4096x512 4096x14336x16 4096x14336x64 4096x14336x512") {
 		t.Errorf("list lacks the matmul Q4_K row:\n%s", out)
 	}
-	code, out, errOut = forgebench(t, "list", "--json", "--format", "Q6_K")
+	code, out, errOut = forgebench(t, "list", "--json", "-", "--format", "Q6_K")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
