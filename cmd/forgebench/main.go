@@ -104,7 +104,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
-			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand()},
+			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand(), completionCommand()},
+		EnableBashCompletion: true,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -238,5 +239,49 @@ func TestJSONFlagEverywhere(t *testing.T) {
 	code, stdout, _ = forgebench(t, "list", "--json", "-", "--format", "Q4_0")
 	if code != 0 || !strings.HasPrefix(stdout, "{") {
 		t.Errorf("list --json -: exit %d, %.60q", code, stdout)
+	}
+}
+
+// TestCompletion: the completion scripts, and the words forgebench gives
+// them (urfave/cli's --generate-bash-completion): the commands, and a
+// command's flags. The words come from a fresh process (this test binary
+// run as forgebench): urfave/cli keeps state between apps of one process
+// and prints flag words to the process's stdout.
+func TestCompletion(t *testing.T) {
+	if args := os.Getenv("FORGEBENCH_TEST_ARGS"); args != "" {
+		os.Args = append([]string{"forgebench"}, strings.Fields(args)...) // urfave/cli reads the flag being completed there
+		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	}
+	words := func(args string) string {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCompletion$")
+		cmd.Env = append(os.Environ(), "FORGEBENCH_TEST_ARGS="+args)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("forgebench %s: %v", args, err)
+		}
+		return string(out)
+	}
+	if out := words("--generate-bash-completion"); !strings.Contains(out, "run\n") || !strings.Contains(out, "compare-llama\n") {
+		t.Errorf("commands: %q", out)
+	}
+	if out := words("run --fo --generate-bash-completion"); !strings.Contains(out, "--format") {
+		t.Errorf("run's flags: %q", out)
+	}
+	code, stdout, _ := forgebench(t, "completion", "bash")
+	if code != 0 || !strings.Contains(stdout, "complete -o bashdefault -o default -F _forgebench_complete forgebench") {
+		t.Errorf("bash: exit %d, %q", code, stdout)
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		cmd := exec.Command(bash, "-n")
+		cmd.Stdin = strings.NewReader(stdout)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("bash -n on the bash script: %v\n%s", err, out)
+		}
+	}
+	if code, stdout, _ = forgebench(t, "completion", "fish"); code != 0 || !strings.Contains(stdout, "complete -c forgebench") {
+		t.Errorf("fish: exit %d, %.200q", code, stdout)
+	}
+	if code, _, stderr := forgebench(t, "completion", "tcsh"); code != exitError || !strings.Contains(stderr, `shell "tcsh": want bash, zsh or fish`) {
+		t.Errorf("tcsh: exit %d, %q", code, stderr)
 	}
 }
