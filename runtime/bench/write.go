@@ -295,12 +295,26 @@ var CSVHeader = []string{
 	"bytes_read", "bytes_written", "compression", "warmup",
 	"n", "min_ns", "mean_ns", "max_ns", "p50_ns", "p95_ns", "p99_ns", "stddev_ns", "p50_ci_lo_ns", "p50_ci_hi_ns",
 	"elems_per_s", "gbps", "gflops", "pct_copy", "metrics",
+	"started", "backend", "device", "target", "host", "forge_commit", "interrupted",
 }
 
 // WriteCSV writes a header row (CSVHeader) and one row per result: its
 // identity, sizes and statistics (times in integer nanoseconds, shape as
-// dimensions joined by "x"). The samples themselves are in the JSON.
+// dimensions joined by "x"), then the run's start (RFC 3339), machine
+// (backend, device, target, host), forge commit (with "+dirty" when the
+// tree differed) and whether it was interrupted, so that the CSVs of
+// several runs concatenate into one table. The samples themselves are in
+// the JSON.
 func WriteCSV(w io.Writer, run *Run) error {
+	m := run.Meta
+	commit := m.ForgeCommit
+	if commit != "" && m.ForgeModified {
+		commit += "+dirty"
+	}
+	started := ""
+	if !run.Started.IsZero() {
+		started = run.Started.UTC().Format(time.RFC3339)
+	}
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
 	for i := range run.Results {
@@ -316,6 +330,7 @@ func WriteCSV(w io.Writer, run *Run) error {
 			strconv.FormatInt(r.BytesRead, 10), strconv.FormatInt(r.BytesWritten, 10), fmtFloat(r.Compression), strconv.Itoa(r.Warmup),
 			strconv.Itoa(s.N), ns(s.Min), ns(s.Mean), ns(s.Max), ns(s.P50), ns(s.P95), ns(s.P99), ns(s.StdDev), ns(s.P50Lo), ns(s.P50Hi),
 			fmtFloat(s.ElemsPS), fmtFloat(s.GBps), fmtFloat(s.GFLOPS), fmtFloat(s.PctCopy), csvMetrics(r.Metrics),
+			started, m.Backend, m.Device, m.Target, m.Hostname, commit, strconv.FormatBool(run.Interrupted),
 		})
 	}
 	cw.Flush()

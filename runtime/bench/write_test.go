@@ -103,6 +103,12 @@ func TestCSVRoundTrip(t *testing.T) {
 		if get("name") != r.Name || get("format") != r.Format || get("kernel") != r.Kernel || get("family") != "dequant" {
 			t.Errorf("row %d identity %v", i, row)
 		}
+		// The run's machine, commit and date on every row: CSVs of several runs concatenate.
+		if get("started") != run.Started.UTC().Format(time.RFC3339) || get("backend") != "cpu" || get("device") != "Test CPU @ 2.0GHz" ||
+			get("host") != "box" || get("forge_commit") != "0123456789abcdef+dirty" || get("interrupted") != "false" {
+			t.Errorf("row %d run columns: started %q backend %q device %q host %q commit %q interrupted %q", i,
+				get("started"), get("backend"), get("device"), get("host"), get("forge_commit"), get("interrupted"))
+		}
 		for k, want := range map[string]float64{
 			"n": float64(r.Stats.N), "min_ns": float64(r.Stats.Min), "p50_ns": float64(r.Stats.P50), "p95_ns": float64(r.Stats.P95),
 			"p99_ns": float64(r.Stats.P99), "max_ns": float64(r.Stats.Max), "mean_ns": float64(r.Stats.Mean), "stddev_ns": float64(r.Stats.StdDev),
