@@ -202,8 +202,12 @@ func measure(c *cli.Context) (*bench.Run, error) {
 	switch {
 	case opts.Count < 0:
 		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)
-	case opts.Elems < 0:
-		return nil, fmt.Errorf("--elems %d: want 0 (the default) or more", opts.Elems)
+	case opts.Elems < 0 || opts.Elems > maxElemsFlag:
+		return nil, fmt.Errorf("--elems %d: want 0 (the default) to %d", opts.Elems, maxElemsFlag)
+	case opts.Warmup < 0:
+		return nil, fmt.Errorf("--warmup %d: want 0 (none) or more", opts.Warmup)
+	case opts.CopyBytes < -1 || opts.CopyBytes > 0 && opts.CopyBytes < minCopyBytes || opts.CopyBytes > maxCopyBytes:
+		return nil, fmt.Errorf("--copy-bytes %d: want -1 (no roofline), 0 (the default) or %d to %d (a smaller copy times the launch, not the memory)", opts.CopyBytes, minCopyBytes, int64(maxCopyBytes))
 	case opts.LaunchesPerSample < 0:
 		return nil, fmt.Errorf("--launches-per-sample %d: want 0 (one launch per sample) or more", opts.LaunchesPerSample)
 	case opts.MinTime < 0 || opts.MaxTime < 0:
@@ -329,6 +333,15 @@ func (p *progress) finish() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// The bounds of --elems (4 Gi elements: 16 GiB of float32 output) and
+// --copy-bytes: values past them are typos, not benchmarks, and would only
+// fail to allocate (or panic) later.
+const (
+	maxElemsFlag = 1 << 32
+	minCopyBytes = 1 << 20
+	maxCopyBytes = 1 << 40
+)
 
 // parseShapes reads --shape values: ROWSxCOLS or ROWSxCOLSxBATCH, every
 // dimension a positive integer below 2^31.

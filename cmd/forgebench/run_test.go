@@ -534,3 +534,22 @@ func TestShapeFlag(t *testing.T) {
 		t.Errorf("an unused shape: exit %d, %q", code, errOut)
 	}
 }
+
+// TestRunRefusesOutOfRangeValues: values that are typos rather than
+// benchmarks exit 2 with the flag named, before anything is allocated
+// (they panicked in makeslice, or reported a 70064% roofline).
+func TestRunRefusesOutOfRangeValues(t *testing.T) {
+	for _, c := range []struct{ flag, value, want string }{
+		{"--warmup", "-3", "--warmup -3: want 0 (none) or more"},
+		{"--elems", "4611686018427387904", "--elems 4611686018427387904: want 0 (the default) to 4294967296"},
+		{"--elems", "100000000000", "--elems 100000000000: want 0"},
+		{"--copy-bytes", "-2", "--copy-bytes -2: want -1 (no roofline), 0 (the default) or 1048576 to"},
+		{"--copy-bytes", "1", "--copy-bytes 1: want -1"},
+		{"--copy-bytes", "1152921504606846976", "--copy-bytes 1152921504606846976: want -1"},
+	} {
+		code, _, errOut := forgebench(t, "run", "--backend", "cpu", "--suite", "dequant_f32/Q4_0", c.flag, c.value)
+		if code != exitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s %s: exit %d, %q", c.flag, c.value, code, errOut)
+		}
+	}
+}
