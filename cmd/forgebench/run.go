@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -353,14 +352,8 @@ func parseShapes(values []string) ([][]int, error) {
 			if one == "" {
 				continue
 			}
-			parts := strings.Split(strings.ToLower(one), "x")
-			ok := len(parts) == 2 || len(parts) == 3
-			dims := make([]int, len(parts))
-			for i := 0; ok && i < len(parts); i++ {
-				n, err := strconv.ParseInt(parts[i], 10, 32)
-				dims[i], ok = int(n), err == nil && n > 0
-			}
-			if !ok {
+			dims, ok := suite.ParseShape(one)
+			if !ok || len(dims) != 2 && len(dims) != 3 {
 				return nil, fmt.Errorf("--shape %q: want ROWSxCOLS (matvec) or ROWSxCOLSxBATCH (matmul), positive integers, e.g. 4096x14336x512", one)
 			}
 			out = append(out, dims)

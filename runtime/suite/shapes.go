@@ -3,6 +3,7 @@ package suite
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rocmforge/forge/specs/formats"
 )
@@ -27,6 +28,22 @@ func ShapeName(dims ...int) string {
 		s += strconv.Itoa(d)
 	}
 	return s
+}
+
+// ParseShape reads a shape as ShapeName writes it, "4096x14336" (any case
+// of x): its dimensions, each a positive integer below 2^31; false for
+// anything else.
+func ParseShape(s string) ([]int, bool) {
+	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "x")
+	dims := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 32)
+		if err != nil || n <= 0 {
+			return nil, false
+		}
+		dims[i] = int(n)
+	}
+	return dims, true
 }
 
 // WholeBlockShapes is shapes ([rows, cols, ...]) with each cols rounded

@@ -54,9 +54,9 @@ func parseCublas(r io.Reader, path string) (device string, us map[string]float64
 		if len(fs) != 3 {
 			return "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\", got %q", path, n, line)
 		}
-		dims, ok := parseShape(fs[0])
+		dims, ok := suite.ParseShape(fs[0])
 		v, perr := strconv.ParseFloat(fs[1], 64)
-		if !ok || perr != nil || !(v > 0) {
+		if !ok || len(dims) != 3 || perr != nil || !(v > 0) {
 			return "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\" with a positive time, got %q", path, n, line)
 		}
 		us[suite.ShapeName(dims...)] = v
@@ -68,23 +68,6 @@ func parseCublas(r io.Reader, path string) (device string, us map[string]float64
 		return "", nil, fmt.Errorf("%s: no timings (is it scripts/cublas_f16.py's output?)", path)
 	}
 	return device, us, nil
-}
-
-// parseShape reads "ROWSxCOLSxBATCH", three positive integers.
-func parseShape(s string) ([]int, bool) {
-	parts := strings.Split(strings.ToLower(s), "x")
-	if len(parts) != 3 {
-		return nil, false
-	}
-	dims := make([]int, 3)
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v <= 0 {
-			return nil, false
-		}
-		dims[i] = v
-	}
-	return dims, true
 }
 
 // AddVendor puts the vendor's time beside every matmul row of a shape it

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rocmforge/forge/runtime/backend"
@@ -210,14 +209,8 @@ func (d *Descriptor) Shapes(b backend.Backend, f *formats.Format) ([]suite.Bench
 // ParseShape parses a shape of the family's dimensions, "4096x4096",
 // every one positive.
 func (d *Descriptor) ParseShape(s string) ([]int, error) {
-	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "x")
-	ok := len(parts) == len(d.Dims)
-	dims := make([]int, len(parts))
-	for i := 0; ok && i < len(parts); i++ {
-		n, err := strconv.Atoi(parts[i])
-		dims[i], ok = n, err == nil && n > 0
-	}
-	if !ok {
+	dims, ok := suite.ParseShape(s)
+	if !ok || len(dims) != len(d.Dims) {
 		eg := strings.Repeat("x4096", len(d.Dims))[1:]
 		if d.Spec != nil && len(d.Spec.Bench.Device) > 0 {
 			eg = suite.ShapeName(d.Spec.Bench.Device[0].Dims...)
