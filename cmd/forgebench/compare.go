@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/bench"
 )
 
@@ -91,7 +88,7 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	if out != "" {
-		if err := writeComparisonJSON(c.App.Writer, out, cmp); err != nil {
+		if err := writeJSONTo(c, out, indented(cmp)); err != nil {
 			return err
 		}
 	}
@@ -99,16 +96,4 @@ func compareAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d benchmarks regressed against %s", cmp.Regressions, len(cmp.Benchmarks), label), exitRegression)
 	}
 	return nil
-}
-
-func writeComparisonJSON(stdout io.Writer, out string, cmp *bench.Comparison) error {
-	enc := func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(cmp)
-	}
-	if out == "-" {
-		return enc(stdout)
-	}
-	return atomicfile.Write(out, 0o644, enc)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -107,11 +106,7 @@ func ggufLs(c *cli.Context) error {
 			}
 			out["kv"] = kv
 		}
-		return writeJSONTo(c, dst, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		})
+		return writeJSONTo(c, dst, indented(out))
 	}
 	fmt.Fprintf(w, "%s: GGUF v%d, %d tensors, %d metadata keys, alignment %d, data at %d\n",
 		a[0], f.Version, len(f.Tensors), len(f.KVs), f.Alignment, f.DataStart)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -128,11 +126,7 @@ func listAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if out := c.String("json"); out != "" {
-		return writeJSONTo(c, out, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()})
-		})
+		return writeJSONTo(c, out, indented(map[string]any{"suites": suites, "targets": tgts, "backends": backend.Backends()}))
 	}
 	rows := [][]string{{"SUITE", "FAMILY", "KERNEL", "FORMAT", "OUTPUT", "BLOCK", "BYTES", "BITS/WEIGHT", "RATIO", "SHAPES (CPU)", "SHAPES (GPU)"}}
 	for _, s := range suites {

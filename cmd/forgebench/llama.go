@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rocmforge/forge/internal/atomicfile"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/llama"
 )
@@ -94,13 +91,5 @@ func compareLlamaAction(c *cli.Context) error {
 	if out == "" {
 		return nil
 	}
-	enc := func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(cmp)
-	}
-	if out == "-" {
-		return enc(c.App.Writer)
-	}
-	return atomicfile.Write(out, 0o644, enc)
+	return writeJSONTo(c, out, indented(cmp))
 }

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -106,6 +107,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
 			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand(), completionCommand()},
 		EnableBashCompletion: true,
+	}
+}
+
+// indented encodes v as indented JSON: --json's output.
+func indented(v any) func(io.Writer) error {
+	return func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(v)
 	}
 }
 
