@@ -68,20 +68,22 @@ func TestMatMulBatchesProblems(t *testing.T) {
 		tg := *SM90
 		tg.MatMulBatches = slices.Clone(SM90.MatMulBatches)
 		c.edit(&tg)
-		var got []string
-		for _, p := range tg.Problems([]int{64}) {
-			if p.Field == c.field && strings.Contains(p.Msg, c.want) {
-				got = append(got, p.Msg)
-			}
-		}
-		if len(got) == 0 {
-			t.Errorf("%s: no problem %q in %v", c.field, c.want, tg.Problems([]int{64}))
-		}
+		wantProblem(t, &tg, c.field, c.want)
 	}
 	tg := *SM90
 	tg.MatMulBatches = nil
 	if ps := tg.Problems([]int{64, 128}); len(ps) != 0 {
 		t.Errorf("no batch classes: %v", ps)
+	}
+}
+
+// wantProblem fails t unless tg has a problem of field whose message
+// contains want.
+func wantProblem(t *testing.T, tg *Target, field, want string) {
+	t.Helper()
+	ps := tg.Problems([]int{64})
+	if !slices.ContainsFunc(ps, func(p check.Problem) bool { return p.Field == field && strings.Contains(p.Msg, want) }) {
+		t.Errorf("%s: no problem %q in %v", field, want, ps)
 	}
 }
 
@@ -106,15 +108,7 @@ func TestMatMulIntProblems(t *testing.T) {
 		tg := *SM90
 		tg.MatMulInt = slices.Clone(SM90.MatMulInt)
 		c.edit(&tg)
-		var got []string
-		for _, p := range tg.Problems([]int{64}) {
-			if p.Field == c.field && strings.Contains(p.Msg, c.want) {
-				got = append(got, p.Msg)
-			}
-		}
-		if len(got) == 0 {
-			t.Errorf("%s: no problem %q in %v", c.field, c.want, tg.Problems([]int{64}))
-		}
+		wantProblem(t, &tg, c.field, c.want)
 	}
 	if len(SM90.MatMulInt) == 0 || SM90.MatMulInt[len(SM90.MatMulInt)-1].MaxBatch != 0 {
 		t.Errorf("sm_90's integer path should serve every batch from its last class: %+v", SM90.MatMulInt)
