@@ -12,7 +12,8 @@
 //     func (b *BlockX) Dequant(j int32) float32, with j in [0, elements per block);
 //   - a reference quantizer func (b *BlockX) Quantize(x []float32), which fills
 //     the block from exactly one block's worth of inputs, following ggml's
-//     `quantize_row_*_ref` operation for operation so that the bytes match;
+//     `quantize_row_*_ref` operation for operation so that the bytes match
+//     (the one exception: IQ4_NL's all-zero blocks, see BlockIQ4NL.Quantize);
 //   - the format's metadata, registered with register (name, ggml type id,
 //     elements and bytes per block, the integer form's sub-block), plus a
 //     one-line row loop that lets the Go compiler inline Dequant into the

@@ -61,7 +61,8 @@ func bestIndexInt8(x float32) uint8 {
 // ntry <= 0 ggml then never writes its codes and packs whatever its code
 // buffer held (the previous block's codes within one call); here that
 // buffer is fresh, so the codes are 0, which is what ggml's vectors show
-// for an all-zero first block.
+// for an all-zero first block (BlockIQ4NL.Quantize says why later blocks
+// are not made to match).
 func quantizeIQ4Impl(x []float32, ntry int, q4 []uint8, scalesH *uint16, scalesL []uint8) (d Half) {
 	n := len(x)
 	var (

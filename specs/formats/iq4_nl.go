@@ -27,6 +27,14 @@ func (b *BlockIQ4NL) Dequant(j int32) float32 {
 // ntry = -1, i.e. one pass from the scale max/-127 and no scale search; d is
 // the least-squares scale of those codes. This is not what llama-quantize
 // writes; see QuantizeChunk.
+//
+// Its bytes are ggml's except for an all-zero block that is not the first of
+// ggml's call: ggml gives it scale 0 and packs the stale codes of the block
+// before (its code buffer lives across the row), where this writes codes 0,
+// as ggml does for a first block. The values are zero either way and differ
+// only in the sign of zero. Matching ggml would make a block's bytes depend
+// on how the caller split the tensor into calls; TestIQ4NLZeroBlocks pins the
+// difference and the README states it.
 func (b *BlockIQ4NL) Quantize(x []float32) {
 	b.D = quantizeIQ4Impl(x[:32], -1, b.Qs[:], nil, nil)
 }

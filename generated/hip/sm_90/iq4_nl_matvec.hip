@@ -43,15 +43,15 @@ FORGE_DEVICE float forge_BlockIQ4NL_Dequant(const forge_BlockIQ4NL* __restrict__
 #line 23 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32_arith(b->D) * ((float)forge_kvaluesIQ4NL[(uint8_t)((uint32_t)q & 15u)]);
 }
-#line 59 "specs/formats/iq4_nl.go"
+#line 67 "specs/formats/iq4_nl.go"
 FORGE_DEVICE uint32_t forge_BlockIQ4NL_Codes(const forge_BlockIQ4NL* __restrict__ b, int32_t w) {
-#line 60 "specs/formats/iq4_nl.go"
+#line 68 "specs/formats/iq4_nl.go"
 	return forge_lut16(0xBFAD9881u, 0xF6EADDCFu, 0x26190D01u, 0x71594535u, forge_word32_a2(b->Qs + ((int32_t)(4u * (uint32_t)(w & 3)))) >> (4u * ((uint32_t)((w >> 2) & 1))));
 }
-#line 64 "specs/formats/iq4_nl.go"
+#line 72 "specs/formats/iq4_nl.go"
 FORGE_DEVICE float forge_BlockIQ4NL_Scale(const forge_BlockIQ4NL* __restrict__ b, int32_t s) {
 	(void)s;
-#line 64 "specs/formats/iq4_nl.go"
+#line 72 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32(b->D);
 }
 #line 58 "generated/hip/sm_90/iq4_nl_matvec.hip"

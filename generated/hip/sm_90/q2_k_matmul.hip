@@ -178,7 +178,7 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_INT_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 128
+#define FORGE_TUNE_MATMUL_INT_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
@@ -571,12 +571,6 @@ FORGE_DEVICE void forge_mm_cp_commit() { asm volatile("cp.async.commit_group;\n"
 template <int N>
 FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
-// forge_mm_i2f is (float)c for |c| < 2^22, exactly, in an integer add and
-// a float subtract (1.5·2^23 + c has c in its low mantissa bits): the
-// conversion instruction issues at a quarter of their rate or less, and a
-// product of 32 int8 pairs is below 32·127·127 < 2^19.
-FORGE_DEVICE float forge_mm_i2f(int32_t c) { return __int_as_float(c + 0x4B400000) - 12582912.0f; }
-
 // forge_matmul_f32_q2_k_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
@@ -737,13 +731,25 @@ forge_matmul_f32_q2_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 			const uint8_t* const raw = raw0 + (uint32_t)(kb & 1) * L::Raw;
 			// row m's step starts at byte shift(m) of its staged row
 #define FORGE_MM_ROW(m) (raw + (m) * RBP + (Copy != 0 ? 0u : (uint32_t)(((uint64_t)(m0 + (m)) * rowbytes + (uint64_t)kb * RB) & 3)))
-			constexpr uint32_t WPR = BK / 4; // words of codes per row
-#pragma unroll 4
-			for (uint32_t e = tid; e < BM * WPR; e += Threads) {
-				const uint32_t m = e / WPR, kw = e % WPR;
-				const forge_BlockQ2_K* b = reinterpret_cast<const forge_BlockQ2_K*>(FORGE_MM_ROW(m) + (4 * kw / BE) * BB);
-				uint32_t c = forge_BlockQ2_K_Codes(b, (int32_t)((4 * kw % BE) / 4));
-				*reinterpret_cast<uint32_t*>(codes + m * LD + 4 * kw) = c;
+			// A thread decodes the eight words of one 32-element group at a
+			// time: the group's words share their block's loads (Q4_0's
+			// word w and w + 4 are one word's two nibbles), and the codes go
+			// out in two 16-byte stores. (Word by word, rows apart, cost Q4_0
+			// a fifth of its instructions at 4096×14336×512.)
+			constexpr uint32_t GPR = BK / 32; // groups of 32 per row of the step
+#pragma unroll 2
+			for (uint32_t e = tid; e < BM * GPR; e += Threads) {
+				const uint32_t m = e / GPR, kg = e % GPR;
+				const forge_BlockQ2_K* b = reinterpret_cast<const forge_BlockQ2_K*>(FORGE_MM_ROW(m) + (32 * kg / BE) * BB);
+				const int32_t w0 = (int32_t)((32 * kg % BE) / 4);
+				uint32_t c[8];
+#pragma unroll
+				for (int32_t u = 0; u < 8; ++u) {
+					c[u] = forge_BlockQ2_K_Codes(b, w0 + u);
+				}
+				uint4* const to = reinterpret_cast<uint4*>(codes + m * LD + 32 * kg); // LD and 32·kg are multiples of 16
+				to[0] = make_uint4(c[0], c[1], c[2], c[3]);
+				to[1] = make_uint4(c[4], c[5], c[6], c[7]);
 			}
 			for (uint32_t e = tid; e < BM * NS; e += Threads) {
 				const uint32_t m = e / NS, sb = e % NS;
@@ -809,10 +815,13 @@ forge_matmul_f32_q2_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 						} else {
 							forge_mm_mma_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
 						}
-						acc[i][j][0] = forge_fmaf(forge_mm_i2f(c[0]), s0 * dx[j][0], acc[i][j][0]);
-						acc[i][j][1] = forge_fmaf(forge_mm_i2f(c[1]), s0 * dx[j][1], acc[i][j][1]);
-						acc[i][j][2] = forge_fmaf(forge_mm_i2f(c[2]), s1 * dx[j][0], acc[i][j][2]);
-						acc[i][j][3] = forge_fmaf(forge_mm_i2f(c[3]), s1 * dx[j][1], acc[i][j][3]);
+						// (float)c is exact (|c| < 32·127·127 < 2^24) and one
+						// conversion; an integer add and a float subtract
+						// (1.5·2^23 + c) cost 7–10% more at 4096×14336×512.
+						acc[i][j][0] = forge_fmaf((float)c[0], s0 * dx[j][0], acc[i][j][0]);
+						acc[i][j][1] = forge_fmaf((float)c[1], s0 * dx[j][1], acc[i][j][1]);
+						acc[i][j][2] = forge_fmaf((float)c[2], s1 * dx[j][0], acc[i][j][2]);
+						acc[i][j][3] = forge_fmaf((float)c[3], s1 * dx[j][1], acc[i][j][3]);
 						if (Off) {
 							const float x0s = SUB == 32 ? sx[j][0][0] + sx[j][0][1] : sx[j][0][h];
 							const float x1s = SUB == 32 ? sx[j][1][0] + sx[j][1][1] : sx[j][1][h];
