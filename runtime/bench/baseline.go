@@ -3,11 +3,14 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rocmforge/forge/internal/atomicfile"
 )
 
 // DefaultBaselineDir is where forgebench keeps baselines unless told
@@ -60,9 +63,11 @@ func (s BaselineStore) dir() string {
 func (s BaselineStore) Path(name string) string { return filepath.Join(s.dir(), name+".json") }
 
 // Save writes run as baseline name, atomically, creating the directory if
-// needed. It refuses to replace an existing baseline unless force is set,
-// and never replaces a file it cannot read as a run or baseline (a corrupt
-// or foreign file is reported and left as it is, even with force). run is
+// needed. Without force it creates the file exclusively: of concurrent
+// saves of one name exactly one succeeds and the others are told it already
+// exists. With force it replaces an existing baseline, but never a file it
+// cannot read as a run or baseline (a corrupt or foreign file is reported
+// and left as it is), nor anything atomicfile refuses to replace. run is
 // not modified; the saved copy has Name set.
 func (s BaselineStore) Save(name string, run *Run, force bool) (path string, err error) {
 	if err := ValidName(name); err != nil {
@@ -75,22 +80,52 @@ func (s BaselineStore) Save(name string, run *Run, force bool) (path string, err
 		return "", fmt.Errorf("cannot create the baseline directory %s: %w", s.dir(), err)
 	}
 	path = s.Path(name)
+	exists := fmt.Errorf("baseline %q already exists (%s); use --force to replace it", name, path)
 	if _, err := os.Lstat(path); err == nil {
+		// Checked before reading it: opening a FIFO would block.
+		if err := atomicfile.Check(path); err != nil {
+			return "", err
+		}
 		if _, rerr := ReadRun(path); rerr != nil {
 			return "", fmt.Errorf("existing baseline %q cannot be read, so it is not replaced (inspect it, move it away or `forgebench baseline delete %s`): %w", name, name, rerr)
 		}
 		if !force {
-			return "", fmt.Errorf("baseline %q already exists (%s); use --force to replace it", name, path)
+			return "", exists
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	b := *run
 	b.Name = name
-	if err := WriteRun(path, &b); err != nil {
+	if force {
+		err = WriteRun(path, &b)
+	} else {
+		// The check above is only a courtesy: another save may create
+		// the name after it, which atomicfile.Create refuses to replace.
+		err = createRun(path, &b)
+		if errors.Is(err, fs.ErrExist) {
+			err = exists
+		}
+	}
+	if err != nil {
 		return "", err
 	}
 	return path, nil
+}
+
+// createRun is WriteRun for a file that must not exist yet.
+func createRun(path string, run *Run) error {
+	r := *run
+	if r.Kind == "" {
+		r.Kind = Kind
+	}
+	if r.Schema == 0 {
+		r.Schema = SchemaVersion
+	}
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("not writing %s: %w", path, err)
+	}
+	return atomicfile.Create(path, 0o644, func(w io.Writer) error { return EncodeRun(w, &r) })
 }
 
 // Load reads baseline name. A missing baseline wraps ErrNoBaseline; a
