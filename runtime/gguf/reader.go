@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Limits of the format and of this reader.
@@ -24,12 +27,34 @@ const (
 	// MaxArrayDepth is how deeply metadata arrays may nest (an array of
 	// arrays has depth 2); deeper nesting is refused.
 	MaxArrayDepth = 8
+	// MaxHeaderMemory is the most memory Read takes to hold a file's header
+	// (its metadata and tensor infos), as counted by the costs below: a file
+	// whose header needs more is refused before that memory is allocated.
+	// It is several times what the largest real headers need (a 200,000-token
+	// vocabulary with its 450,000 merges takes about 20 MiB), and low enough
+	// that a Go program reads any file under `ulimit -v 1000000`, which
+	// leaves it about 220 MB of heap.
+	MaxHeaderMemory = 64 << 20
 )
 
+const magic = "GGUF"
+
+// What each item of a header costs in memory, charged against
+// MaxHeaderMemory before it is allocated, besides the bytes of its strings
+// and fixed-size array elements: Go's headers; for each key/value pair and
+// tensor info, its place in a table that grows as entries are read (counted
+// twice: while the table grows, its old copy is garbage not yet collected)
+// and a map entry (with the map's slack); a tensor's dims and its place in
+// the overlap check.
 const (
-	magic     = "GGUF"
-	minKV     = 8 + 4 + 1     // key length, value type, smallest value
-	minTensor = 8 + 4 + 4 + 8 // name length, n_dims, type, offset
+	mapEntryCost   = 64
+	kvCost         = 2*int64(unsafe.Sizeof(KV{})) + mapEntryCost
+	tensorCost     = 2*int64(unsafe.Sizeof(Tensor{})) + MaxDims*8 + mapEntryCost + 8
+	arrayCost      = int64(unsafe.Sizeof(array{}))
+	stringElemCost = int64(unsafe.Sizeof(""))
+	arrayElemCost  = int64(unsafe.Sizeof(Value{})) + arrayCost
+	maxKVs         = uint64(MaxHeaderMemory / kvCost)
+	maxTensors     = uint64(MaxHeaderMemory / tensorCost)
 )
 
 // FormatError reports a malformed or unsupported file: what was wrong and
@@ -143,7 +168,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 		return nil, fmt.Errorf("gguf: negative file size %d", size)
 	}
 	buf := int(min(size, 64<<10)) // no bigger than the file: a corrupt small file costs little
-	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), buf), size: size}
+	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), buf), size: size, budget: MaxHeaderMemory}
 	f := &File{Size: size, Alignment: DefaultAlignment, r: r}
 	if err := f.parse(d); err != nil {
 		return nil, err
@@ -152,8 +177,11 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 }
 
 func (f *File) parse(d *decoder) error {
-	if d.size < 4 {
-		return d.errAt(0, "file is %d bytes, too short for a GGUF header", d.size)
+	switch {
+	case d.size == 0:
+		return d.errAt(0, "empty file: not a GGUF file")
+	case d.size < 4:
+		return d.errAt(0, "file truncated: %d bytes, too short for a GGUF header", d.size)
 	}
 	m, err := d.bytes(4, "magic")
 	if err != nil {
@@ -181,20 +209,21 @@ func (f *File) parse(d *decoder) error {
 	if err != nil {
 		return err
 	}
+	if nTensors > maxTensors {
+		return d.errAt(8, "tensor count %d is more than the %d tensor infos that a header may hold in memory (MaxHeaderMemory)", nTensors, maxTensors)
+	}
 	nKV, err := d.u64("metadata count")
 	if err != nil {
 		return err
 	}
-	// Every entry takes some bytes, so the counts are bounded by what is left.
-	// That bound is loose in a large file, so slices are not sized from the
-	// counts (see capHint): memory grows only with entries actually read.
-	if nKV > uint64(d.left()/minKV) {
-		return d.errAt(16, "metadata count %d is impossible: the %d bytes after the header hold at most %d entries", nKV, d.left(), d.left()/minKV)
+	if nKV > maxKVs {
+		return d.errAt(16, "metadata count %d is more than the %d entries that a header may hold in memory (MaxHeaderMemory)", nKV, maxKVs)
 	}
-	if room := d.left() - int64(nKV)*minKV; nTensors > uint64(room/minTensor) {
-		return d.errAt(8, "tensor count %d is impossible: the %d bytes after the header hold at most %d tensor infos besides %d metadata entries", nTensors, d.left(), room/minTensor, nKV)
-	}
-
+	// A count within those limits that the rest of the file cannot hold
+	// means a truncated file (or a corrupt count): reading the entries
+	// finds where the file ends and says so. Slices are not sized from the
+	// counts (see capHint): memory grows only with entries actually read,
+	// each charged to the budget first.
 	f.KVs = make([]KV, 0, capHint(nKV))
 	f.keys = make(map[string]int, capHint(nKV))
 	for i := range nKV {
@@ -223,61 +252,99 @@ func (f *File) parse(d *decoder) error {
 			return err
 		}
 	}
-	return nil
+	return f.checkOverlap()
 }
 
+// readKV reads metadata entry i, naming it in an error: by its key once
+// that is read. The name is made only for an error, so that reading many
+// entries leaves no garbage behind.
 func (f *File) readKV(d *decoder, i uint64) error {
-	start := d.off
-	key, err := d.str("key")
-	if err != nil {
+	key, err := f.kv(d)
+	switch {
+	case err == nil:
+		return nil
+	case key == "":
 		return withItem(err, fmt.Sprintf("metadata entry %d", i))
 	}
-	item := "key " + quote(key)
+	return withItem(err, "key "+quote(key))
+}
+
+// kv reads a metadata entry, returning its key (once read) with an error
+// that does not name it.
+func (f *File) kv(d *decoder) (key string, err error) {
+	start := d.off
+	if !d.charge(1, kvCost) {
+		return "", d.overBudget(start, 1, kvCost, "metadata entry")
+	}
+	if key, err = d.str("key"); err != nil {
+		return "", err
+	}
+	if key == "" {
+		// ggml refuses empty keys; a run of zeros read as metadata is a run
+		// of them.
+		return "", d.errAt(start, "empty key")
+	}
 	if _, dup := f.keys[key]; dup {
-		return d.errAt(start, "duplicate metadata key").with(item)
+		return key, d.errAt(start, "duplicate metadata key")
 	}
 	tpos := d.off
 	t, err := d.u32("value type")
 	if err != nil {
-		return withItem(err, item)
+		return key, err
 	}
 	vpos := d.off
 	val, err := d.value(ValueType(t), 1, tpos)
 	if err != nil {
-		return withItem(err, item)
+		return key, err
 	}
 	if key == AlignmentKey {
 		a, ok := val.Uint64()
 		switch {
 		case val.Type() != TypeUint32:
-			return d.errAt(tpos, "type %s, want uint32", val.TypeName()).with(item)
+			return key, d.errAt(tpos, "type %s, want uint32", val.TypeName())
 		case !ok || a == 0 || a&(a-1) != 0:
-			return d.errAt(vpos, "alignment %d is not a power of two", a).with(item)
+			return key, d.errAt(vpos, "alignment %d is not a power of two", a)
 		}
 		f.Alignment = int64(a)
 	}
 	f.keys[key] = len(f.KVs)
 	f.KVs = append(f.KVs, KV{Key: key, Value: val})
-	return nil
+	return key, nil
 }
 
+// readTensorInfo reads tensor info i, naming it in an error: by its name
+// once that is read (made only for an error, as in readKV).
 func (f *File) readTensorInfo(d *decoder, i uint64) error {
-	start := d.off
-	name, err := d.str("name")
-	if err != nil {
+	name, err := f.tensorInfo(d)
+	switch {
+	case err == nil:
+		return nil
+	case name == "":
 		return withItem(err, fmt.Sprintf("tensor info %d", i))
 	}
-	item := "tensor " + quote(name)
+	return withItem(err, "tensor "+quote(name))
+}
+
+// tensorInfo reads a tensor info, returning its name (once read) with an
+// error that does not name it.
+func (f *File) tensorInfo(d *decoder) (name string, err error) {
+	start := d.off
+	if !d.charge(1, tensorCost) {
+		return "", d.overBudget(start, 1, tensorCost, "tensor info")
+	}
+	if name, err = d.str("name"); err != nil {
+		return "", err
+	}
 	if _, dup := f.tensors[name]; dup {
-		return d.errAt(start, "duplicate tensor name").with(item)
+		return name, d.errAt(start, "duplicate tensor name")
 	}
 	npos := d.off
 	n, err := d.u32("dimension count")
 	if err != nil {
-		return withItem(err, item)
+		return name, err
 	}
 	if n > MaxDims {
-		return d.errAt(npos, "%d dimensions, at most %d are allowed", n, MaxDims).with(item)
+		return name, d.errAt(npos, "%d dimensions, at most %d are allowed", n, MaxDims)
 	}
 	t := Tensor{Name: name, Dims: make([]int64, n)}
 	elems := int64(1)
@@ -285,57 +352,57 @@ func (f *File) readTensorInfo(d *decoder, i uint64) error {
 		pos := d.off
 		ne, err := d.u64("dimension")
 		if err != nil {
-			return withItem(err, item)
+			return name, err
 		}
 		if ne > math.MaxInt64 {
-			return d.errAt(pos, "dimension %d is %d, too large", j, ne).with(item)
+			return name, d.errAt(pos, "dimension %d is %d, too large", j, ne)
 		}
 		t.Dims[j] = int64(ne)
 		var ok bool
 		if elems, ok = mul(elems, int64(ne)); !ok {
-			return d.errAt(pos, "element count of shape %v overflows int64", t.Dims[:j+1]).with(item)
+			return name, d.errAt(pos, "element count of shape %v overflows int64", t.Dims[:j+1])
 		}
 	}
 	tpos := d.off
 	id, err := d.u32("type")
 	if err != nil {
-		return withItem(err, item)
+		return name, err
 	}
 	t.Type = GGMLType(id)
 	tt, ok := t.Type.Traits()
 	switch {
 	case int64(id) >= int64(len(typeTable)):
-		return d.errAt(tpos, "unknown ggml type id %d", id).with(item)
+		return name, d.errAt(tpos, "unknown ggml type id %d", id)
 	case !ok:
-		return d.errAt(tpos, "ggml type %s (id %d) has been removed from ggml and cannot be read", t.Type, id).with(item)
+		return name, d.errAt(tpos, "ggml type %s (id %d) has been removed from ggml and cannot be read", t.Type, id)
 	}
 	ne0 := int64(1)
 	if n > 0 {
 		ne0 = t.Dims[0]
 	}
 	if ne0%int64(tt.BlockElems) != 0 {
-		return d.errAt(tpos, "row of %d elements (dims[0]) is not a whole number of %d-element %s blocks", ne0, tt.BlockElems, t.Type).with(item)
+		return name, d.errAt(tpos, "row of %d elements (dims[0]) is not a whole number of %d-element %s blocks", ne0, tt.BlockElems, t.Type)
 	}
 	rowBytes, ok := mul(ne0/int64(tt.BlockElems), int64(tt.BlockBytes))
 	if ok && ne0 > 0 {
 		t.bytes, ok = mul(rowBytes, elems/ne0)
 	}
 	if !ok {
-		return d.errAt(tpos, "byte size of %s tensor of shape %v overflows int64", t.Type, t.Dims).with(item)
+		return name, d.errAt(tpos, "byte size of %s tensor of shape %v overflows int64", t.Type, t.Dims)
 	}
 	t.elems = elems
 	opos := d.off
 	off, err := d.u64("data offset")
 	if err != nil {
-		return withItem(err, item)
+		return name, err
 	}
 	if off > math.MaxInt64 {
-		return d.errAt(opos, "data offset %d is too large", off).with(item)
+		return name, d.errAt(opos, "data offset %d is too large", off)
 	}
 	t.Offset = int64(off)
 	f.tensors[name] = len(f.Tensors)
 	f.Tensors = append(f.Tensors, t)
-	return nil
+	return name, nil
 }
 
 // place checks a tensor's data range against the alignment and the file
@@ -349,12 +416,37 @@ func (f *File) place(t *Tensor) error {
 	// uint64, and so is end once start <= Size.
 	start := uint64(f.DataStart) + uint64(t.Offset)
 	if start > uint64(f.Size) {
-		return (&FormatError{Offset: -1, Msg: fmt.Sprintf("data starts at byte %d, past the end of the file (%d bytes)", start, f.Size)}).with(item)
+		return (&FormatError{Offset: -1, Msg: fmt.Sprintf("data starts at byte %d, past the end of the file (%d bytes): the file is truncated or the offset corrupt", start, f.Size)}).with(item)
 	}
 	if end := start + uint64(t.bytes); end > uint64(f.Size) {
-		return (&FormatError{Offset: -1, Msg: fmt.Sprintf("data [%d, %d) ends past end of file (%d bytes)", start, end, f.Size)}).with(item)
+		return (&FormatError{Offset: -1, Msg: fmt.Sprintf("data [%d, %d) ends past the end of the file (%d bytes): the file is truncated or the offset corrupt", start, end, f.Size)}).with(item)
 	}
 	t.FileOffset = int64(start)
+	return nil
+}
+
+// checkOverlap refuses tensors whose data share bytes. ggml wants tensors
+// packed back to back in file order, which rules that out; this reader
+// allows any order and gaps, so it checks it directly. Zero-byte tensors
+// hold no data and may lie anywhere.
+func (f *File) checkOverlap() error {
+	order := make([]int, 0, len(f.Tensors))
+	for i := range f.Tensors {
+		if f.Tensors[i].bytes > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(f.Tensors[a].FileOffset, f.Tensors[b].FileOffset)
+	})
+	// Sorted by start, the first overlap is between neighbours.
+	for k := 1; k < len(order); k++ {
+		p, t := &f.Tensors[order[k-1]], &f.Tensors[order[k]]
+		if pend := p.FileOffset + p.bytes; t.FileOffset < pend {
+			return (&FormatError{Offset: -1, Msg: fmt.Sprintf("data [%d, %d) overlaps the data [%d, %d) of tensor %s",
+				t.FileOffset, t.FileOffset+t.bytes, p.FileOffset, pend, quote(p.Name))}).with("tensor " + quote(t.Name))
+		}
+	}
 	return nil
 }
 
@@ -382,12 +474,15 @@ func mul(a, b int64) (int64, bool) {
 	return int64(lo), true
 }
 
-// decoder reads the header sequentially, tracking the byte offset and
-// checking every read against the bytes left in the file.
+// decoder reads the header sequentially, tracking the byte offset,
+// checking every read against the bytes left in the file and every
+// allocation against the memory budget.
 type decoder struct {
-	r    *bufio.Reader
-	off  int64 // offset of the next byte
-	size int64
+	r       *bufio.Reader
+	off     int64 // offset of the next byte
+	size    int64
+	budget  int64 // bytes of MaxHeaderMemory not yet charged
+	scratch [8]byte
 }
 
 func (d *decoder) left() int64 { return d.size - d.off }
@@ -396,9 +491,11 @@ func (d *decoder) errAt(off int64, format string, args ...any) *FormatError {
 	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
+// with names the key or tensor in e, unless it names one already; an Item
+// that is only an element index (see inElement) gets the name in front.
 func (e *FormatError) with(item string) *FormatError {
-	if e.Item == "" {
-		e.Item = item
+	if e.Item == "" || e.Item[0] == '[' {
+		e.Item = item + e.Item
 	}
 	return e
 }
@@ -411,53 +508,122 @@ func withItem(err error, item string) error {
 	return err
 }
 
-// bytes reads n bytes, failing cleanly when fewer than n remain.
-func (d *decoder) bytes(n int64, what string) ([]byte, error) {
-	if n < 0 || n > d.left() {
-		if d.left() == 0 {
-			return nil, d.errAt(d.off, "file ends before the %s", what)
+// inElement adds to a *FormatError's Item the index of the array element
+// it is about (`key "k"[3][0]`, with the key added last by with); it is
+// added on the way out, so that reading an element builds no message.
+func inElement(err error, i int) error {
+	if fe, ok := errors.AsType[*FormatError](err); ok {
+		fe.Item = fmt.Sprintf("[%d]", i) + fe.Item
+	}
+	return err
+}
+
+// charge takes count items of each bytes from the memory budget, before
+// they are allocated, reporting whether the budget covered them.
+func (d *decoder) charge(count uint64, each int64) bool {
+	if each == 0 || count <= uint64(d.budget/each) {
+		d.budget -= int64(count) * each
+		return true
+	}
+	return false
+}
+
+// overBudget is the error for what, read at byte pos, whose count items of
+// each bytes the budget does not cover.
+func (d *decoder) overBudget(pos int64, count uint64, each int64, what string) *FormatError {
+	need := "more than 2^64 bytes"
+	if hi, lo := bits.Mul64(count, uint64(each)); hi == 0 {
+		need = fmt.Sprintf("%d bytes", lo)
+	}
+	return d.errAt(pos, "%s needs %s of memory, more than the %d bytes left of the %d MiB that a header may take (MaxHeaderMemory)", what, need, d.budget, MaxHeaderMemory>>20)
+}
+
+// truncated reports that the file ends before the n bytes of what at d.off.
+func (d *decoder) truncated(n int64, what string) *FormatError {
+	if d.left() == 0 {
+		return d.errAt(d.off, "file truncated: it ends before the %s", what)
+	}
+	return d.errAt(d.off, "file truncated: the %s needs %d bytes but only %d remain", what, n, d.left())
+}
+
+// read fills b from the file, failing cleanly when fewer bytes remain.
+func (d *decoder) read(b []byte, what string) error {
+	if int64(len(b)) > d.left() {
+		return d.truncated(int64(len(b)), what)
+	}
+	n, err := io.ReadFull(d.r, b)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return d.errAt(d.off, "file truncated: its data ends at byte %d, before the stated size of %d bytes, in the %s", d.off+int64(n), d.size, what)
 		}
-		return nil, d.errAt(d.off, "%s needs %d bytes but only %d remain before the end of the file", what, n, d.left())
+		return fmt.Errorf("gguf: reading the %s at byte %d: %w", what, d.off, err)
+	}
+	d.off += int64(n)
+	return nil
+}
+
+// bytes reads n bytes, which the caller has charged to the budget.
+func (d *decoder) bytes(n int64, what string) ([]byte, error) {
+	if n > d.left() {
+		return nil, d.truncated(n, what)
 	}
 	b := make([]byte, n)
-	if _, err := io.ReadFull(d.r, b); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, d.errAt(d.off, "reading the %s: data ends before the stated file size %d", what, d.size)
-		}
-		return nil, fmt.Errorf("gguf: reading the %s at byte %d: %w", what, d.off, err)
+	if err := d.read(b, what); err != nil {
+		return nil, err
 	}
-	d.off += n
 	return b, nil
 }
 
 func (d *decoder) u32(what string) (uint32, error) {
-	b, err := d.bytes(4, what)
-	if err != nil {
+	b := d.scratch[:4]
+	if err := d.read(b, what); err != nil {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint32(b), nil
 }
 
 func (d *decoder) u64(what string) (uint64, error) {
-	b, err := d.bytes(8, what)
-	if err != nil {
+	b := d.scratch[:8]
+	if err := d.read(b, what); err != nil {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint64(b), nil
 }
 
-// str reads a length-prefixed string.
+// str reads a length-prefixed string, charging its bytes to the budget.
+// The string is allocated once, at its size, and filled from the read
+// buffer.
 func (d *decoder) str(what string) (string, error) {
 	pos := d.off
-	n, err := d.u64(what + " length")
+	if d.left() < 8 { // described here, so that the common path builds no message
+		return "", d.truncated(8, what+" length")
+	}
+	n, err := d.u64(what)
 	if err != nil {
 		return "", err
 	}
 	if n > uint64(d.left()) {
-		return "", d.errAt(pos, "%s length %d runs past the end of the file (%d bytes remain)", what, n, d.left())
+		return "", d.errAt(pos, "%s length %d runs past the end of the file (%d bytes remain): the file is truncated or the length corrupt", what, n, d.left())
 	}
-	b, err := d.bytes(int64(n), what)
-	return string(b), err
+	if !d.charge(n, 1) {
+		return "", d.overBudget(pos, n, 1, fmt.Sprintf("%s length %d", what, n))
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	for rem := int(n); rem > 0; {
+		chunk, err := d.r.Peek(min(rem, d.r.Size()))
+		b.Write(chunk)
+		d.r.Discard(len(chunk))
+		d.off += int64(len(chunk))
+		rem -= len(chunk)
+		if err != nil && rem > 0 {
+			if errors.Is(err, io.EOF) {
+				return "", d.errAt(d.off, "file truncated: its data ends at byte %d, before the stated size of %d bytes, in the %s", d.off, d.size, what)
+			}
+			return "", fmt.Errorf("gguf: reading the %s at byte %d: %w", what, d.off, err)
+		}
+	}
+	return b.String(), nil
 }
 
 // value reads a value of type t whose type id was at byte tpos; depth is the
@@ -471,16 +637,23 @@ func (d *decoder) value(t ValueType, depth int, tpos int64) (Value, error) {
 		s, err := d.str("string")
 		return Value{valid: true, typ: TypeString, str: s}, err
 	case TypeArray:
+		if !d.charge(1, arrayCost) {
+			return Value{}, d.overBudget(tpos, 1, arrayCost, "array")
+		}
 		a, err := d.array(depth)
 		return Value{valid: true, typ: TypeArray, arr: a}, err
 	}
-	b, err := d.bytes(t.size(), t.String()+" value")
-	if err != nil {
+	b := d.scratch[:t.size()]
+	if int64(len(b)) > d.left() { // described here, so that the common path builds no message
+		return Value{}, d.truncated(int64(len(b)), t.String()+" value")
+	}
+	if err := d.read(b, "value"); err != nil {
 		return Value{}, err
 	}
 	return scalar(t, b), nil
 }
 
+// array reads an array whose own memory (arrayCost) has been charged.
 func (d *decoder) array(depth int) (*array, error) {
 	if depth > MaxArrayDepth {
 		return nil, d.errAt(d.off, "arrays nested more than %d deep", MaxArrayDepth)
@@ -499,31 +672,44 @@ func (d *decoder) array(depth int) (*array, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every element takes at least minSize bytes of the file, and its
+	// memory is charged before the slice is made at its full length (as
+	// ggml does; growing it by appending would leave as much again in
+	// garbage): an array takes no more than is left of the budget, and
+	// no more than 2× (strings) or 11× (arrays) the bytes that remain.
 	if max := d.left() / a.elem.minSize(); n > uint64(max) {
-		return nil, d.errAt(npos, "array of %d %s elements runs past the end of the file (%d bytes remain, room for at most %d)", n, a.elem, d.left(), max)
+		return nil, d.errAt(npos, "array of %d %s elements runs past the end of the file (%d bytes remain, room for at most %d): the file is truncated or the length corrupt", n, a.elem, d.left(), max)
+	}
+	each := a.elem.size()
+	switch a.elem {
+	case TypeString:
+		each = stringElemCost
+	case TypeArray:
+		each = arrayElemCost
+	}
+	if !d.charge(n, each) {
+		return nil, d.overBudget(npos, n, each, fmt.Sprintf("array of %d %s elements", n, a.elem))
 	}
 	a.n = int(n)
 	switch a.elem {
 	case TypeString:
-		a.strs = make([]string, 0, capHint(n))
-		for i := range a.n {
-			s, err := d.str(fmt.Sprintf("string %d of the array", i))
-			if err != nil {
-				return nil, err
+		a.strs = make([]string, a.n)
+		for i := range a.strs {
+			if a.strs[i], err = d.str("string"); err != nil {
+				return nil, inElement(err, i)
 			}
-			a.strs = append(a.strs, s)
 		}
 	case TypeArray:
-		a.vals = make([]Value, 0, capHint(n))
-		for range a.n {
+		a.vals = make([]Value, a.n)
+		for i := range a.vals {
 			sub, err := d.array(depth + 1)
 			if err != nil {
-				return nil, err
+				return nil, inElement(err, i)
 			}
-			a.vals = append(a.vals, Value{valid: true, typ: TypeArray, arr: sub})
+			a.vals[i] = Value{valid: true, typ: TypeArray, arr: sub}
 		}
 	default:
-		if a.raw, err = d.bytes(int64(a.n)*a.elem.size(), "array data"); err != nil {
+		if a.raw, err = d.bytes(int64(a.n)*each, "array data"); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rocmforge/forge/internal/sharedtest"
@@ -242,13 +243,19 @@ func TestTinyDequant(t *testing.T) {
 }
 
 // TestTinyTruncated reads every prefix of tiny.gguf up past the data start,
-// and a sample of longer ones: each must be an error, never a panic.
+// and a sample of longer ones: each must be an error that says the file is
+// truncated (the truncated-mid-header.gguf, a prefix that ends in
+// the metadata, was reported as "tensor count 24 is impossible"), never a
+// panic.
 func TestTinyTruncated(t *testing.T) {
 	_, want, raw := loadTiny(t)
 	check := func(n int) {
 		f, err := gguf.Read(bytesReader(raw[:n]), int64(n))
 		if err == nil {
 			t.Fatalf("prefix of %d bytes: no error (%d tensors)", n, len(f.Tensors))
+		}
+		if n > 0 && !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("prefix of %d bytes: %v; want it to say the file is truncated", n, err)
 		}
 	}
 	limit := int(want.TensorDataStart) + 4096
