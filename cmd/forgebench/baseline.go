@@ -79,6 +79,11 @@ func baselineSave(c *cli.Context) error {
 	}
 	var run *bench.Run
 	if from := c.String("from"); from != "" {
+		// Nothing is measured, but a bad run flag is still an error (exit
+		// 2), as it is for a live save, not silently ignored.
+		if _, err := benchOptions(c); err != nil {
+			return err
+		}
 		run, err = bench.ReadRun(from)
 	} else {
 		run, err = measure(c)
@@ -116,16 +121,21 @@ func baselineList(c *cli.Context) error {
 	for _, e := range ents {
 		if e.Err != nil {
 			bad++
-			fmt.Fprintf(tw, "%s\t-\t-\tUNREADABLE: %v\n", e.Name, e.Err)
+			fmt.Fprintf(tw, "%s\t-\t-\tUNREADABLE: %s\n", e.Name, bench.Printable(e.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.Name, e.Run.Started.Format("2006-01-02 15:04"), len(e.Run.Results), runMachine(e.Run.Meta))
+		machine := runMachine(e.Run.Meta)
+		if len(e.Run.Results) == 0 { // compare refuses it: as unusable as an unreadable one
+			bad++
+			machine = "EMPTY: no results, compare refuses it"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.Name, e.Run.Started.Format("2006-01-02 15:04"), len(e.Run.Results), machine)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d baseline files in %s cannot be read (listed above)", bad, len(ents), s.Dir)
+		return fmt.Errorf("%d of %d baseline files in %s cannot be read or hold no results (listed above)", bad, len(ents), s.Dir)
 	}
 	return nil
 }
@@ -140,9 +150,18 @@ func baselineShow(c *cli.Context) error {
 		return err
 	}
 	if out := c.String("json"); out != "" {
-		return writeJSONTo(c, out, func(w io.Writer) error { return bench.EncodeRun(w, run) })
+		err = writeJSONTo(c, out, func(w io.Writer) error { return bench.EncodeRun(w, run) })
+	} else {
+		err = showBaselineRun(c.App.Writer, run)
 	}
-	return showBaselineRun(c.App.Writer, run)
+	if err != nil {
+		return err
+	}
+	// Shown, but not passed as good: compare refuses an empty baseline.
+	if err := bench.CheckHasResults(run, fmt.Sprintf("baseline %s (%s)", a[0], baselineStore(c).Path(a[0]))); err != nil {
+		return fmt.Errorf("%s: %w: compare refuses it; save a run over it (--force) or delete it", cmdPath(c), err)
+	}
+	return nil
 }
 
 func baselineDelete(c *cli.Context) error {
@@ -158,7 +177,8 @@ func baselineDelete(c *cli.Context) error {
 	return nil
 }
 
-// machine is a run's hardware and software in one line.
+// runMachine is a run's hardware and software in one line, shown through
+// bench.Printable (a run file's strings are anyone's).
 func runMachine(m bench.Meta) string {
 	var parts []string
 	for _, s := range []string{m.Backend, m.Device, m.Arch, m.Target} {
@@ -179,7 +199,7 @@ func runMachine(m bench.Meta) string {
 		}
 		parts = append(parts, v)
 	}
-	return strings.Join(parts, ", ")
+	return bench.Printable(strings.Join(parts, ", "))
 }
 
 func showBaselineRun(w io.Writer, r *bench.Run) error {
@@ -187,7 +207,7 @@ func showBaselineRun(w io.Writer, r *bench.Run) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	field := func(k, v string) {
 		if v != "" && v != "0" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+			fmt.Fprintf(tw, "%s:\t%s\n", k, bench.Printable(v))
 		}
 	}
 	field("baseline", r.Name)
@@ -218,6 +238,10 @@ func showBaselineRun(w io.Writer, r *bench.Run) error {
 	fmt.Fprintln(tw, "NAME\tN\tMEDIAN\tMIN\tMAX\tGB/s")
 	for i := range r.Results {
 		res := &r.Results[i]
+		if len(res.Samples) == 0 { // a scenario's figures alone: no times
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\n", bench.Printable(res.Name))
+			continue
+		}
 		med, _ := bench.SummarizeMetric(res, bench.MetricTime, 0)
 		lo, hi := res.Samples[0], res.Samples[0]
 		for _, s := range res.Samples {
@@ -227,7 +251,7 @@ func showBaselineRun(w io.Writer, r *bench.Run) error {
 		if g, ok := bench.SummarizeMetric(res, bench.MetricGBps, 0); ok {
 			gbps = bench.FormatMetric(bench.MetricGBps, g.Center)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s ± %s\t%s\t%s\t%s\n", res.Name, len(res.Samples),
+		fmt.Fprintf(tw, "%s\t%d\t%s ± %s\t%s\t%s\t%s\n", bench.Printable(res.Name), len(res.Samples),
 			bench.FormatMetric(bench.MetricTime, med.Center), med.PctRange(),
 			bench.FormatMetric(bench.MetricTime, float64(lo)), bench.FormatMetric(bench.MetricTime, float64(hi)), gbps)
 	}

@@ -11,10 +11,12 @@ import (
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
-		Usage: "compare a run with a baseline; exits 1 on any regression (significant and past the threshold), 2 on an error (a missing baseline, an unreadable run)",
+		Usage: "compare a run with a baseline; exits 1 on any regression (significant and past the threshold), 2 on an error (a missing baseline, an unreadable run, nothing to compare)",
 		Description: "A benchmark regresses when its median is worse than the baseline's by more than the threshold\n" +
 			"AND the Mann-Whitney U test finds the samples differ (p < alpha), as benchstat judges.\n" +
-			"The run compared is --run RUN.json, or else a fresh run of the suites.",
+			"The run compared is --run RUN.json, or else a fresh run of the suites.\n" +
+			"A baseline or run with no results, or two with no benchmark in common, is an error (exit 2):\n" +
+			"a comparison that judged nothing does not pass.",
 		ArgsUsage: "NAME",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "compare the run in `RUN.json` (from `forgebench run --json`) instead of running the suites"},
@@ -54,6 +56,11 @@ func compareAction(c *cli.Context) error {
 	if !(opts.Alpha > 0 && opts.Alpha < 1) {
 		return fmt.Errorf("--alpha %v: want a level between 0 and 1, e.g. 0.05", opts.Alpha)
 	}
+	// The run flags too, also when --run means nothing is measured: a
+	// value is refused the same on every command that takes it.
+	if _, err := benchOptions(c); err != nil {
+		return err
+	}
 
 	var base *bench.Run
 	label := name
@@ -66,6 +73,10 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// An empty baseline would pass any run: refuse it before measuring.
+	if err := bench.CheckHasResults(base, "baseline "+label); err != nil {
+		return fmt.Errorf("%s: %w: %w", cmdPath(c), err, bench.ErrNothingToCompare)
+	}
 
 	var cur *bench.Run
 	curLabel := c.String("run")
@@ -77,6 +88,11 @@ func compareAction(c *cli.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	// A gate that compared nothing must not pass: an empty run, or no
+	// benchmark in common, is an error (exit 2), not "0 regressions".
+	if err := bench.CheckComparable(base, cur, "baseline "+label, curLabel); err != nil {
+		return fmt.Errorf("%s: %w", cmdPath(c), err)
 	}
 
 	cmp := bench.Compare(base, cur, opts)

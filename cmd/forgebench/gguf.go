@@ -3,12 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/gguf"
+	"github.com/rocmforge/forge/specs/formats"
 )
 
 func ggufCommand() *cli.Command {
@@ -74,8 +75,19 @@ type lsTensor struct {
 	Elems  int64   `json:"elements"`
 	Bytes  int64   `json:"bytes"`
 	Offset int64   `json:"file_offset"`
-	Spec   bool    `json:"forge_spec"`
+	// Spec: forge has a spec for the type that can decode the tensor
+	// (bench.TensorFormat); NoSpec says why not.
+	Spec   bool   `json:"forge_spec"`
+	NoSpec string `json:"forge_spec_problem,omitempty"`
 }
+
+// specOf looks up forge's spec for a tensor's type id; tests replace it
+// to plant a spec with the wrong block geometry.
+var specOf = (*gguf.Tensor).Format
+
+// tensorFormat is forge's spec for t when that spec can decode t, else
+// why not (bench.FormatFor).
+func tensorFormat(t *gguf.Tensor) (*formats.Format, error) { return bench.FormatFor(t, specOf) }
 
 func ggufLs(c *cli.Context) error {
 	a, err := args(c, "FILE")
@@ -91,8 +103,10 @@ func ggufLs(c *cli.Context) error {
 	var total int64
 	for i := range f.Tensors {
 		t := &f.Tensors[i]
-		_, spec := t.Format()
-		ts[i] = lsTensor{t.Name, t.TypeName(), uint32(t.Type), t.Dims, t.Elements(), t.Bytes(), t.FileOffset, spec}
+		ts[i] = lsTensor{Name: t.Name, Type: t.TypeName(), TypeID: uint32(t.Type), Shape: t.Dims, Elems: t.Elements(), Bytes: t.Bytes(), Offset: t.FileOffset, Spec: true}
+		if _, err := tensorFormat(t); err != nil {
+			ts[i].Spec, ts[i].NoSpec = false, err.Error()
+		}
 		total += t.Bytes()
 	}
 	w := c.App.Writer
@@ -100,9 +114,9 @@ func ggufLs(c *cli.Context) error {
 		out := map[string]any{"file": a[0], "version": f.Version, "alignment": f.Alignment,
 			"data_offset": f.DataStart, "tensors": ts}
 		if c.Bool("kv") {
-			kv := map[string]string{}
+			kv := map[string]any{}
 			for _, p := range f.KVs {
-				kv[p.Key] = p.Value.String()
+				kv[p.Key] = jsonValue(p.Value)
 			}
 			out["kv"] = kv
 		}
@@ -111,12 +125,13 @@ func ggufLs(c *cli.Context) error {
 	fmt.Fprintf(w, "%s: GGUF v%d, %d tensors, %d metadata keys, alignment %d, data at %d\n",
 		a[0], f.Version, len(f.Tensors), len(f.KVs), f.Alignment, f.DataStart)
 	if c.Bool("kv") {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "KEY\tTYPE\tVALUE")
+		// printTable shows each cell through bench.Printable: a value with a
+		// newline (a chat template) stays on its row, escapes stay inert.
+		rows := [][]string{{"KEY", "TYPE", "VALUE"}}
 		for _, p := range f.KVs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Key, p.Value.TypeName(), p.Value.String())
+			rows = append(rows, []string{p.Key, p.Value.TypeName(), p.Value.String()})
 		}
-		tw.Flush()
+		printTable(w, rows, 3)
 		fmt.Fprintln(w)
 	}
 	rows := [][]string{{"NAME", "TYPE", "SHAPE", "ELEMENTS", "BYTES", "OFFSET"}}
@@ -130,7 +145,38 @@ func ggufLs(c *cli.Context) error {
 	printTable(w, rows, 3) // names, types and shapes left-aligned, numbers right-aligned
 	fmt.Fprintf(w, "total %d bytes of tensor data\n", total)
 	if missing := noSpec(ts); len(missing) > 0 {
-		fmt.Fprintf(w, "* no forge spec (listed, cannot be decoded): %s\n", strings.Join(missing, ", "))
+		fmt.Fprintf(w, "* cannot be decoded (listed only): %s\n", bench.Printable(strings.Join(missing, "; ")))
+	}
+	return nil
+}
+
+// jsonValue is a metadata value as JSON: numbers as numbers (written as
+// the file's float32 or integer would print, not widened to float64),
+// booleans, strings, arrays as JSON arrays of their elements; NaN and
+// infinities, which JSON has no numbers for, as the strings "NaN", "+Inf"
+// and "-Inf".
+func jsonValue(v gguf.Value) any {
+	switch v.Type() {
+	case gguf.TypeString:
+		return v.String()
+	case gguf.TypeBool:
+		b, _ := v.Bool()
+		return b
+	case gguf.TypeFloat32, gguf.TypeFloat64:
+		f, _ := v.Float64()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return v.String() // strconv spells them NaN, +Inf, -Inf
+		}
+		return json.Number(v.String())
+	case gguf.TypeArray:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = jsonValue(v.Index(i))
+		}
+		return out
+	case gguf.TypeUint8, gguf.TypeUint16, gguf.TypeUint32, gguf.TypeUint64,
+		gguf.TypeInt8, gguf.TypeInt16, gguf.TypeInt32, gguf.TypeInt64:
+		return json.Number(v.String())
 	}
 	return nil
 }
@@ -151,18 +197,24 @@ func shape(d []int64) string {
 	return "[" + strings.Join(s, ", ") + "]"
 }
 
+// noSpec lists the types of the tensors forge cannot decode, each once
+// with the reason ("IQ2_XXS: no forge spec for ggml type 16").
 func noSpec(ts []lsTensor) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range ts {
 		if !t.Spec && !seen[t.Type] {
 			seen[t.Type] = true
-			out = append(out, t.Type)
+			out = append(out, t.Type+": "+t.NoSpec)
 		}
 	}
 	sort.Strings(out)
 	return out
 }
+
+// maxThreadsFlag bounds gguf dequant --threads (and tune --jobs): more
+// goroutines or compilers than any machine has cores is a typo.
+const maxThreadsFlag = 4096
 
 func ggufDequant(c *cli.Context) error {
 	a, err := args(c, "FILE", "TENSOR")
@@ -173,6 +225,10 @@ func ggufDequant(c *cli.Context) error {
 	if out == "" {
 		return fmt.Errorf("%s: no output file: give -o PATH (or -o - for stdout)", cmdPath(c))
 	}
+	threads := c.Int("threads")
+	if threads < 0 || threads > maxThreadsFlag {
+		return fmt.Errorf("%s: --threads %d: want 0 (all cores) to %d", cmdPath(c), threads, maxThreadsFlag)
+	}
 	f, err := gguf.Open(a[0])
 	if err != nil {
 		return err
@@ -182,16 +238,16 @@ func ggufDequant(c *cli.Context) error {
 	if !ok {
 		return fmt.Errorf("%s: no tensor %q (list them with: forgebench gguf ls %s)", a[0], a[1], a[0])
 	}
-	format, ok := t.Format()
-	if !ok {
-		return fmt.Errorf("%s: tensor %q has type %s (ggml id %d), for which forge has no spec", a[0], t.Name, t.TypeName(), t.Type)
+	format, err := tensorFormat(t)
+	if err != nil {
+		return fmt.Errorf("%s: tensor %q has type %s (ggml id %d), which forge cannot decode: %v", a[0], t.Name, t.TypeName(), t.Type, err)
 	}
 	raw, err := f.TensorData(t)
 	if err != nil {
 		return err
 	}
 	vals := make([]float32, t.Elements())
-	if err := cpu.New(c.Int("threads")).Dequantize(format, vals, raw); err != nil {
+	if err := cpu.New(threads).Dequantize(format, vals, raw); err != nil {
 		return fmt.Errorf("%s: tensor %q: %w", a[0], t.Name, err)
 	}
 	write := func(w io.Writer) error {
@@ -210,6 +266,6 @@ func ggufDequant(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "%s: %s %s %s → %s (%d float32, %d bytes)\n",
-		a[0], t.Name, t.TypeName(), shape(t.Dims), out, len(vals), 4*len(vals))
+		a[0], bench.Printable(t.Name), t.TypeName(), shape(t.Dims), out, len(vals), 4*len(vals))
 	return nil
 }

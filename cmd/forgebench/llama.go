@@ -30,7 +30,8 @@ scripts/llama-compare.sh produces both inputs in one run on a GPU machine.
 
   forgebench compare-llama --llama tbo.sql --run matvec.json --run matmul.json --md
 
-Exit status: 0 when it printed, 2 when an input cannot be read.`,
+Exit status: 0 when it printed, 2 when an input cannot be read, a run has no
+results or no forge result found a counterpart.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "llama", Usage: "test-backend-ops perf output `FILE` (--output sql); repeat for several"},
 			&cli.StringSliceFlag{Name: "run", Usage: "forgebench run `RUN.json` (forgebench run --json); repeat for several"},
@@ -64,6 +65,9 @@ func compareLlamaAction(c *cli.Context) error {
 	var runs []llama.Run
 	for _, f := range runFiles {
 		r, err := bench.ReadRun(f)
+		if err == nil {
+			err = bench.CheckHasResults(r, f)
+		}
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -88,8 +92,16 @@ func compareLlamaAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if out == "" {
-		return nil
+	if out != "" {
+		if err := writeJSONTo(c, out, indented(cmp)); err != nil {
+			return err
+		}
 	}
-	return writeJSONTo(c, out, indented(cmp))
+	// Shown, with why each side went unmatched; but a comparison without
+	// a single pair is not a result.
+	if len(cmp.Rows) == 0 {
+		return bad("no forge result has a test-backend-ops case of the same format and shape (%d forge results and %d cases unmatched, listed with the reasons): nothing compared",
+			len(cmp.ForgeOnly), len(cmp.LlamaOnly))
+	}
+	return nil
 }

@@ -56,7 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 // The exit statuses, one contract for every command: exitOK; exitRegression
 // (compare found a significant regression, and nothing else failed);
 // exitError for a command line, input or run that failed (a usage error, an
-// unreadable or missing file or baseline, a failed kernel); and
+// unreadable or missing file or baseline, a failed kernel, a comparison
+// that would judge nothing); and
 // exitInterrupted after Ctrl-C.
 const (
 	exitOK         = 0
@@ -99,7 +100,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "run forge's kernel suites and inspect GGUF model files",
 		Version: version(),
 		Description: "Exit status, for every command: 0 ok; 1 a regression (compare); 2 an error (a command line it\n" +
-			"cannot take, an input that is missing or unreadable, a run that failed); 130 after Ctrl-C.",
+			"cannot take, an input that is missing or unreadable, a run that failed, a comparison with nothing\n" +
+			"to compare: an empty baseline or run, no benchmark in common); 130 after Ctrl-C.",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,14 +83,18 @@ func TestLs(t *testing.T) {
 	}
 	code, out, _ = forgebench(t, "gguf", "ls", "--json", "-", "--kv", p)
 	var parsed struct {
-		Tensors []lsTensor        `json:"tensors"`
-		KV      map[string]string `json:"kv"`
+		Tensors []lsTensor     `json:"tensors"`
+		KV      map[string]any `json:"kv"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &parsed) != nil {
 		t.Fatalf("ls --json: exit %d, output %q", code, out)
 	}
-	if len(parsed.Tensors) != len(j.Tensors) || parsed.KV["general.name"] == "" {
-		t.Errorf("ls --json: %d tensors (want %d), general.name %q", len(parsed.Tensors), len(j.Tensors), parsed.KV["general.name"])
+	if len(parsed.Tensors) != len(j.Tensors) || parsed.KV["general.name"] != "forge-tiny" {
+		t.Errorf("ls --json: %d tensors (want %d), general.name %v", len(parsed.Tensors), len(j.Tensors), parsed.KV["general.name"])
+	}
+	// Metadata arrays are JSON arrays, numbers JSON numbers (they were Go-formatted strings).
+	if got := fmt.Sprint(parsed.KV["forge.test.u32s"], parsed.KV["forge.test.strings"], parsed.KV["forge.test.f32"], parsed.KV["forge.test.bool"]); got != "[1 2 3 4.294967295e+09] [alpha beta  gamma δ] 0.15625 true" {
+		t.Errorf("ls --json --kv: arrays, numbers and booleans as %s", got)
 	}
 	for i, tt := range j.Tensors {
 		got := parsed.Tensors[i]

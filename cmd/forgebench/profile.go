@@ -93,6 +93,11 @@ func profileAction(c *cli.Context) error {
 			return fmt.Errorf("profile: finding this forgebench: %w (give --forgebench)", err)
 		}
 	}
+	// --launches is the profiled run's --count: refused here with run's
+	// bounds rather than by the run under the tool.
+	if n := c.Int("launches"); n < 1 || n > maxIterFlag {
+		return fmt.Errorf("profile: --launches %d: want 1 to %d", n, maxIterFlag)
+	}
 	opts := profile.Options{
 		Tool: tool, Forgebench: fb, RunArgs: c.Args().Slice(), Launches: c.Int("launches"),
 		ReplaceMetrics: c.Bool("replace-metrics"), OutDir: out,

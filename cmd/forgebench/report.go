@@ -48,11 +48,19 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// A report of nothing, or against a baseline it shares nothing with,
+	// would look like a clean one.
+	if err := bench.CheckHasResults(run, a[0]); err != nil {
+		return fmt.Errorf("%s: %w: nothing to report", cmdPath(c), err)
+	}
 	opt := report.Options{Threshold: 100 * threshold}
 	if b := c.String("baseline"); b != "" {
 		inputs = append(inputs, b)
 		if opt.Baseline, err = bench.ReadRun(b); err != nil {
 			return err
+		}
+		if err := bench.CheckComparable(opt.Baseline, run, "baseline "+b, a[0]); err != nil {
+			return fmt.Errorf("%s: %w", cmdPath(c), err)
 		}
 	}
 	if out == "-" {

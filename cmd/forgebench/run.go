@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -147,10 +148,11 @@ func runAction(c *cli.Context) error {
 }
 
 // checkWritable reports, before anything runs, an output path whose
-// directory is missing or unwritable, or that names a directory.
+// directory is missing or unwritable, or that atomicfile would refuse (a
+// directory, FIFO, device, read-only file...).
 func checkWritable(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return errors.New("is a directory")
+	if err := atomicfile.Check(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
@@ -179,40 +181,9 @@ var testHookResult func(ctx context.Context, r *bench.Result)
 // (Interrupted) and an error wrapping bench.ErrInterrupted. On any other
 // failure before the run starts it returns a nil run.
 func measure(c *cli.Context) (*bench.Run, error) {
-	opts := bench.Options{
-		Count:             c.Int("count"),
-		MinTime:           c.Duration("min-time"),
-		Auto:              c.Bool("auto"),
-		MaxTime:           c.Duration("max-time"),
-		Warmup:            c.Int("warmup"),
-		Elems:             c.Int("elems"),
-		LaunchesPerSample: c.Int("launches-per-sample"),
-		CopyBytes:         c.Int64("copy-bytes"),
-		Quick:             c.Bool("quick"),
-	}
-	weights, err := backend.ParseWeightMode(c.String("weights"))
+	opts, err := benchOptions(c)
 	if err != nil {
-		return nil, fmt.Errorf("--weights: %w", err)
-	}
-	opts.Weights = weights
-	if opts.Shapes, err = parseShapes(c.StringSlice("shape")); err != nil {
 		return nil, err
-	}
-	switch {
-	case opts.Count < 0:
-		return nil, fmt.Errorf("--count %d: want 0 (the default) or more", opts.Count)
-	case opts.Elems < 0 || opts.Elems > maxElemsFlag:
-		return nil, fmt.Errorf("--elems %d: want 0 (the default) to %d", opts.Elems, maxElemsFlag)
-	case opts.Warmup < 0:
-		return nil, fmt.Errorf("--warmup %d: want 0 (none) or more", opts.Warmup)
-	case opts.CopyBytes < -1 || opts.CopyBytes > 0 && opts.CopyBytes < minCopyBytes || opts.CopyBytes > maxCopyBytes:
-		return nil, fmt.Errorf("--copy-bytes %d: want -1 (no roofline), 0 (the default) or %d to %d (a smaller copy times the launch, not the memory)", opts.CopyBytes, minCopyBytes, int64(maxCopyBytes))
-	case opts.LaunchesPerSample < 0:
-		return nil, fmt.Errorf("--launches-per-sample %d: want 0 (one launch per sample) or more", opts.LaunchesPerSample)
-	case opts.MinTime < 0 || opts.MaxTime < 0:
-		return nil, errors.New("--min-time and --max-time must not be negative")
-	case opts.Warmup == 0:
-		opts.Warmup = -1 // --warmup 0 means none; bench's 0 means its default
 	}
 	filter := bench.Filter{Suite: c.String("suite"), Format: c.String("format"), Family: c.String("family")}
 	var targets []bench.Target
@@ -275,6 +246,52 @@ func measure(c *cli.Context) (*bench.Run, error) {
 	return run, err
 }
 
+// benchOptions reads benchFlags' values and checks each against its
+// range, before anything is allocated or run: a count or size past these
+// bounds is a typo, and would panic in makeslice, fail to allocate or run
+// for ever. Commands with benchFlags check them even when they measure
+// nothing (compare --run), so a value is refused the same everywhere.
+func benchOptions(c *cli.Context) (bench.Options, error) {
+	opts := bench.Options{
+		Count:             c.Int("count"),
+		MinTime:           c.Duration("min-time"),
+		Auto:              c.Bool("auto"),
+		MaxTime:           c.Duration("max-time"),
+		Warmup:            c.Int("warmup"),
+		Elems:             c.Int("elems"),
+		LaunchesPerSample: c.Int("launches-per-sample"),
+		CopyBytes:         c.Int64("copy-bytes"),
+		Quick:             c.Bool("quick"),
+	}
+	weights, err := backend.ParseWeightMode(c.String("weights"))
+	if err != nil {
+		return opts, fmt.Errorf("--weights: %w", err)
+	}
+	opts.Weights = weights
+	if opts.Shapes, err = parseShapes(c.StringSlice("shape")); err != nil {
+		return opts, err
+	}
+	switch {
+	case opts.Count < 0 || opts.Count > maxIterFlag:
+		return opts, fmt.Errorf("--count %d: want 0 (the default) to %d", opts.Count, maxIterFlag)
+	case opts.Elems < 0 || opts.Elems > maxElemsFlag:
+		return opts, fmt.Errorf("--elems %d: want 0 (the default) to %d", opts.Elems, maxElemsFlag)
+	case opts.Warmup < 0 || opts.Warmup > maxIterFlag:
+		return opts, fmt.Errorf("--warmup %d: want 0 (none) to %d", opts.Warmup, maxIterFlag)
+	case opts.CopyBytes < -1 || opts.CopyBytes > 0 && opts.CopyBytes < minCopyBytes || opts.CopyBytes > maxCopyBytes:
+		return opts, fmt.Errorf("--copy-bytes %d: want -1 (no roofline), 0 (the default) or %d to %d (a smaller copy times the launch, not the memory)", opts.CopyBytes, minCopyBytes, int64(maxCopyBytes))
+	case opts.LaunchesPerSample < 0 || opts.LaunchesPerSample > maxIterFlag:
+		return opts, fmt.Errorf("--launches-per-sample %d: want 0 (one launch per sample) to %d", opts.LaunchesPerSample, maxIterFlag)
+	case opts.MinTime < 0 || opts.MinTime > maxTimeFlag:
+		return opts, fmt.Errorf("--min-time %v: want 0 (none) to %v", opts.MinTime, maxTimeFlag)
+	case opts.MaxTime < 0 || opts.MaxTime > maxTimeFlag:
+		return opts, fmt.Errorf("--max-time %v: want 0 (the default) to %v", opts.MaxTime, maxTimeFlag)
+	case opts.Warmup == 0:
+		opts.Warmup = -1 // --warmup 0 means none; bench's 0 means its default
+	}
+	return opts, nil
+}
+
 // progress shows a run's progress on stderr: on a terminal a bar redrawn
 // in place, otherwise one line per finished benchmark.
 type progress struct {
@@ -308,7 +325,7 @@ func (p *progress) update(done, total int, name string) {
 		return
 	}
 	fill := barWidth * done / max(1, total)
-	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), done, total, name)
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill), done, total, bench.Printable(name))
 }
 
 func (p *progress) done(r *bench.Result) {
@@ -317,10 +334,10 @@ func (p *progress) done(r *bench.Result) {
 	}
 	s := r.Stats
 	if s.N == 0 { // a scenario's figures alone
-		fmt.Fprintf(p.w, "[%d/%d] %s: %d figures\n", p.n+1, p.total, r.Name, len(r.Metrics))
+		fmt.Fprintf(p.w, "[%d/%d] %s: %d figures\n", p.n+1, p.total, bench.Printable(r.Name), len(r.Metrics))
 		return
 	}
-	line := fmt.Sprintf("[%d/%d] %s: p50 %s, %.2f GB/s", p.n+1, p.total, r.Name, bench.FormatDuration(s.P50), s.GBps)
+	line := fmt.Sprintf("[%d/%d] %s: p50 %s, %.2f GB/s", p.n+1, p.total, bench.Printable(r.Name), bench.FormatDuration(s.P50), s.GBps)
 	if s.PctCopy > 0 {
 		line += fmt.Sprintf(" (%.1f%% of copy)", s.PctCopy)
 	}
@@ -333,17 +350,25 @@ func (p *progress) finish() {
 	}
 }
 
-// The bounds of --elems (4 Gi elements: 16 GiB of float32 output) and
-// --copy-bytes: values past them are typos, not benchmarks, and would only
-// fail to allocate (or panic) later.
+// The bounds of --elems (4 Gi elements: 16 GiB of float32 output; also
+// each product of two of --shape's dimensions), --copy-bytes, the
+// iteration counts (--count, --warmup, --launches-per-sample, profile's
+// --launches: a million iterations of the smallest kernel is seconds, of
+// a large one days) and the times (--min-time, --max-time, per
+// benchmark): values past them are typos, not benchmarks, and would only
+// fail to allocate, panic or run for ever later.
 const (
 	maxElemsFlag = 1 << 32
 	minCopyBytes = 1 << 20
 	maxCopyBytes = 1 << 40
+	maxIterFlag  = 1 << 20
+	maxTimeFlag  = 24 * time.Hour
 )
 
 // parseShapes reads --shape values: ROWSxCOLS or ROWSxCOLSxBATCH, every
-// dimension a positive integer below 2^31.
+// dimension a positive integer below 2^31 and the matrices they make (W
+// rows × cols, x cols × batch, y rows × batch) at most maxElemsFlag
+// elements each.
 func parseShapes(values []string) ([][]int, error) {
 	var out [][]int
 	for _, v := range values {
@@ -355,6 +380,14 @@ func parseShapes(values []string) ([][]int, error) {
 			dims, ok := suite.ParseShape(one)
 			if !ok || len(dims) != 2 && len(dims) != 3 {
 				return nil, fmt.Errorf("--shape %q: want ROWSxCOLS (matvec) or ROWSxCOLSxBATCH (matmul), positive integers, e.g. 4096x14336x512", one)
+			}
+			batch := int64(1)
+			if len(dims) == 3 {
+				batch = int64(dims[2])
+			}
+			rows, cols := int64(dims[0]), int64(dims[1])
+			if rows*cols > maxElemsFlag || cols*batch > maxElemsFlag || rows*batch > maxElemsFlag {
+				return nil, fmt.Errorf("--shape %q: a matrix of more than %d elements (rows x cols, cols x batch and rows x batch must each be at most that)", one, maxElemsFlag)
 			}
 			out = append(out, dims)
 		}

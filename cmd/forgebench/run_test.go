@@ -179,7 +179,7 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"--suite", "dequant_f32/Q4_0", "--format", "Q8_0"}, `no benchmark matches --suite "dequant_f32/Q4_0" --format "Q8_0"`},
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
 		{[]string{"--count", "-1"}, `--count -1`},
-		{[]string{"--launches-per-sample", "-2"}, `--launches-per-sample -2: want 0 (one launch per sample) or more`},
+		{[]string{"--launches-per-sample", "-2"}, `--launches-per-sample -2: want 0 (one launch per sample) to 1048576`},
 		{[]string{"extra"}, `run: unexpected arguments ["extra"]`},
 	} {
 		code, out, errOut := forgebench(t, runArgs(tc.args...)...)
@@ -540,7 +540,7 @@ func TestShapeFlag(t *testing.T) {
 // (they panicked in makeslice, or reported a 70064% roofline).
 func TestRunRefusesOutOfRangeValues(t *testing.T) {
 	for _, c := range []struct{ flag, value, want string }{
-		{"--warmup", "-3", "--warmup -3: want 0 (none) or more"},
+		{"--warmup", "-3", "--warmup -3: want 0 (none) to 1048576"},
 		{"--elems", "4611686018427387904", "--elems 4611686018427387904: want 0 (the default) to 4294967296"},
 		{"--elems", "100000000000", "--elems 100000000000: want 0"},
 		{"--copy-bytes", "-2", "--copy-bytes -2: want -1 (no roofline), 0 (the default) or 1048576 to"},
@@ -550,6 +550,46 @@ func TestRunRefusesOutOfRangeValues(t *testing.T) {
 		code, _, errOut := forgebench(t, "run", "--backend", "cpu", "--suite", "dequant_f32/Q4_0", c.flag, c.value)
 		if code != exitError || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s %s: exit %d, %q", c.flag, c.value, code, errOut)
+		}
+	}
+}
+
+// TestFlagBounds: numeric flags past their bounds exit 2 naming the flag
+// and the range, before anything runs, on every command that takes them;
+// each was taken (a gate turned off by a 1e99% threshold, unbounded
+// compilers or launches, a run that does not end or a 17 GB matrix).
+func TestFlagBounds(t *testing.T) {
+	_, base, cur := runFiles(t, nil)
+	gg := writeTestGGUF(t, nil, []testTensor{{"t", []uint64{32}, 2, q4Block()}})
+	dir := t.TempDir()
+	withProfileFinder(t, map[string]string{"ncu": "/usr/local/cuda/bin/ncu"})
+	runArgs := []string{"run", "--backend", "cpu", "--suite", "dequant_f32/F32", "--elems", "256", "-q"}
+	cmpArgs := []string{"compare", "--baseline-file", base, "--run", cur}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(runArgs, "--count", "4611686018427387904"), "--count 4611686018427387904: want 0 (the default) to 1048576"},
+		{append(runArgs, "--warmup", "9223372036854775807"), "--warmup 9223372036854775807: want 0 (none) to 1048576"},
+		{append(runArgs, "--launches-per-sample", "4611686018427387904"), "--launches-per-sample 4611686018427387904: want 0 (one launch per sample) to 1048576"},
+		{append(runArgs, "--min-time", "2562047h"), "--min-time 2562047h0m0s: want 0 (none) to 24h0m0s"},
+		{append(runArgs, "--max-time", "-1s"), "--max-time -1s: want 0 (the default) to 24h0m0s"},
+		{append(runArgs, "--shape", "65536x65537"), `--shape "65536x65537": a matrix of more than 4294967296 elements`},
+		{append(runArgs, "--shape", "8x1048577x4097"), `--shape "8x1048577x4097": a matrix of more than`},
+		// compare checks them though --run measures nothing.
+		{append(cmpArgs, "--count", "-1"), "--count -1: want 0 (the default) to 1048576"},
+		{append(cmpArgs, "--threshold", "1e99%"), `--threshold: threshold "1e99%" is above 1000%`},
+		{append(cmpArgs, "--metric", "gbps=1001"), `--metric: metric gbps: threshold "1001" is above 1000%`},
+		{[]string{"report", "--html", filepath.Join(dir, "r.html"), "--threshold", "1e99", cur}, `--threshold "1e99": want a percentage above 0 and below 1000`},
+		{[]string{"gguf", "dequant", gg, "t", "-o", filepath.Join(dir, "t.f32"), "--threads", "-1"}, "gguf dequant: --threads -1: want 0 (all cores) to 4096"},
+		{[]string{"gguf", "dequant", gg, "t", "-o", filepath.Join(dir, "t.f32"), "-j", "1000000"}, "--threads 1000000: want 0 (all cores) to 4096"},
+		{[]string{"tune", "--target", "sm_90", "--jobs", "4611686018427387904"}, "tune: --jobs 4611686018427387904: want 0 (the CPU count) to 4096"},
+		{[]string{"tune", "--target", "sm_90", "--reps", "0"}, "tune: --reps 0: want 1 to 1000"},
+		{[]string{"profile", "--tool", "ncu", "--dry-run", "--out", dir, "--launches", "4611686018427387904", "--", "--backend", "cpu"}, "profile: --launches 4611686018427387904: want 1 to 1048576"},
+	} {
+		code, out, errOut := forgebench(t, c.args...)
+		if code != exitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stdout %.200q, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, out, errOut, c.want)
 		}
 	}
 }

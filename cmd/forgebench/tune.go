@@ -99,9 +99,21 @@ rows 1, 2, 4 x lanes 1, 2, less those a format cannot compile.`,
 	}
 }
 
+// maxRepsFlag bounds tune --reps: each repetition times every candidate
+// of every class again.
+const maxRepsFlag = 1000
+
 func tuneAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("tune: unexpected arguments %q", c.Args().Slice())
+	}
+	// tune.Run would take a non-positive --reps for its default, and run
+	// as many compilers at once as --jobs says, however many.
+	if n := c.Int("reps"); n < 1 || n > maxRepsFlag {
+		return fmt.Errorf("tune: --reps %d: want 1 to %d", n, maxRepsFlag)
+	}
+	if n := c.Int("jobs"); n < 0 || n > maxThreadsFlag {
+		return fmt.Errorf("tune: --jobs %d: want 0 (the CPU count) to %d", n, maxThreadsFlag)
 	}
 	t, ok := targets.ByName(c.String("target"))
 	if !ok {
@@ -163,7 +175,7 @@ func tuneAction(c *cli.Context) error {
 		cacheDir = tune.DefaultCacheDir()
 	}
 	jobs := c.Int("jobs")
-	if jobs <= 0 {
+	if jobs == 0 {
 		jobs = max(1, numCPU())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -243,6 +244,84 @@ type Comparison struct {
 
 // Regressed reports whether any benchmark regressed.
 func (c *Comparison) Regressed() bool { return c.Regressions > 0 }
+
+// ErrNoResults is wrapped by CheckHasResults' errors, ErrNothingToCompare
+// by CheckComparable's: a comparison that would judge nothing, and so a
+// gate built on it that would pass whatever was measured.
+var (
+	ErrNoResults        = errors.New("no results")
+	ErrNothingToCompare = errors.New("nothing to compare")
+)
+
+// CheckHasResults returns an error wrapping ErrNoResults, naming run by
+// label, when run has no results: a file whose results are null or [],
+// or a run interrupted before its first benchmark finished.
+func CheckHasResults(run *Run, label string) error {
+	if len(run.Results) > 0 {
+		return nil
+	}
+	why := ""
+	if run.Interrupted {
+		why = " (it was interrupted before its first benchmark finished)"
+	}
+	return fmt.Errorf("%s has %w%s", Printable(label), ErrNoResults, why)
+}
+
+// CheckComparable returns an error wrapping ErrNothingToCompare when
+// comparing cur with base would judge nothing: either has no results
+// (CheckHasResults), they have no benchmark in common, or the ones in
+// common have no samples to compare (a scenario's figures alone).
+// Benchmarks in one run only are not an error as long as some are
+// compared: Compare lists them as new or missing.
+func CheckComparable(base, cur *Run, baseLabel, curLabel string) error {
+	for _, side := range []struct {
+		run   *Run
+		label string
+	}{{base, baseLabel}, {cur, curLabel}} {
+		if err := CheckHasResults(side.run, side.label); err != nil {
+			return fmt.Errorf("%w: %w", err, ErrNothingToCompare)
+		}
+	}
+	old := make(map[string]*Result, len(base.Results))
+	for i := range base.Results {
+		old[base.Results[i].Name] = &base.Results[i]
+	}
+	common := 0
+	for i := range cur.Results {
+		b, ok := old[cur.Results[i].Name]
+		if !ok {
+			continue
+		}
+		common++
+		for _, m := range cmpMetrics {
+			_, ok1 := m.values(b)
+			_, ok2 := m.values(&cur.Results[i])
+			if ok1 && ok2 {
+				return nil
+			}
+		}
+	}
+	if common == 0 {
+		return fmt.Errorf("no benchmark in common: %s has %s; %s has %s: %w",
+			Printable(baseLabel), cmpSomeNames(base), Printable(curLabel), cmpSomeNames(cur), ErrNothingToCompare)
+	}
+	return fmt.Errorf("the %d benchmark(s) that %s and %s have in common carry no samples (a scenario's figures alone), which compare does not judge: %w",
+		common, Printable(baseLabel), Printable(curLabel), ErrNothingToCompare)
+}
+
+// cmpSomeNames is "N (a, b, c, ...)": run's result count and enough of
+// its names to see why two runs do not meet.
+func cmpSomeNames(run *Run) string {
+	const show = 3
+	var names []string
+	for i := range min(show, len(run.Results)) {
+		names = append(names, Printable(run.Results[i].Name))
+	}
+	if len(run.Results) > show {
+		names = append(names, "...")
+	}
+	return fmt.Sprintf("%d (%s)", len(run.Results), strings.Join(names, ", "))
+}
 
 // Compare compares the benchmarks of cur with those of base by name. Each
 // metric's samples are summarised by their median with a confidence
@@ -505,7 +584,9 @@ func cmpMinUTestP(n1, n2 int) float64 {
 }
 
 // ParseThreshold reads a relative threshold written as a percentage:
-// "10%", "10" and "2.5%" are 0.10, 0.10 and 0.025.
+// "10%", "10" and "2.5%" are 0.10, 0.10 and 0.025. It refuses a negative
+// one and one above MaxThresholdPct, which would turn a gate off without
+// saying so.
 func ParseThreshold(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
@@ -515,8 +596,15 @@ func ParseThreshold(s string) (float64, error) {
 	if v < 0 {
 		return 0, fmt.Errorf("threshold %q is negative", s)
 	}
+	if v > MaxThresholdPct {
+		return 0, fmt.Errorf("threshold %q is above %d%%", s, MaxThresholdPct)
+	}
 	return v / 100, nil
 }
+
+// MaxThresholdPct bounds ParseThreshold: a threshold of 1000% still
+// catches a slowdown past 11× (a broken build); much past it, nothing.
+const MaxThresholdPct = 1000
 
 // ParseMetricThresholds reads per-metric thresholds, "time=5%,gbps=10%";
 // each item may also be given separately.

@@ -2,6 +2,8 @@ package bench_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
+	"github.com/rocmforge/forge/runtime/suite"
 )
 
 // pair is a baseline and a current run of the default benchmarks: two
@@ -234,12 +237,13 @@ func TestComparisonJSON(t *testing.T) {
 }
 
 func TestParseThresholds(t *testing.T) {
-	for s, want := range map[string]float64{"10%": 0.10, "10": 0.10, " 2.5% ": 0.025, "0%": 0} {
+	for s, want := range map[string]float64{"10%": 0.10, "10": 0.10, " 2.5% ": 0.025, "0%": 0, "1000%": 10} {
 		if got, err := bench.ParseThreshold(s); err != nil || math.Abs(got-want) > 1e-12 {
 			t.Errorf("ParseThreshold(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "ten", "-5%", "NaN"} {
+	// Past 1000% a threshold turns the gate off: 1e99% was taken.
+	for _, s := range []string{"", "ten", "-5%", "NaN", "1000.5%", "1e99%", "9223372036854775807", "Inf%"} {
 		if _, err := bench.ParseThreshold(s); err == nil {
 			t.Errorf("ParseThreshold(%q) accepted", s)
 		}
@@ -250,5 +254,42 @@ func TestParseThresholds(t *testing.T) {
 	}
 	if _, err := bench.ParseMetricThresholds("flops=5%"); err == nil || !strings.Contains(err.Error(), "time, gbps") {
 		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// TestCheckComparable: a comparison that would judge nothing is an error
+// wrapping ErrNothingToCompare (Compare itself reported such a pair as
+// "N new" or "N missing" and no regression).
+func TestCheckComparable(t *testing.T) {
+	base, cur := benchtest.Run(1, benchtest.Defaults()...), benchtest.Run(2, benchtest.Defaults()...)
+	if err := bench.CheckComparable(base, cur, "base", "cur"); err != nil {
+		t.Fatalf("the same benchmarks: %v", err)
+	}
+	partial := benchtest.Run(2, benchtest.Defaults()[:1]...)
+	if err := bench.CheckComparable(base, partial, "base", "cur"); err != nil {
+		t.Errorf("one benchmark in common: %v", err)
+	}
+	empty := benchtest.Run(3)
+	other := benchtest.Run(4, benchtest.Bench{Name: "x/\x1b[31m", Center: 1000})
+	figures := benchtest.Run(5)
+	figures.Results = []bench.Result{{Name: "memory/a", Metrics: []suite.Metric{{Name: "peak", Value: 1}}}}
+	for _, c := range []struct {
+		name      string
+		base, cur *bench.Run
+		want      string
+	}{
+		{"empty baseline", empty, cur, "base has no results: nothing to compare"},
+		{"empty run", base, empty, "cur has no results: nothing to compare"},
+		{"disjoint", base, other, `no benchmark in common: base has 6 (dequant_f32/F16, dequant_f32/Q4_0, dequant_f32/Q8_0, ...); cur has 1 (x/\x1b[31m): nothing to compare`},
+		{"figures only", figures, figures, "the 1 benchmark(s) that base and cur have in common carry no samples"},
+	} {
+		err := bench.CheckComparable(c.base, c.cur, "base", "cur")
+		if !errors.Is(err, bench.ErrNothingToCompare) || !strings.Contains(fmt.Sprint(err), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	empty.Interrupted = true
+	if err := bench.CheckHasResults(empty, "r.json"); !errors.Is(err, bench.ErrNoResults) || err.Error() != "r.json has no results (it was interrupted before its first benchmark finished)" {
+		t.Errorf("CheckHasResults: %v", err)
 	}
 }

@@ -12,16 +12,17 @@ import (
 // table of old and new medians with their confidence intervals, the change,
 // the p-value and sample counts, and the verdict ("~" for no significant
 // change), with footnotes; then new and missing benchmarks, warnings and a
-// one-line tally.
+// one-line tally. Names, labels and the runs' metadata come from files:
+// they are shown through Printable.
 func (c *Comparison) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "baseline: %s\n", cmpDescribeRun(c.Baseline))
 	fmt.Fprintf(&b, "current:  %s\n", cmpDescribeRun(c.Current))
 	for _, s := range c.Warnings {
-		fmt.Fprintf(&b, "WARNING: %s\n", s)
+		fmt.Fprintf(&b, "WARNING: %s\n", Printable(s))
 	}
 	for _, s := range c.Notes {
-		fmt.Fprintf(&b, "note: %s\n", s)
+		fmt.Fprintf(&b, "note: %s\n", Printable(s))
 	}
 
 	for _, m := range cmpMetrics {
@@ -78,22 +79,22 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			if len(marks) > 0 {
 				verdict += " " + strings.Join(marks, " ")
 			}
-			fmt.Fprintf(tw, "%s\t%s ± %s\t%s ± %s\t%s\t%s\t%s\n", d.Name,
+			fmt.Fprintf(tw, "%s\t%s ± %s\t%s ± %s\t%s\t%s\t%s\n", Printable(d.Name),
 				m.format(md.Old.Center), md.Old.PctRange(),
 				m.format(md.New.Center), md.New.PctRange(),
 				cmpFormatDelta(md.Delta), cmpPString(md), verdict)
 		}
 		tw.Flush()
 		for i, n := range notes {
-			fmt.Fprintf(&b, "%s %s\n", cmpSuperscript(i+1), n)
+			fmt.Fprintf(&b, "%s %s\n", cmpSuperscript(i+1), Printable(n))
 		}
 	}
 
 	if len(c.New) > 0 {
-		fmt.Fprintf(&b, "\nnew (in the current run only): %s\n", strings.Join(c.New, ", "))
+		fmt.Fprintf(&b, "\nnew (in the current run only): %s\n", Printable(strings.Join(c.New, ", ")))
 	}
 	if len(c.Missing) > 0 {
-		fmt.Fprintf(&b, "\nmissing (in the baseline only): %s\n", strings.Join(c.Missing, ", "))
+		fmt.Fprintf(&b, "\nmissing (in the baseline only): %s\n", Printable(strings.Join(c.Missing, ", ")))
 	}
 	fmt.Fprintf(&b, "\n%s, %s, %d unchanged; %d new, %d missing",
 		cmpPlural(c.Regressions, "regression"), cmpPlural(c.Improvements, "improvement"), c.Unchanged, len(c.New), len(c.Missing))
@@ -138,7 +139,7 @@ func cmpDescribeRun(r ComparedRun) string {
 	if !r.Started.IsZero() {
 		s += ", run " + r.Started.Format("2006-01-02 15:04")
 	}
-	return fmt.Sprintf("%s, %d benchmarks", s, r.Results)
+	return Printable(fmt.Sprintf("%s, %d benchmarks", s, r.Results))
 }
 
 func cmpShortCommit(c string) string {

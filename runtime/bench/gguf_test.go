@@ -13,6 +13,7 @@ import (
 	"github.com/rocmforge/forge/internal/sharedtest"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/gguf"
+	"github.com/rocmforge/forge/specs/formats"
 )
 
 // TestGGUFTiny benchmarks every tensor of tiny.gguf: its real bytes at
@@ -124,5 +125,77 @@ func writeGGUF(t *testing.T, path string, ts []ggufTensor) {
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGGUFWrongGeometry: a tensor whose type id a spec claims with other
+// blocks than ggml's is skipped with the reason, like a type with no spec
+// (it was made a benchmark that decodes the data with the wrong blocks).
+func TestGGUFWrongGeometry(t *testing.T) {
+	old := specOf
+	t.Cleanup(func() { specOf = old })
+	specOf = func(t *gguf.Tensor) (*formats.Format, bool) {
+		f, ok := t.Format()
+		if ok && f.Name == "Q8_0" {
+			wrong := *f // as a spec that got ggml's Q8_0 geometry wrong would
+			wrong.BlockBytes = 36
+			return &wrong, true
+		}
+		return f, ok
+	}
+	p := filepath.Join(t.TempDir(), "geometry.gguf")
+	writeGGUF(t, p, []ggufTensor{
+		{"q4", []uint64{64}, 2, make([]byte, 36)},
+		{"q8", []uint64{32, 2}, 8, make([]byte, 68)},
+	})
+	f, err := gguf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	targets, skipped := GGUFTargets(f, "dequant_f32")
+	if len(targets) != 1 || targets[0].Name != "gguf/q4/dequant_f32" || len(skipped) != 1 ||
+		skipped[0].String() != "q8 (Q8_0): forge's spec Q8_0 has 32-element blocks of 36 bytes, ggml's type 8 has 32-element blocks of 34 bytes" {
+		t.Errorf("targets %v, skipped %v", targets, skipped)
+	}
+	if _, err := TensorFormat(&f.Tensors[1]); err == nil {
+		t.Error("TensorFormat took the wrong spec")
+	}
+	// What SpecFits checks besides the geometry: whole blocks.
+	q4, _ := formats.ByName("Q4_0")
+	if err := SpecFits(q4, &f.Tensors[0]); err != nil {
+		t.Errorf("Q4_0 tensor with Q4_0's spec: %v", err)
+	}
+	if err := SpecFits(q4, &f.Tensors[1]); err == nil {
+		t.Error("Q8_0 tensor with Q4_0's spec fits")
+	}
+}
+
+// TestGGUFTargetNames: a tensor name's control bytes and invalid UTF-8
+// are escaped in its benchmark's name (and the skipped list), so that
+// every output, JSON included, carries the name safely and distinctly.
+func TestGGUFTargetNames(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "names.gguf")
+	writeGGUF(t, p, []ggufTensor{
+		{"a\x1b[31m b", []uint64{32}, 2, make([]byte, 18)},
+		{"c\xff", []uint64{32}, 2, make([]byte, 18)},
+		{"c\xfe", []uint64{32}, 2, make([]byte, 18)},
+		{"iq2\x07", []uint64{256}, 16, make([]byte, 66)},
+	})
+	f, err := gguf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	targets, skipped := GGUFTargets(f, "dequant_f32")
+	var names []string
+	for _, tg := range targets {
+		names = append(names, tg.Name)
+	}
+	if got := strings.Join(names, " "); got != `gguf/a\x1b[31m_b/dequant_f32 gguf/c\xff/dequant_f32 gguf/c\xfe/dequant_f32` {
+		t.Errorf("targets %s", got)
+	}
+	if len(skipped) != 1 || skipped[0].String() != `iq2\a (IQ2_XXS): no forge spec for ggml type 16` {
+		t.Errorf("skipped %v", skipped)
 	}
 }

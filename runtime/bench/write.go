@@ -37,24 +37,25 @@ var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max",
 // G elements/s and the format's compression ratio against f32.
 func WriteTable(w io.Writer, run *Run) error {
 	m := run.Meta
-	var b strings.Builder
-	fmt.Fprintf(&b, "backend %s on %s (%s", m.Backend, m.Device, m.Arch)
+	var head strings.Builder
+	fmt.Fprintf(&head, "backend %s on %s (%s", m.Backend, m.Device, m.Arch)
 	if m.Target != "" && m.Target != m.Arch {
-		fmt.Fprintf(&b, ", target %s", m.Target)
+		fmt.Fprintf(&head, ", target %s", m.Target)
 	}
-	fmt.Fprintf(&b, "), %d CPUs, %s, %s, forge %s", m.CPUs, m.OS, m.GoVersion, m.ForgeVersion)
+	fmt.Fprintf(&head, "), %d CPUs, %s, %s, forge %s", m.CPUs, m.OS, m.GoVersion, m.ForgeVersion)
 	if m.ForgeCommit != "" {
-		fmt.Fprintf(&b, " %.12s", m.ForgeCommit)
+		fmt.Fprintf(&head, " %.12s", m.ForgeCommit)
 		if m.ForgeModified {
-			b.WriteString("+dirty")
+			head.WriteString("+dirty")
 		}
 	}
-	b.WriteByte('\n')
+	var b strings.Builder
+	b.WriteString(Printable(head.String()) + "\n") // the device's and host's names are not ours
 	if r := run.Roofline; r != nil {
-		fmt.Fprintf(&b, "copy roofline: %.2f GB/s (%s of %s, bytes read + written)\n", r.GBps, r.Method, formatBytes(r.Bytes))
+		fmt.Fprintf(&b, "copy roofline: %.2f GB/s (%s of %s, bytes read + written)\n", r.GBps, Printable(r.Method), formatBytes(r.Bytes))
 	}
 	if s := WeightsSummary(run); s != "" {
-		fmt.Fprintf(&b, "weights: %s\n", s)
+		fmt.Fprintf(&b, "weights: %s\n", Printable(s))
 	}
 	rows := [][]string{TableColumns}
 	for i := range run.Results {
@@ -211,6 +212,43 @@ func MetricCell(m suite.Metric) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
+// Printable returns s with what a terminal or a CSV reader would act on
+// written as Go escapes: control bytes (C0, including tab and newline;
+// ESC, which starts a colour or cursor sequence; DEL), C1 controls,
+// invisible format characters such as bidi overrides (\u202e) and
+// non-ASCII spaces (everything strconv.IsPrint refuses but ' '), and bytes
+// that are not UTF-8 (\xff). Printable text, other scripts included, is
+// left as it is. Tensor names, metadata and a run file's strings come from
+// files anyone may have written; they pass through here on their way to a
+// table, a CSV cell or a Go benchmark line.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r != ' ' && !strconv.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1: // not UTF-8
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == ' ' || strconv.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRune(r) // '\x1b', '\n', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // alignRows writes rows in columns two spaces apart, the first column
 // left-aligned and the others right-aligned.
 func alignRows(b *strings.Builder, rows [][]string) {
@@ -220,18 +258,22 @@ func alignRows(b *strings.Builder, rows [][]string) {
 // WriteColumns writes rows (the first one sets the column count) in
 // columns two spaces apart, each padded to its widest cell in characters
 // ("µ" is one); right(col) aligns column col to the right. Lines carry no
-// trailing spaces.
+// trailing spaces. Every cell is shown through Printable: a name with a
+// newline or an escape sequence in it stays in its cell.
 func WriteColumns(b *strings.Builder, rows [][]string, right func(col int) bool) {
 	if len(rows) == 0 {
 		return
 	}
+	cells := make([][]string, len(rows))
 	width := make([]int, len(rows[0]))
-	for _, r := range rows {
+	for k, r := range rows {
+		cells[k] = make([]string, len(r))
 		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+			cells[k][i] = Printable(c)
+			width[i] = max(width[i], utf8.RuneCountInString(cells[k][i]))
 		}
 	}
-	for _, r := range rows {
+	for _, r := range cells {
 		var line strings.Builder
 		for i, c := range r {
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
@@ -325,13 +367,19 @@ func WriteCSV(w io.Writer, run *Run) error {
 			shape[j] = strconv.Itoa(d)
 		}
 		ns := func(d time.Duration) string { return strconv.FormatInt(int64(d), 10) }
-		cw.Write([]string{
+		row := []string{
 			r.Name, r.Suite, r.Family, r.Kernel, r.Format, r.Output, strings.Join(shape, "x"), strconv.FormatInt(r.Elements, 10),
 			strconv.FormatInt(r.BytesRead, 10), strconv.FormatInt(r.BytesWritten, 10), fmtFloat(r.Compression), strconv.Itoa(r.Warmup),
 			strconv.Itoa(s.N), ns(s.Min), ns(s.Mean), ns(s.Max), ns(s.P50), ns(s.P95), ns(s.P99), ns(s.StdDev), ns(s.P50Lo), ns(s.P50Hi),
 			fmtFloat(s.ElemsPS), fmtFloat(s.GBps), fmtFloat(s.GFLOPS), fmtFloat(s.PctCopy), csvMetrics(r.Metrics),
 			started, m.Backend, m.Device, m.Target, m.Hostname, commit, strconv.FormatBool(run.Interrupted),
-		})
+		}
+		// The names may come from a GGUF file (a tensor's) or a run file:
+		// no raw control bytes or invalid UTF-8 in a CSV cell.
+		for k, cell := range row {
+			row[k] = Printable(cell)
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -365,7 +413,9 @@ const (
 // GoName is result r's name in the Go benchmark format (after
 // "Benchmark"): its kernel segment in Go's CamelCase ("dequant_f32" →
 // "DequantF32", so "dequant_f32/Q4_0" → "DequantF32/Q4_0", close to the
-// generated BenchmarkDequantF32Q4_0), "gguf" as "GGUF", and no spaces.
+// generated BenchmarkDequantF32Q4_0), "gguf" as "GGUF", no white space
+// (a run of it is one "_": the format ends a name at a space) and what is
+// left of control bytes and invalid UTF-8 escaped (Printable).
 func GoName(r *Result) string {
 	parts := strings.Split(r.Name, "/")
 	for i, p := range parts {
@@ -376,7 +426,13 @@ func GoName(r *Result) string {
 			parts[i] = "GGUF"
 		}
 	}
-	return strings.Join(strings.Fields(strings.Join(parts, "/")), "_")
+	return goField(strings.Join(parts, "/"), "_")
+}
+
+// goField is s as one field of a Go benchmark line: each run of white
+// space (newlines included) becomes sep, the rest passes through Printable.
+func goField(s, sep string) string {
+	return Printable(strings.Join(strings.Fields(s), sep))
 }
 
 // camel turns snake_case into CamelCase.
@@ -407,7 +463,7 @@ func WriteGoBench(w io.Writer, run *Run) error {
 	m := run.Meta
 	var facts strings.Builder
 	fact := func(k, v string) {
-		if v = strings.Join(strings.Fields(v), " "); v != "" {
+		if v = goField(v, " "); v != "" {
 			fmt.Fprintf(&facts, "# %s: %s\n", k, v)
 		}
 	}
@@ -436,7 +492,7 @@ func WriteGoBench(w io.Writer, run *Run) error {
 	goos, goarch, _ := strings.Cut(m.OS, "/")
 	res := &benchfmt.Result{}
 	config := func(k, v string) {
-		if v = strings.Join(strings.Fields(v), " "); v != "" {
+		if v = goField(v, " "); v != "" {
 			res.Config = append(res.Config, benchfmt.Config{Key: k, Value: []byte(v), File: true})
 		}
 	}
@@ -498,7 +554,7 @@ func appendMetricValues(vs []benchfmt.Value, ms []suite.Metric) []benchfmt.Value
 		if m.Unit != "" {
 			unit += "-" + m.Unit
 		}
-		vs = append(vs, benchfmt.Value{Value: m.Value, Unit: strings.Join(strings.Fields(unit), "_")})
+		vs = append(vs, benchfmt.Value{Value: m.Value, Unit: goField(unit, "_")})
 	}
 	return vs
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -351,5 +352,121 @@ func TestBenchstatPairsTwoRuns(t *testing.T) {
 	// One sec/op table: its header names both files once.
 	if n := strings.Count(text, "sec/op"); n < 2 {
 		t.Errorf("no paired sec/op columns:\n%s", text)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"dequant_f32/Q4_0":      "dequant_f32/Q4_0",
+		"blk.0.ffn_δ µs 日本":     "blk.0.ffn_δ µs 日本", // printable Unicode stays
+		"red\x1b[31mX\x1b[0m":   `red\x1b[31mX\x1b[0m`,
+		"a\nb\tc\rd\x00e\x7f":   `a\nb\tc\rd\x00e\x7f`,
+		"bell\a":                `bell\a`,
+		"bad\xffutf8\xc3":       `bad\xffutf8\xc3`,
+		"c1\u0085\u009b":        `c1\u0085\u009b`,
+		"bidi\u202eexe.txt":     `bidi\u202eexe.txt`,
+		"zero\u200bwidth":       `zero\u200bwidth`,
+		"nbsp\u00a0here":        `nbsp\u00a0here`,
+		"replacement \ufffd ok": "replacement \ufffd ok",
+		`back\slash`:            `back\slash`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// hostileRun is fixture() with names and metadata as a crafted run file
+// (or a crafted GGUF's tensor names) may have them.
+func hostileRun() *Run {
+	run := fixture()
+	run.Meta.Device = "GPU\x1b]0;pwned\x07"
+	run.Meta.Hostname = "host\nname"
+	run.Results[0].Name = "dequant_f32/\x1b[31mred"
+	run.Results[1].Name = "bad\xff name\nline"
+	run.Results[2].Format = "Q6\u202eK"
+	return run
+}
+
+// noRawControls fails on a control byte other than newline, a C1 control,
+// a bidi override or invalid UTF-8 in s.
+func noRawControls(t *testing.T, what, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Errorf("%s is not UTF-8: %q", what, s)
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u202e' {
+			t.Errorf("%s holds %U: %q", what, r, s)
+			return
+		}
+	}
+}
+
+// TestWritersEscape: the table, the CSV and the Go benchmark format show
+// names and metadata through Printable (they wrote them raw: escape
+// sequences to the terminal, invalid UTF-8 into the CSV, a newline that
+// split a Go benchmark line).
+func TestWritersEscape(t *testing.T) {
+	run := hostileRun()
+	var table, csvOut, goOut bytes.Buffer
+	if err := WriteTable(&table, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csvOut, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteGoBench(&goOut, run); err != nil {
+		t.Fatal(err)
+	}
+	noRawControls(t, "table", table.String())
+	noRawControls(t, "CSV", csvOut.String())
+	noRawControls(t, "Go format", goOut.String())
+	if s := table.String(); !strings.Contains(s, `GPU\x1b]0;pwned\a`) || !strings.Contains(s, `dequant_f32/\x1b[31mred`) || !strings.Contains(s, `bad\xff name\nline`) {
+		t.Errorf("table:\n%s", s)
+	}
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("CSV: %v, %v", rows, err)
+	}
+	col := func(name string) int { return slices.Index(CSVHeader, name) }
+	if rows[1][0] != `dequant_f32/\x1b[31mred` || rows[2][0] != `bad\xff name\nline` || rows[3][col("format")] != `Q6\u202eK` || rows[1][col("host")] != `host\nname` {
+		t.Errorf("CSV rows %q", rows)
+	}
+	r := benchfmt.NewReader(&goOut, "run.txt")
+	var names []string
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			names = append(names, rec.Name.String())
+			if d := rec.GetConfig("device"); d != `GPU\x1b]0;pwned\a` && len(names) == 1 {
+				t.Errorf("device config %q", d)
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", rec)
+		}
+	}
+	if !slices.Contains(names, `DequantF32/\x1b[31mred-2`) || !slices.Contains(names, `bad\xff_name_line-2`) {
+		t.Errorf("Go benchmark names %q", names)
+	}
+}
+
+// TestCompareTextEscapes: compare's table shows a run file's names and
+// metadata through Printable.
+func TestCompareTextEscapes(t *testing.T) {
+	base, cur := hostileRun(), hostileRun()
+	cur.Meta.GoVersion = "go\x1b[2J"
+	cur.Results = append(cur.Results, Result{Name: "new\x1b[5m", Samples: []time.Duration{1}})
+	c := Compare(base, cur, DefaultCompareOptions())
+	c.Baseline.Label = "base\x1b[1m"
+	var b bytes.Buffer
+	if err := c.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	noRawControls(t, "compare's text", b.String())
+	for _, want := range []string{`base\x1b[1m`, `dequant_f32/\x1b[31mred`, `new (in the current run only): new\x1b[5m`, `go\x1b[2J`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %s:\n%s", want, b.String())
+		}
 	}
 }
