@@ -637,8 +637,9 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_nvfp4_kernel_qx8(con
 }
 
 // forge_matmul_f32_nvfp4_kernel_mmq_smem is the shared memory, in bytes, that
-// forge_matmul_f32_nvfp4_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic).
-template <uint32_t BM, uint32_t BN, uint32_t BK>
+// forge_matmul_f32_nvfp4_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic). Direct (a tile of
+// one warp column): W's codes are not staged; three raw buffers instead.
+template <uint32_t BM, uint32_t BN, uint32_t BK, bool Direct>
 struct forge_matmul_f32_nvfp4_kernel_mmq_smem {
 	static constexpr uint32_t BE = forge_mm_nvfp4_elems, SUB = 16;
 	static constexpr bool Off = false; // an offset term is left
@@ -646,10 +647,11 @@ struct forge_matmul_f32_nvfp4_kernel_mmq_smem {
 	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
 	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
 	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, N16 = Off ? BK / 16 : 0;
-	static constexpr uint32_t Raw = BM * RBP;                              // one of two raw buffers
-	static constexpr uint32_t A = BM * LD + BM * NS * 4 * (Off ? 2 : 1);   // codes, scales (and offsets)
-	static constexpr uint32_t X = BN * LD + BN * NG * 4 + BN * N16 * 4;    // one of three X stages
-	static constexpr uint32_t bytes = 2 * Raw + A + 3 * X;
+	static constexpr uint32_t RawBufs = Direct ? 3 : 2;
+	static constexpr uint32_t Raw = BM * RBP;                                            // one raw buffer
+	static constexpr uint32_t A = (Direct ? 0 : BM * LD) + BM * NS * 4 * (Off ? 2 : 1); // codes, scales (and offsets)
+	static constexpr uint32_t X = BN * LD + BN * NG * 4 + BN * N16 * 4;                  // one of three X stages
+	static constexpr uint32_t bytes = RawBufs * Raw + A + 3 * X;
 };
 
 // Copy says how W's raw blocks arrive: 16 in 16-byte pieces (rows and steps
@@ -659,22 +661,26 @@ template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t Warp
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	using L = forge_matmul_f32_nvfp4_kernel_mmq_smem<BM, BN, BK>;
+	constexpr uint32_t Warps = Threads / 32;
+	// One warp column: each lane decodes its own A fragments' words from
+	// the raw blocks (the words no other warp needs), so W's codes are
+	// never staged nor read back with ldmatrix.
+	constexpr bool Direct = Warps / WarpRows == 1;
+	using L = forge_matmul_f32_nvfp4_kernel_mmq_smem<BM, BN, BK, Direct>;
 	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 36;
 	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16;
 	constexpr bool Off = L::Off;
-	constexpr uint32_t Warps = Threads / 32;
 	static_assert(Threads % 32 == 0 && Threads <= 1024 && WarpRows >= 1 && Warps % WarpRows == 0,
 		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of 32 (at most 1024) that WARP_ROWS divides");
 	constexpr uint32_t WarpCols = Warps / WarpRows;
 	constexpr uint32_t WM = BM / WarpRows, WN = BN / WarpCols, MT = WM / 16, NT = WN / 8;
 	static_assert(BM % (16 * WarpRows) == 0 && BN % (16 * WarpCols) == 0,
 		"the integer path: each warp's share of the tile (TM/WARP_ROWS × TN/(warps/WARP_ROWS)) must be whole 16 × 16 pieces");
-	static_assert(BK % BE == 0 && BK % 32 == 0 && (Copy == 0 || RB % Copy == 0), "the integer path: a step is whole blocks (of whole copy pieces)");
+	static_assert(BK % BE == 0 && BK % 32 == 0 && RB % (Copy != 0 ? Copy : 1) == 0, "the integer path: a step is whole blocks (of whole copy pieces)");
 	extern __shared__ __align__(16) uint8_t forge_mm_int_smem[];
-	uint8_t* const raw0 = forge_mm_int_smem;           // [2][BM][RBP]: W's raw blocks
-	uint8_t* const codes = raw0 + 2 * L::Raw;         // [BM][LD]: W's codes of the step
-	float* const wscale = reinterpret_cast<float*>(codes + BM * LD); // [BM][NS] (then [BM][NS] offsets)
+	uint8_t* const raw0 = forge_mm_int_smem;           // [RawBufs][BM][RBP]: W's raw blocks
+	uint8_t* const codes = raw0 + L::RawBufs * L::Raw; // [BM][LD]: W's codes of the step (not Direct)
+	float* const wscale = reinterpret_cast<float*>(codes + (Direct ? 0 : BM * LD)); // [BM][NS] (then [BM][NS] offsets)
 	uint8_t* const x0 = codes + L::A;                   // [3] X stages: [BN][LD] codes, [BN][NG] scales, [BN][N16] sums
 	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
 	const uint32_t wm = warp / WarpCols, wn = warp % WarpCols;
@@ -689,7 +695,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 	// issue(kb): step kb's raw W and X, one commit group (an empty one past the end).
 	auto issue = [&](int64_t kb) {
 		if (kb < kend) {
-			uint8_t* const raw = raw0 + (uint32_t)(kb & 1) * L::Raw;
+			uint8_t* const raw = raw0 + (uint32_t)(kb % L::RawBufs) * L::Raw;
 			if (Copy != 0) { // rows and steps of whole pieces
 				constexpr uint32_t CU = Copy != 0 ? Copy : 4, CPR = RB / CU;
 				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
@@ -722,7 +728,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 				const bool ok = n0 + r < batch && 32 * gk < cols;
 				forge_mm_cp_async<4>(xbd + r * NG + g, ok ? xd + (n0 + r) * (cols / 32) + gk : xd, ok);
 			}
-			if (Off) {
+			if constexpr (Off) {
 				float* const xbs = xbd + BN * NG;
 				for (uint32_t c = tid; c < BN * N16; c += Threads) {
 					const uint32_t r = c / N16, h = c % N16;
@@ -747,10 +753,12 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 	for (int64_t kb = kbeg; kb < kend; ++kb) {
 		forge_mm_cp_wait<1>();
 		forge_syncthreads(); // step kb's raw W and X have landed; the last step's products are done with the codes
+		const uint8_t* const raw = raw0 + (uint32_t)(kb % L::RawBufs) * L::Raw;
+		// row m's step starts at byte shift(m) of its staged row
+		auto row_at = [&](uint32_t m) {
+			return raw + m * RBP + (Copy != 0 ? 0u : (uint32_t)(((uint64_t)(m0 + m) * rowbytes + (uint64_t)kb * RB) & 3));
+		};
 		{
-			const uint8_t* const raw = raw0 + (uint32_t)(kb & 1) * L::Raw;
-			// row m's step starts at byte shift(m) of its staged row
-#define FORGE_MM_ROW(m) (raw + (m) * RBP + (Copy != 0 ? 0u : (uint32_t)(((uint64_t)(m0 + (m)) * rowbytes + (uint64_t)kb * RB) & 3)))
 			// A thread decodes the eight words of one 32-element group at a
 			// time: the group's words share their block's loads (Q4_0's
 			// word w and w + 4 are one word's two nibbles), and the codes go
@@ -758,9 +766,9 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 			// a fifth of its instructions at 4096×14336×512.)
 			constexpr uint32_t GPR = BK / 32; // groups of 32 per row of the step
 #pragma unroll 2
-			for (uint32_t e = tid; e < BM * GPR; e += Threads) {
+			for (uint32_t e = tid; e < (Direct ? 0 : BM * GPR); e += Threads) {
 				const uint32_t m = e / GPR, kg = e % GPR;
-				const forge_BlockNVFP4* b = reinterpret_cast<const forge_BlockNVFP4*>(FORGE_MM_ROW(m) + (32 * kg / BE) * BB);
+				const forge_BlockNVFP4* b = reinterpret_cast<const forge_BlockNVFP4*>(row_at(m) + (32 * kg / BE) * BB);
 				const int32_t w0 = (int32_t)((32 * kg % BE) / 4);
 				uint32_t c[8];
 #pragma unroll
@@ -773,13 +781,12 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 			}
 			for (uint32_t e = tid; e < BM * NS; e += Threads) {
 				const uint32_t m = e / NS, sb = e % NS;
-				const forge_BlockNVFP4* b = reinterpret_cast<const forge_BlockNVFP4*>(FORGE_MM_ROW(m) + (sb * SUB / BE) * BB);
+				const forge_BlockNVFP4* b = reinterpret_cast<const forge_BlockNVFP4*>(row_at(m) + (sb * SUB / BE) * BB);
 				const int32_t si = (int32_t)((sb * SUB % BE) / SUB);
 				wscale[m * NS + sb] = forge_BlockNVFP4_Scale(b, si);
 			}
-#undef FORGE_MM_ROW
 		}
-		forge_syncthreads(); // the codes of step kb are staged; its raw buffer is free
+		forge_syncthreads(); // the codes of step kb are staged; its raw buffer is free (Direct: the one of step kb − 1)
 		issue(kb + 2);
 		const uint8_t* const xb = x0 + (uint32_t)(kb % 3) * L::X;
 		const float* const xbd = reinterpret_cast<const float*>(xb + BN * LD);
@@ -790,7 +797,18 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 			uint32_t a[MT][4], b[NT][2];
 #pragma unroll
 			for (uint32_t i = 0; i < MT; ++i) {
-				forge_mm_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
+				if constexpr (Direct) { // the words ldmatrix would give: rows g4 and g4 + 8, words t4 and 4 + t4 of the group
+					const uint32_t m = wm * WM + i * 16 + g4;
+					const forge_BlockNVFP4* b0 = reinterpret_cast<const forge_BlockNVFP4*>(row_at(m) + (32 * g / BE) * BB);
+					const forge_BlockNVFP4* b1 = reinterpret_cast<const forge_BlockNVFP4*>(row_at(m + 8) + (32 * g / BE) * BB);
+					const int32_t w0 = (int32_t)((32 * g % BE) / 4) + (int32_t)t4;
+					a[i][0] = forge_BlockNVFP4_Codes(b0, w0);
+					a[i][1] = forge_BlockNVFP4_Codes(b1, w0);
+					a[i][2] = forge_BlockNVFP4_Codes(b0, w0 + 4);
+					a[i][3] = forge_BlockNVFP4_Codes(b1, w0 + 4);
+				} else {
+					forge_mm_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
+				}
 			}
 #pragma unroll
 			for (uint32_t j = 0; j < NT; j += 2) {
@@ -806,7 +824,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 				dx[j][1] = xbd[(n + 1) * NG + g];
 			}
 			float sx[NT][2][2]; // and their sums over the group's sub-blocks of 16
-			if (Off) {
+			if constexpr (Off) {
 				const float* const xbs = xbd + BN * NG;
 #pragma unroll
 				for (uint32_t j = 0; j < NT; ++j) {
@@ -921,7 +939,7 @@ static bool forge_matmul_f32_nvfp4_kernel_int_launch(const void* w, const float*
 	forge_stream_t stream) {
 	constexpr uint32_t BE = forge_mm_nvfp4_elems;
 	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
-	using L = forge_matmul_f32_nvfp4_kernel_mmq_smem<TM, TN, BK>;
+	using L = forge_matmul_f32_nvfp4_kernel_mmq_smem<TM, TN, BK, Threads / 32 / WarpRows == 1>;
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	// Shared memory past what a workgroup may have (227 KiB on sm_90): half
