@@ -26,6 +26,7 @@ func compareCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "metric", Usage: "per-metric thresholds, `METRIC=PERCENT`[,...]: time (ns/op samples), gbps (GB/s)"},
 			&cli.Float64Flag{Name: "alpha", Value: bench.DefaultAlpha, Usage: "significance `LEVEL` of the U test"},
 			&cli.StringFlag{Name: "json", Usage: "also write the comparison as JSON to `OUT` (\"-\": stdout, instead of the table); written atomically"},
+			markdownFlag("the comparison"), historyFlag(),
 		}, benchFlags()...),
 		Action: compareAction,
 	}
@@ -61,6 +62,9 @@ func compareAction(c *cli.Context) error {
 	if _, err := benchOptions(c); err != nil {
 		return err
 	}
+	if err := checkCompareOutputs(c); err != nil {
+		return err
+	}
 
 	var base *bench.Run
 	label := name
@@ -85,6 +89,9 @@ func compareAction(c *cli.Context) error {
 	} else {
 		cur, err = measure(c)
 		curLabel = "this run"
+		if err == nil {
+			err = appendHistory(c, cur, "compare")
+		}
 	}
 	if err != nil {
 		return err
@@ -97,14 +104,19 @@ func compareAction(c *cli.Context) error {
 
 	cmp := bench.Compare(base, cur, opts)
 	cmp.Baseline.Label, cmp.Current.Label = label, curLabel
-	out := c.String("json")
-	if out != "-" {
+	out, md := c.String("json"), c.String("markdown")
+	if out != "-" && md != "-" {
 		if err := cmp.WriteText(c.App.Writer); err != nil {
 			return err
 		}
 	}
 	if out != "" {
 		if err := writeJSONTo(c, out, indented(cmp)); err != nil {
+			return err
+		}
+	}
+	if md != "" {
+		if err := writeJSONTo(c, md, cmp.WriteMarkdown); err != nil {
 			return err
 		}
 	}

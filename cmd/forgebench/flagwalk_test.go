@@ -41,8 +41,10 @@ var hostileExtra = map[string][]string{
 	"float":     {"NaN", "-Inf", "+Inf", "1e-320"},
 	"threshold": {"1e99%", "-5%", "NaN%", "Inf", "1000%", "1000.5%"},
 	"metric":    {"time=9223372036854775807", "gbps=1e99%", "time=-1", "time=NaN", "time", "=5%"},
+	"prompt":    {"65537", "1,,2", "128,128", "0,128", "1x1", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", " 512 "},
 	"shape": {"4611686018427387904x1", "2147483647x2147483647", "65536x65537", "65536x1x65537", "4096x1048577x4096",
 		"0x1", "-1x4", "1e99x1", "8x64", "1x1"},
+	"shard": {"1/0", "0/9223372036854775807", "9223372036854775807/9223372036854775807", "-1/-1", "2/1", "0/1", "4095/4096"},
 }
 
 // flagWalkBase is, per command, an invocation that succeeds cheaply when
@@ -86,6 +88,12 @@ func flagWalkBase(t *testing.T, cmd, flag string) (pre, post []string) {
 			"--out", filepath.Join(dir, "sm_90.json")}, nil
 	case "profile": // --dry-run: prints the commands
 		return []string{"profile", "--tool", "ncu", "--dry-run", "--out", dir, "--forgebench", "/opt/forge/forgebench"}, []string{"--", "--backend", "cpu"}
+	case "history": // a history of one run
+		h := filepath.Join(dir, "h.jsonl")
+		if err := bench.AppendHistory(h, benchtest.Run(1, benchtest.Defaults()...), "run"); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"history", h}, nil
 	}
 	return nil, nil
 }

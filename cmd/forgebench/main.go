@@ -1,13 +1,16 @@
 // Command forgebench runs forge's generated suites and inspects model files:
 // `forgebench run` measures the suites (or a GGUF file's tensors) on a
 // backend through runtime/bench and writes a table, JSON, CSV and the Go
-// benchmark format; `forgebench list` shows the suites and targets;
+// benchmark format (--shard I/N one part of them, for `forgebench merge`
+// to put together); `forgebench list` shows the suites and targets;
 // `forgebench baseline save|list|show|delete` keeps runs as baselines and
 // `forgebench compare` checks a run against one (exit 1 on a significant
 // regression); `forgebench compare-llama` prints a run's matvec and matmul
 // times beside llama.cpp's test-backend-ops perf output for the same formats
 // and shapes (runtime/bench/llama); `forgebench report --html` renders a
-// run, optionally against a baseline; `forgebench tune` times a target's tuning space and writes the
+// run, optionally against a baseline; `forgebench history FILE` shows the
+// runs appended with --history as a trend per benchmark across commits;
+// `forgebench tune` times a target's tuning space and writes the
 // winners to specs/tuned (runtime/bench/tune); `forgebench profile` runs a
 // selection under ncu, nsys, rocprof or omniperf and maps the tool's kernels
 // back to forge's launchers (runtime/bench/profile); `forgebench formats`
@@ -106,8 +109,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		// Errors are printed once, by main, with the program's name.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands: []*cli.Command{listCommand(), runCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
-			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand(), completionCommand()},
+		Commands: []*cli.Command{listCommand(), runCommand(), mergeCommand(), baselineCommand(), compareCommand(), compareLlamaCommand(), reportCommand(),
+			formatsCommand(), ggufCommand(), tuneCommand(), profileCommand(), historyCommand(), completionCommand()},
 		EnableBashCompletion: true,
 	}
 }

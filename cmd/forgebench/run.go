@@ -43,7 +43,7 @@ exits with status 130.
 
 Filters are globs (* ? [...], ignoring case) or /regexps/, comma-separated
 lists of either: forgebench run --format 'Q4_*,Q8_0' --suite '*f32*'.`,
-		Flags:  append(benchFlags(), outputFlags()...),
+		Flags:  append(append(benchFlags(), shardFlag()), outputFlags()...),
 		Action: runAction,
 	}
 }
@@ -57,9 +57,11 @@ func benchFlags() []cli.Flag {
 		&cli.StringFlag{Name: "format", Usage: "formats to run (Q4_K): globs or /regexp/, comma-separated"},
 		&cli.StringFlag{Name: "family", Usage: "kernel families to run (dequant, matvec, matmul, memory, quantize, attention, model): globs or /regexp/, comma-separated"},
 		&cli.BoolFlag{Name: "quick", Usage: "run the scenario suites' (memory, quantize, attention, model) small cases only, as CI does on the cpu"},
-		&cli.StringFlag{Name: "gguf", Usage: "benchmark dequant_f32 of every tensor of this GGUF `FILE` (its real bytes, at its shape) instead of the generated suites"},
+		&cli.StringFlag{Name: "gguf", Usage: "run the model in this GGUF `FILE` instead of the generated suites: its tensors grouped by type and shape, each group's dequant, matvec (decode) and matmul (prefill, at --prompt) measured once, and the model's weight-matmul time per token and per prompt"},
+		&cli.StringSliceFlag{Name: "prompt", Usage: "with --gguf, the prompt lengths `N,...` (tokens: matmul batches) prefill is timed at, 1 to 65536 (default 128,512)"},
 		&cli.StringFlag{Name: "backend", Value: backend.AutoBackend, Usage: "cpu, hip, cuda or auto (a GPU kernel library when one is found and opens, else cpu)"},
 		&cli.StringFlag{Name: "lib", Usage: "kernel library (libforge_<target>.so) for a GPU backend (default $FORGE_LIB, else searched beside the binary and in build/)", EnvVars: []string{backend.EnvLib}},
+		deviceFlag(),
 		&cli.IntFlag{Name: "count", Usage: "samples per benchmark; with --min-time or --auto the least (0: 10)"},
 		&cli.DurationFlag{Name: "min-time", Usage: "sample each benchmark until the samples add up to at least this (e.g. 500ms)"},
 		&cli.BoolFlag{Name: "auto", Usage: "sample each benchmark until the 95% confidence interval of its median is within ±1% (or --max-time)"},
@@ -78,6 +80,7 @@ func outputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "json", Usage: "write the run as JSON to `FILE` (\"-\": stdout)"},
 		&cli.StringFlag{Name: "csv", Usage: "write one CSV row per benchmark to `FILE` (\"-\": stdout)"},
 		&cli.StringFlag{Name: "gofmt", Usage: "write the Go benchmark format (benchstat's input) to `FILE` (\"-\": stdout)"},
+		markdownFlag("the run"), historyFlag(),
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no table"},
 	}
 }
@@ -94,7 +97,7 @@ func runAction(c *cli.Context) error {
 	}
 	var outs []output
 	stdoutTaken := ""
-	for _, o := range []output{{"json", "", bench.WriteJSON}, {"csv", "", bench.WriteCSV}, {"gofmt", "", bench.WriteGoBench}} {
+	for _, o := range []output{{"json", "", bench.WriteJSON}, {"csv", "", bench.WriteCSV}, {"gofmt", "", bench.WriteGoBench}, {"markdown", "", bench.WriteMarkdown}} {
 		if o.path = c.String(o.flag); o.path == "" {
 			continue
 		}
@@ -107,6 +110,9 @@ func runAction(c *cli.Context) error {
 			return fmt.Errorf("run: --%s %s: %w", o.flag, o.path, err)
 		}
 		outs = append(outs, o)
+	}
+	if err := checkHistoryFlag(c); err != nil {
+		return err
 	}
 
 	run, err := measure(c)
@@ -126,6 +132,7 @@ func runAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "forgebench: wrote %s\n", o.path)
 		}
 	}
+	werrs = append(werrs, appendHistory(c, run, "run"))
 	if !c.Bool("quiet") {
 		w := c.App.Writer
 		if stdoutTaken != "" {
@@ -187,20 +194,25 @@ func measure(c *cli.Context) (*bench.Run, error) {
 	}
 	filter := bench.Filter{Suite: c.String("suite"), Format: c.String("format"), Family: c.String("family")}
 	var targets []bench.Target
+	var model *bench.GGUFModel
 	if p := c.String("gguf"); p != "" {
 		f, err := gguf.Open(p)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		ts, skipped := bench.GGUFTargets(f, "dequant_f32")
-		for _, s := range skipped {
+		prompts, _ := bench.ParsePrompts(c.StringSlice("prompt")) // checked by benchOptions
+		logf := func(format string, args ...any) { fmt.Fprintf(c.App.ErrWriter, "forgebench: "+format+"\n", args...) }
+		if model, err = bench.NewGGUFModel(f, p, prompts, logf); err != nil {
+			return nil, err
+		}
+		for _, s := range model.Skipped {
 			fmt.Fprintf(c.App.ErrWriter, "forgebench: %s: skipped %s\n", p, s)
 		}
-		if len(ts) == 0 {
-			return nil, fmt.Errorf("%s: no tensor of a type forge has a spec for (%d skipped)", p, len(skipped))
+		if len(model.Targets) == 0 {
+			return nil, fmt.Errorf("%s: no tensor of a type forge has a spec for (%d skipped)", p, len(model.Skipped))
 		}
-		if targets, err = filter.Select(ts); err != nil {
+		if targets, err = filter.Select(model.Targets); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	} else {
@@ -210,7 +222,7 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		}
 	}
 
-	sel, err := backend.Select(c.String("backend"), c.String("lib"))
+	sel, err := selectBackend(c)
 	if nl := (*backend.NoLibraryError)(nil); errors.As(err, &nl) {
 		return nil, fmt.Errorf("backend %s needs a kernel library and none was given or found: %s", nl.Backend, nl.Hint("--lib"))
 	}
@@ -227,6 +239,10 @@ func measure(c *cli.Context) (*bench.Run, error) {
 	}
 	fmt.Fprintln(c.App.ErrWriter, msg)
 
+	targets, opts, shard, err := shardTargets(c, sel.Backend, targets, opts)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p := newProgress(c.App.ErrWriter)
@@ -241,7 +257,12 @@ func measure(c *cli.Context) (*bench.Run, error) {
 			testHookResult(ctx, r)
 		}
 	}
+	idx, _ := deviceIndex(sel.Backend)
+	clocks := bench.StartClocks(sel.Backend.Name(), idx) // nil where no vendor tool answers
 	run, err := bench.Measure(ctx, sel.Backend, targets, opts)
+	recordPlacement(run, sel, shard)
+	clocks.Finish(run)
+	model.Finish(run)
 	p.finish()
 	return run, err
 }
@@ -268,8 +289,16 @@ func benchOptions(c *cli.Context) (bench.Options, error) {
 		return opts, fmt.Errorf("--weights: %w", err)
 	}
 	opts.Weights = weights
+	if err := checkPlacement(c); err != nil {
+		return opts, err
+	}
 	if opts.Shapes, err = parseShapes(c.StringSlice("shape")); err != nil {
 		return opts, err
+	}
+	if _, err := bench.ParsePrompts(c.StringSlice("prompt")); err != nil {
+		return opts, err
+	} else if c.IsSet("prompt") && c.String("gguf") == "" {
+		return opts, fmt.Errorf("--prompt: only a --gguf run times a model's prompts")
 	}
 	switch {
 	case opts.Count < 0 || opts.Count > maxIterFlag:

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,10 +64,15 @@ func TestRunTable(t *testing.T) {
 		}
 	}
 	// Not a terminal: a plain line per benchmark on stderr.
-	for _, want := range []string{"forgebench: backend cpu\n", "[1/2] dequant_f32/Q4_0: p50 ", "[2/2] dequant_f16/Q4_0: p50 ", "% of copy)"} {
+	for _, want := range []string{"forgebench: backend cpu\n", "[1/2] dequant_f32/Q4_0: p50 ", "[2/2] dequant_f16/Q4_0: p50 "} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
+	}
+	// These benchmarks move far less than bench.RooflineMinBytes: no % of
+	// copy is claimed for them.
+	if strings.Contains(errOut, "% of copy") {
+		t.Errorf("a %% of copy for a benchmark below bench.RooflineMinBytes:\n%s", errOut)
 	}
 	if strings.Contains(errOut, "\r") {
 		t.Errorf("a progress bar on a non-terminal:\n%q", errOut)
@@ -286,32 +293,68 @@ func TestRunInterrupted(t *testing.T) {
 func TestRunGGUF(t *testing.T) {
 	p, j := tiny(t)
 	out := filepath.Join(t.TempDir(), "gguf.json")
-	code, _, errOut := forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--copy-bytes", "-1", "--json", out, "-q")
+	code, stdout, errOut := forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--copy-bytes", "-1", "--prompt", "4,2", "--json", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	// tiny.gguf's 21 tensors are each of a type and shape of their own: a
+	// group each, its dequant on the tensor's bytes at its shape, its
+	// matvec and its matmul at both prompt lengths.
 	run := readRun(t, out)
-	if len(run.Results) != len(j.Tensors) {
-		t.Fatalf("%d results for %d tensors", len(run.Results), len(j.Tensors))
+	byName := map[string]bench.Result{}
+	for _, r := range run.Results {
+		byName[r.Name] = r
 	}
-	for i, tt := range j.Tensors {
-		r := run.Results[i]
-		if r.Name != "gguf/"+tt.Name+"/dequant_f32" || r.Format != tt.Type || r.BytesRead != tt.NBytes || len(r.Shape) != len(tt.Shape) || int64(r.Shape[0]) != tt.Shape[0] || r.Stats.N != 2 {
-			t.Errorf("tensor %s (%s %v): result %s %s %v, %d bytes", tt.Name, tt.Type, tt.Shape, r.Name, r.Format, r.Shape, r.BytesRead)
+	for _, tt := range j.Tensors {
+		group := fmt.Sprintf("gguf/%s/%dx%d", tt.Type, tt.Shape[1], tt.Shape[0])
+		r, ok := byName[group+"/dequant_f32"]
+		if !ok || r.Format != tt.Type || r.BytesRead != tt.NBytes || len(r.Shape) != len(tt.Shape) || int64(r.Shape[0]) != tt.Shape[0] || r.Stats.N != 2 || r.Tensors != 1 {
+			t.Errorf("tensor %s (%s %v): result %s %s %v, %d bytes, %d tensors", tt.Name, tt.Type, tt.Shape, r.Name, r.Format, r.Shape, r.BytesRead, r.Tensors)
+		}
+		for _, k := range []string{"matvec_f32", "matmul_f32/batch2", "matmul_f32/batch4"} {
+			if r, ok := byName[group+"/"+k]; !ok || r.Tensors != 1 || r.Stats.N != 2 {
+				t.Errorf("tensor %s: %s/%s: %+v", tt.Name, group, k, r)
+			}
 		}
 	}
-	// The filters apply to the tensors' suites.
-	code, stdout, errOut := forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--format", "Q4_K,MXFP4", "--copy-bytes", "-1")
+	m := run.Meta.Model
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if m == nil || m.Path != p || m.Size != int64(len(data)) || m.SHA256 != hex.EncodeToString(sum[:]) || m.Name != "forge-tiny" || m.Architecture != "llama" ||
+		len(m.Groups) != len(j.Tensors) || !slices.Equal(m.Prompts, []int{2, 4}) {
+		t.Errorf("model %+v", m)
+	}
+	for _, metric := range []string{"decode_per_token", "decode_tokens_per_s", "prefill_2", "prefill_4_tokens_per_s", "dequant_all"} {
+		if !slices.ContainsFunc(byName["gguf/model/total"].Metrics, func(x suite.Metric) bool { return x.Name == metric && x.Value > 0 }) {
+			t.Errorf("gguf/model/total lacks %s: %+v", metric, byName["gguf/model/total"])
+		}
+	}
+	contains(t, "the table", stdout, "model: forge-tiny (llama), file "+p, "sha256 "+m.SHA256, "21 tensors in 21 groups",
+		"gguf/Q4_K/16x512/matvec_x8", "gguf/model  tensors", "decode_per_token (s)")
+
+	// The filters apply to the groups' suites.
+	code, stdout, errOut = forgebench(t, "run", "--gguf", p, "--backend", "cpu", "--count", "2", "--format", "Q4_K,MXFP4", "--family", "dequant", "--copy-bytes", "-1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, name := range []string{"gguf/forge.q4_k.weight/dequant_f32", "gguf/forge.mxfp4.weight/dequant_f32", "gguf/forge.odd_mxfp4.weight/dequant_f32"} {
+	for _, name := range []string{"gguf/Q4_K/16x512/dequant_f32", "gguf/MXFP4/32x256/dequant_f32", "gguf/MXFP4/3x96/dequant_f32"} {
 		if !strings.Contains(stdout, name) {
 			t.Errorf("table lacks %s:\n%s", name, stdout)
 		}
 	}
-	if strings.Count(stdout, "gguf/") != 3 {
+	if strings.Contains(stdout, "gguf/Q4_0") || strings.Contains(stdout, "/matvec_") {
 		t.Errorf("table:\n%s", stdout)
+	}
+	code, _, errOut = forgebench(t, "run", "--gguf", p, "--prompt", "0")
+	if code != exitError || !strings.Contains(errOut, `--prompt "0": want prompt lengths of 1 to 65536 tokens`) {
+		t.Errorf("--prompt 0: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = forgebench(t, "run", "--prompt", "128", "--suite", "dequant_f32/F32")
+	if code != exitError || !strings.Contains(errOut, "--prompt: only a --gguf run") {
+		t.Errorf("--prompt without --gguf: exit %d: %s", code, errOut)
 	}
 	code, _, errOut = forgebench(t, "run", "--gguf", p, "--format", "Q4_0_4_4")
 	if code != exitError || !strings.Contains(errOut, `tiny.gguf: format "Q4_0_4_4" matches no format; valid: F32, F16, BF16, MXFP4, Q4_0`) {

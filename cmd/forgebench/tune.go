@@ -91,6 +91,7 @@ rows 1, 2, 4 x lanes 1, 2, less those a format cannot compile.`,
 			&cli.BoolFlag{Name: "no-cache", Usage: "ignore cached results (measure every candidate again)"},
 			&cli.StringFlag{Name: "out", Usage: "winners file to update (default <root>/specs/tuned/<target>.json)"},
 			&cli.StringFlag{Name: "json", Usage: "also write the whole report as JSON to `FILE` (\"-\": stdout)"},
+			markdownFlag("the winners"),
 			&cli.IntFlag{Name: "reps", Value: 7, Usage: "timed repetitions per candidate and class (the median is kept)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compilers run at once (0: the CPU count)"},
 			&cli.StringFlag{Name: "weights", Value: string(backend.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
@@ -170,6 +171,13 @@ func tuneAction(c *cli.Context) error {
 	if err := checkWritable(out); err != nil {
 		return fmt.Errorf("tune: --out %s: %w", out, err)
 	}
+	if md := c.String("markdown"); md == "-" && c.String("json") == "-" {
+		return fmt.Errorf("tune: --json - and --markdown - both write to stdout; give one of them a file")
+	} else if md != "" && md != "-" {
+		if err := checkWritable(md); err != nil {
+			return fmt.Errorf("tune: --markdown %s: %w", md, err)
+		}
+	}
 	cacheDir := c.String("cache-dir")
 	if cacheDir == "" {
 		cacheDir = tune.DefaultCacheDir()
@@ -192,7 +200,16 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	tune.Report(c.App.Writer, res)
+	report := c.App.Writer
+	if c.String("json") == "-" || c.String("markdown") == "-" {
+		report = c.App.ErrWriter // stdout carries the --json or --markdown output
+	}
+	tune.Report(report, res)
+	if p := c.String("markdown"); p != "" {
+		if err := writeJSONTo(c, p, func(w io.Writer) error { return tune.WriteMarkdown(w, res) }); err != nil {
+			return err
+		}
+	}
 	if p := c.String("json"); p != "" {
 		write := func(w io.Writer) error {
 			enc := json.NewEncoder(w)

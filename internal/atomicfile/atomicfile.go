@@ -80,7 +80,7 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	}()
 	// fill may have taken long; what was checked may have changed since.
 	if fi, err := os.Lstat(t.dest); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("cannot write %s: %s became %s while the data was written; it is not replaced", path, t.dest, kind(fi))
+		return fmt.Errorf("cannot write %s: %s became %s while the data was written; it is not replaced", path, t.dest, Kind(fi))
 	}
 	if err = os.Rename(tmp, t.dest); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -177,10 +177,10 @@ func resolve(path string) (target, error) {
 			return t, fmt.Errorf("cannot write %s: %s owned by user %d; forge does not replace another user's file", path, is, uid)
 		}
 		t.old = fi
-	case isDevNull(fi):
+	case IsDevNull(fi):
 		t.devNull = true
 	default:
-		return t, fmt.Errorf("cannot write %s: %s %s, not a regular file; forge writes outputs only to regular files (or %s for standard output)", path, is, kind(fi), Stdout)
+		return t, fmt.Errorf("cannot write %s: %s %s, not a regular file; forge writes outputs only to regular files (or %s for standard output)", path, is, Kind(fi), Stdout)
 	}
 	return t, nil
 }
@@ -249,7 +249,8 @@ func toStdout(fill func(io.Writer) error) error {
 	return nil
 }
 
-func isDevNull(fi fs.FileInfo) bool {
+// IsDevNull reports whether fi is the null device (os.DevNull).
+func IsDevNull(fi fs.FileInfo) bool {
 	if fi.Mode()&fs.ModeCharDevice == 0 {
 		return false
 	}
@@ -257,8 +258,9 @@ func isDevNull(fi fs.FileInfo) bool {
 	return err == nil && os.SameFile(fi, null)
 }
 
-// kind names what fi is, for errors about paths that are no regular files.
-func kind(fi fs.FileInfo) string {
+// Kind names what fi is ("a FIFO", "a directory", …), for errors about
+// paths that are no regular files.
+func Kind(fi fs.FileInfo) string {
 	m := fi.Mode()
 	switch {
 	case m.IsRegular():

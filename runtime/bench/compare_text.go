@@ -58,17 +58,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			if md == nil {
 				continue
 			}
-			verdict := "~"
-			switch {
-			case md.Verdict == Regression:
-				verdict = "REGRESSION"
-			case md.Verdict == Improvement:
-				verdict = "improvement"
-			case md.Significant:
-				verdict = "~ (within threshold)"
-			case md.TooFewSamples:
-				verdict = "~ (too few samples)"
-			}
+			verdict := cmpVerdictText(md)
 			var marks []string
 			for _, n := range md.Notes {
 				marks = append(marks, footnote(n))
@@ -184,4 +174,20 @@ func cmpSuperscript(n int) string {
 		out = append(out, d[c-'0'])
 	}
 	return string(out)
+}
+
+// cmpVerdictText is the verdict column of one metric's row: the text table
+// and the markdown table say it alike.
+func cmpVerdictText(md *MetricDelta) string {
+	switch {
+	case md.Verdict == Regression:
+		return "REGRESSION"
+	case md.Verdict == Improvement:
+		return "improvement"
+	case md.Significant:
+		return "~ (within threshold)"
+	case md.TooFewSamples:
+		return "~ (too few samples)"
+	}
+	return "~"
 }

@@ -259,11 +259,6 @@ func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Opti
 		}
 		run.Roofline = roof
 	}
-	var roofGBps float64
-	if run.Roofline != nil {
-		roofGBps = run.Roofline.GBps
-	}
-
 	for i, p := range plans {
 		if ctx.Err() != nil {
 			return finish(nil)
@@ -271,7 +266,7 @@ func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Opti
 		progress(i, p.t.name())
 		if p.scenario {
 			err := runScenario(ctx, b, p, opts, func(res *Result) {
-				res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, roofGBps)
+				res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, RooflineFor(run.Roofline, res.BytesRead+res.BytesWritten))
 				run.Results = append(run.Results, *res)
 				if opts.Done != nil {
 					opts.Done(&run.Results[len(run.Results)-1])
@@ -289,7 +284,7 @@ func Measure(ctx context.Context, b backend.Backend, targets []Target, opts Opti
 		if res == nil { // interrupted mid-benchmark: its samples are dropped
 			return finish(nil)
 		}
-		res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, roofGBps)
+		res.Stats = Summarize(res.Samples, res.BytesRead+res.BytesWritten, res.Elements, res.FLOPs, RooflineFor(run.Roofline, res.BytesRead+res.BytesWritten))
 		run.Results = append(run.Results, *res)
 		if opts.Done != nil {
 			opts.Done(&run.Results[len(run.Results)-1])
@@ -389,6 +384,25 @@ func groupByInput(plans []plan) []plan {
 		out = append(out, groups[k]...)
 	}
 	return out
+}
+
+// RooflineMinBytes is the least a benchmark moves per iteration (bytes
+// read + written) to be judged against the copy roofline (Stats.PctCopy):
+// below it, or below the roofline's own buffer when that is smaller
+// (--copy-bytes), a time is the launch's and the caches' more than the
+// memory's, and a percentage of a large copy's bandwidth (a 16 KiB tensor
+// at "51% of copy" of a 256 MiB roofline) would mislead; such a
+// benchmark gets no %copy ("-").
+const RooflineMinBytes = 16 << 20
+
+// RooflineFor is the copy bandwidth (GB/s) a benchmark moving bytes per
+// iteration is judged against: roof's, or 0 (no %copy) without a roofline
+// or when bytes are below RooflineMinBytes (or roof's buffer, if smaller).
+func RooflineFor(roof *Roofline, bytes int64) float64 {
+	if roof == nil || bytes < min(RooflineMinBytes, roof.Bytes) {
+		return 0
+	}
+	return roof.GBps
 }
 
 // measureRoofline measures the copy bandwidth on b.

@@ -40,7 +40,8 @@ func TestMeasureFakeGPU(t *testing.T) {
 		t.Fatalf("%d results", len(run.Results))
 	}
 	for _, r := range run.Results {
-		if r.Stats.N != 3 || r.Stats.PctCopy <= 0 || r.Elements != 4096 {
+		// 4096 elements move far less than the 4 MiB roofline's buffer: no %copy (RooflineFor).
+		if r.Stats.N != 3 || r.Stats.PctCopy != 0 || r.Elements != 4096 {
 			t.Errorf("%s: %+v", r.Name, r.Stats)
 		}
 	}

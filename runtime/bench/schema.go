@@ -53,6 +53,13 @@ type Meta struct {
 	ForgeVersion  string `json:"forge_version"`          // module version, or "devel"
 	ForgeCommit   string `json:"forge_commit,omitempty"` // vcs revision, when known
 	ForgeModified bool   `json:"forge_modified,omitempty"`
+	// DeviceIndex is the GPU ordinal the run opened (--device, $FORGE_DEVICE;
+	// among the devices visible to the process); nil on the cpu.
+	DeviceIndex *int    `json:"device_index,omitempty"`
+	Shard       *Shard  `json:"shard,omitempty"`  // the part of a split selection this run measured (run --shard; shard.go)
+	Merged      *Merged `json:"merged,omitempty"` // the shards this run was merged from (forgebench merge; merge.go)
+	Clocks      *Clocks `json:"clocks,omitempty"` // the GPU's clocks at the run's start and end (clocks.go)
+	Model       *Model  `json:"model,omitempty"`  // the GGUF file a --gguf run measured (gguf.go)
 }
 
 // Roofline is the device-to-device copy bandwidth measured in the run.
@@ -87,6 +94,9 @@ type Result struct {
 	// in turn, so that the L2 does not serve them) or "reuse" (one copy).
 	// BytesRead counts one copy. nil for families without weights.
 	Weights *backend.Weights `json:"weights,omitempty"`
+	// Tensors is how many of a GGUF file's tensors the benchmark stands
+	// for (run --gguf measures each type and shape once; gguf.go).
+	Tensors int `json:"tensors,omitempty"`
 
 	// Metrics are a scenario suite's own figures (memory, quantize,
 	// attention): bytes per token, hit rate, peak memory, speedup. nil for
@@ -102,7 +112,8 @@ type Result struct {
 	Stats             Stats `json:"stats"`
 }
 
-// Stats summarises Samples. Throughputs use the mean time per iteration.
+// Stats summarises Samples. Throughputs use the median time per iteration
+// (P50), as the tables headline it and compare tests it (Summarize).
 type Stats struct {
 	N       int           `json:"n"`
 	Min     time.Duration `json:"min_ns"`
@@ -113,8 +124,8 @@ type Stats struct {
 	P99     time.Duration `json:"p99_ns"`
 	StdDev  time.Duration `json:"stddev_ns"`
 	ElemsPS float64       `json:"elems_per_s"`
-	GBps    float64       `json:"gbps"`             // (BytesRead+BytesWritten)/mean/1e9
-	GFLOPS  float64       `json:"gflops,omitempty"` // FLOPs/mean/1e9, when FLOPs > 0
+	GBps    float64       `json:"gbps"`             // (BytesRead+BytesWritten)/median/1e9
+	GFLOPS  float64       `json:"gflops,omitempty"` // FLOPs/median/1e9, when FLOPs > 0
 	PctCopy float64       `json:"pct_copy,omitempty"`
 	// P50Lo and P50Hi bound the 95% confidence interval of the median
 	// (benchmath.AssumeNothing, from order statistics); both 0 when there

@@ -12,6 +12,47 @@ import (
 // P50Hi) and of Options.Auto's stopping rule.
 const Confidence = 0.95
 
+// NoiseCV is the coefficient of variation (sample standard deviation over
+// the mean) above which a benchmark is flagged as noisy, in the terminal
+// table and in the HTML report. GPU kernels timed with device events
+// scatter by well under 1%; past 5% something else (clock changes,
+// another process, a shared host) moves the time, and the median, though
+// robust, is worth re-measuring.
+const NoiseCV = 0.05
+
+// CV is the coefficient of variation of the samples: the standard
+// deviation over the mean, 0 when there is no spread to speak of (fewer
+// than 2 samples, or no mean).
+func (s Stats) CV() float64 {
+	if s.N < 2 || s.Mean <= 0 || s.StdDev < 0 {
+		return 0
+	}
+	return float64(s.StdDev) / float64(s.Mean)
+}
+
+// Noisy reports whether the coefficient of variation is above NoiseCV.
+func (s Stats) Noisy() bool { return s.CV() > NoiseCV }
+
+// QuantileMinN is the fewest samples that estimate the p-quantile (p in
+// (0, 1)): 1/(1−p), rounded, so that on average at least one sample lies
+// above it (p95: 20, p99: 100). With fewer the estimate is the largest
+// sample or an interpolation towards it, the maximum under another name:
+// the table and the report hide p95 and p99 below these counts (the JSON
+// and CSV keep the values, for those who know what they hold).
+func QuantileMinN(p float64) int {
+	if p <= 0 || p >= 1 {
+		return 0
+	}
+	return int(math.Round(1 / (1 - p)))
+}
+
+// HasP95 and HasP99 report whether there are enough samples
+// (QuantileMinN) for P95 and P99 to be more than the maximum.
+func (s Stats) HasP95() bool { return s.N >= QuantileMinN(0.95) }
+
+// HasP99: see HasP95.
+func (s Stats) HasP99() bool { return s.N >= QuantileMinN(0.99) }
+
 // Summarize computes the statistics of samples, each the time of one
 // iteration that moves bytes bytes, produces elems elements and does flops
 // floating-point operations; roofGBps is the run's copy bandwidth (0: no
@@ -23,7 +64,10 @@ const Confidence = 0.95
 // use the same quantile definition as that median (go-moremath's
 // stats.Sample.Quantile, Hyndman and Fan's type 8), so that p50 ≤ p95 ≤
 // p99 always hold together. The standard deviation is the sample one
-// (n−1). Throughputs use the mean, as Stats documents.
+// (n−1). Throughputs (GB/s, elements/s, GFLOPS, % of copy) use the median
+// time per iteration (P50, before its rounding to a whole nanosecond): the
+// centre the table headlines and compare tests, so that a figure and its
+// time agree, and a slow outlier moves neither.
 func Summarize(samples []time.Duration, bytes, elems, flops int64, roofGBps float64) Stats {
 	n := len(samples)
 	if n == 0 {
@@ -60,7 +104,7 @@ func Summarize(samples []time.Duration, bytes, elems, flops int64, roofGBps floa
 	if !math.IsInf(sum50.Lo, 0) && !math.IsInf(sum50.Hi, 0) {
 		st.P50Lo, st.P50Hi = dur(sum50.Lo), dur(sum50.Hi)
 	}
-	if sec := mean / 1e9; sec > 0 {
+	if sec := sum50.Center / 1e9; sec > 0 {
 		st.ElemsPS = float64(elems) / sec
 		st.GBps = float64(bytes) / sec / 1e9
 		if flops > 0 {

@@ -31,8 +31,10 @@ var TableColumns = []string{"benchmark", "n", "min", "p50", "p95", "p99", "max",
 // WriteTable writes run as a terminal table: a line naming the backend,
 // device and copy roofline, then one row per result with aligned columns
 // (TableColumns): sample count, min, p50, p95, p99 and max time per
-// iteration, the standard deviation as a percentage of the mean, GB/s
-// (bytes read + written over the mean time), % of the copy roofline,
+// iteration (p95 and p99 "-" with too few samples to tell them from the
+// maximum: QuantileMinN), the standard deviation as a percentage of the
+// mean ("!" after it past NoiseCV: a noisy benchmark), GB/s
+// (bytes read + written over the median time), % of the copy roofline,
 // GFLOPS where the family computes (matvec, matmul),
 // G elements/s and the format's compression ratio against f32.
 func WriteTable(w io.Writer, run *Run) error {
@@ -57,6 +59,7 @@ func WriteTable(w io.Writer, run *Run) error {
 	if s := WeightsSummary(run); s != "" {
 		fmt.Fprintf(&b, "weights: %s\n", Printable(s))
 	}
+	writeRunNotes(&b, run) // the model of a --gguf run, the GPU's clocks (clocks.go)
 	rows := [][]string{TableColumns}
 	for i := range run.Results {
 		r := &run.Results[i]
@@ -67,6 +70,16 @@ func WriteTable(w io.Writer, run *Run) error {
 		sd := "-"
 		if s.Mean > 0 && s.N > 1 {
 			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
+			if s.Noisy() { // stats.go: NoiseCV
+				sd += "!"
+			}
+		}
+		p95, p99 := "-", "-" // too few samples to be more than the maximum (QuantileMinN)
+		if s.HasP95() {
+			p95 = FormatDuration(s.P95)
+		}
+		if s.HasP99() {
+			p99 = FormatDuration(s.P99)
 		}
 		pct := "-"
 		if s.PctCopy > 0 {
@@ -88,7 +101,7 @@ func WriteTable(w io.Writer, run *Run) error {
 			gelems = "-"
 		}
 		rows = append(rows, []string{r.Name, strconv.Itoa(s.N),
-			FormatDuration(s.Min), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99), FormatDuration(s.Max),
+			FormatDuration(s.Min), FormatDuration(s.P50), p95, p99, FormatDuration(s.Max),
 			sd, gbps, pct, gelems, gflops, ratio})
 	}
 	if len(rows) > 1 {
@@ -533,9 +546,9 @@ func WriteGoBench(w io.Writer, run *Run) error {
 				benchfmt.Value{Value: float64(d), Unit: "ns/op"},
 				benchfmt.Value{Value: float64(r.BytesRead+r.BytesWritten) / sec, Unit: UnitBytesPerSec},
 				benchfmt.Value{Value: float64(r.Elements) / sec, Unit: UnitElemsPerSec})
-			if run.Roofline != nil && run.Roofline.GBps > 0 {
+			if roof := RooflineFor(run.Roofline, r.BytesRead+r.BytesWritten); roof > 0 {
 				gbps := float64(r.BytesRead+r.BytesWritten) / sec / 1e9
-				res.Values = append(res.Values, benchfmt.Value{Value: 100 * gbps / run.Roofline.GBps, Unit: UnitPctCopy})
+				res.Values = append(res.Values, benchfmt.Value{Value: 100 * gbps / roof, Unit: UnitPctCopy})
 			}
 			res.Values = appendMetricValues(res.Values, r.Metrics)
 			if err := bw.Write(res); err != nil {

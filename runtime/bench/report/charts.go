@@ -21,6 +21,7 @@ import (
 type svg struct {
 	ID    string
 	Label string // aria-label: what the chart shows
+	Tip   string // <title> of the whole chart (a table cell's box plot)
 	W, H  float64
 	Items []item // drawn in order: later items cover earlier ones
 }
@@ -41,6 +42,20 @@ type item struct {
 	Rot        float64 // rotation about (X, Y), degrees
 	Halo       bool    // a white outline, to stay readable over lines
 	Tip        string  // <title>: the browser's tooltip
+	Class      string  // class attribute (what a test or a style picks out)
+	Data       string  // data-v: the value a tick or a ceiling stands for
+	R          float64 // a circle's radius
+	Pt         *point  // a roofline point's data attributes
+}
+
+// point is what a roofline point carries for its reader (and for the DOM
+// checks): the benchmark, its intensity and attained rate, as numbers.
+type point struct {
+	Name, Kernel string
+	Intensity    string // operations per byte
+	GFLOPS       string // attained 1e9 operations per second
+	Ops          string // "flop", or "elem" (one operation per element)
+	Bound        string // "memory" or "compute": the ceiling over it
 }
 
 func (c *svg) rect(x, y, w, h float64, fill, tip string) {
@@ -49,6 +64,16 @@ func (c *svg) rect(x, y, w, h float64, fill, tip string) {
 
 func (c *svg) line(x1, y1, x2, y2 float64, stroke string, width float64, dash string) {
 	c.Items = append(c.Items, item{Kind: "line", X: x1, Y: y1, X2: x2, Y2: y2, Stroke: stroke, SW: width, Dash: dash})
+}
+
+func (c *svg) circle(x, y, r float64, fill, stroke string, width float64, tip string, pt *point) {
+	c.Items = append(c.Items, item{Kind: "circle", X: x, Y: y, R: r, Fill: fill, Stroke: stroke, SW: width, Tip: tip, Pt: pt, Class: "pt"})
+}
+
+// classed marks the last item with a class and a data-v value.
+func (c *svg) classed(class, data string) {
+	c.Items[len(c.Items)-1].Class = class
+	c.Items[len(c.Items)-1].Data = data
 }
 
 func (c *svg) text(x, y float64, s, anchor string, size float64, fill string) *item {
@@ -66,9 +91,8 @@ const (
 	colRoof   = "#c92a2a"
 	colTarget = "#5c6670"
 
-	colAtTarget    = "#59a14f"
-	colBelowTarget = "#f28e2b"
-	colCopy        = "#9c9c9c"
+	colCopy = "#9c9c9c"
+	colPeak = "#6a3d9a"
 
 	colRegression  = "#d62728"
 	colImprovement = "#2ca02c"
@@ -146,61 +170,102 @@ func tickLabel(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// barLabel is how a result is named within its kernel's group: the format
-// for generated suites, the whole name otherwise (GGUF tensors).
+// barLabel is how a result is named within its kernel's group, the same
+// way for every family: its name less the kernel (or suite) it is grouped
+// under, so "Q4_0" for dequant_f32/Q4_0 and "Q4_K/4096x4096" for
+// matvec_f32/Q4_K/4096x4096; the whole name where there is no such prefix
+// (GGUF tensors).
 func barLabel(x bench.Result) string {
-	if x.Format != "" && x.Name == x.Kernel+"/"+x.Format {
-		return clean(x.Format)
+	for _, p := range []string{x.Kernel, x.Suite} {
+		if rest, ok := strings.CutPrefix(x.Name, p+"/"); p != "" && ok && rest != "" {
+			return clean(rest)
+		}
 	}
 	return clean(x.Name)
 }
 
 type group struct {
-	title   string
-	results []bench.Result
+	key   string // family and kernel: what colours the group in every chart
+	title string
+	figs  []fig
 }
 
-// groups splits results by family/kernel, in the order they first appear.
-func groups(results []bench.Result) []group {
+// groupKey is what groups a result: its family and kernel.
+func groupKey(x bench.Result) string { return x.Family + "\x00" + x.Kernel }
+
+// groupTitle names a group the same way in every chart, legend and
+// tooltip: the kernel, prefixed by the family where the kernel's name does
+// not start with it; the family alone for a suite without a kernel.
+func groupTitle(x bench.Result) string {
+	title := clean(x.Kernel)
+	switch {
+	case x.Kernel == "":
+		title = clean(x.Family)
+	case x.Family != "" && !strings.HasPrefix(x.Kernel, x.Family):
+		title = clean(x.Family) + " / " + clean(x.Kernel)
+	}
+	if title == "" {
+		title = "(no family)"
+	}
+	return title
+}
+
+// groups splits figs by family/kernel, in the order they first appear.
+func groups(figs []fig) []group {
 	var out []group
 	idx := map[string]int{}
-	for _, x := range results {
-		key := x.Family + "\x00" + x.Kernel
+	for _, f := range figs {
+		key := groupKey(f.x)
 		i, ok := idx[key]
 		if !ok {
-			title := clean(x.Kernel)
-			switch {
-			case x.Kernel == "":
-				title = clean(x.Family)
-			case x.Family != "" && !strings.HasPrefix(x.Kernel, x.Family):
-				title = clean(x.Family) + " / " + clean(x.Kernel)
-			}
-			if title == "" {
-				title = "(no family)"
-			}
 			i = len(out)
 			idx[key] = i
-			out = append(out, group{title: title})
+			out = append(out, group{key: key, title: groupTitle(f.x)})
 		}
-		out[i].results = append(out[i].results, x)
+		out[i].figs = append(out[i].figs, f)
 	}
 	return out
 }
 
-func gbps(x bench.Result) float64 {
-	if !finite(x.Stats.GBps) || x.Stats.GBps < 0 {
-		return 0
+// palette gives each family/kernel of the run one colour, used by every
+// chart and legend of the page.
+type palette map[string]string
+
+func newPalette(figs []fig) palette {
+	p := palette{}
+	for i, g := range groups(figs) {
+		p[g.key] = kernelColours[i%len(kernelColours)]
 	}
-	return x.Stats.GBps
+	return p
 }
 
-// throughputCharts is chart 1: a horizontal bar per benchmark, one panel per
-// family/kernel, all on the same GB/s scale, with the roofline and its 85%.
-func throughputCharts(results []bench.Result, roof float64) []*svg {
-	gs := groups(results)
-	maxV := roof
-	for _, x := range results {
-		maxV = math.Max(maxV, gbps(x))
+func (p palette) of(x bench.Result) string {
+	if c, ok := p[groupKey(x)]; ok {
+		return c
+	}
+	return colCopy
+}
+
+// barPanels draws a horizontal bar per fig, one panel per family/kernel,
+// all on the same linear scale: the value of value(f) (figs for which it
+// is not positive are left out), labelled with unit, with optional marks
+// (the copy roofline and 85% of it, compute peaks) drawn over the bars
+// where they fall within the axis. idPrefix names the panels
+// (idPrefix-1, …).
+func barPanels(figs []fig, pal palette, idPrefix, what, axisTitle string, value func(*fig) float64,
+	tip func(*fig) string, marks []mark) []*svg {
+	var kept []fig
+	maxV := 0.0
+	for _, f := range figs {
+		if v := value(&f); finite(v) && v > 0 {
+			kept = append(kept, f)
+			maxV = math.Max(maxV, v)
+		}
+	}
+	for _, m := range marks {
+		if m.always {
+			maxV = math.Max(maxV, m.v)
+		}
 	}
 	top, step := niceAxis(maxV, 6)
 	const (
@@ -212,16 +277,16 @@ func throughputCharts(results []bench.Result, roof float64) []*svg {
 		padR   = 78.0
 	)
 	var out []*svg
-	for gi, g := range gs {
+	for gi, g := range groups(kept) {
 		labelW := 40.0
-		for _, x := range g.results {
-			labelW = math.Max(labelW, textWidth(shorten(barLabel(x)), 11)+12)
+		for _, f := range g.figs {
+			labelW = math.Max(labelW, textWidth(shorten(barLabel(f.x)), 11)+12)
 		}
 		labelW = math.Min(labelW, 260)
-		n := float64(len(g.results))
+		n := float64(len(g.figs))
 		c := &svg{
-			ID:    fmt.Sprintf("throughput-%d", gi+1),
-			Label: "throughput in GB/s per benchmark: " + g.title,
+			ID:    fmt.Sprintf("%s-%d", idPrefix, gi+1),
+			Label: what + " per benchmark: " + g.title,
 			W:     math.Ceil(labelW + plotW + padR),
 			H:     padTop + n*rowH + padBot,
 		}
@@ -233,127 +298,156 @@ func throughputCharts(results []bench.Result, roof float64) []*svg {
 			c.text(sx(t), yEnd+14, tickLabel(t), "middle", 10, colMuted)
 		}
 		c.line(x0, y0, x0, yEnd, colAxis, 1, "")
-		c.text(x0+plotW/2, yEnd+31, "GB/s (bytes read + written per second)", "middle", 10, colMuted)
-		fill := kernelColours[gi%len(kernelColours)]
-		for i, x := range g.results {
+		c.text(x0+plotW/2, yEnd+31, axisTitle, "middle", 10, colMuted)
+		fill := pal.of(g.figs[0].x)
+		for i := range g.figs {
+			f := &g.figs[i]
 			y := y0 + float64(i)*rowH + (rowH-barH)/2
-			v := gbps(x)
-			tip := fmt.Sprintf("%s: %s GB/s, %s G elem/s, mean %s", clean(x.Name), fmtRate(v), fmtRate(x.Stats.ElemsPS/1e9), fmtDur(x.Stats.Mean))
-			if pc := pctCopy(x, roof); pc > 0 {
-				tip += fmt.Sprintf(", %.1f%% of copy", pc)
+			c.rect(x0, y, sx(value(f))-x0, barH, fill, tip(f))
+			c.text(x0-6, y+barH-3, shorten(barLabel(f.x)), "end", 11, colText)
+		}
+		// The marks go over the bars (a kernel may pass the roofline), the
+		// values over the marks.
+		for _, m := range marks {
+			if m.v <= 0 || m.v > top*(1+1e-9) {
+				continue
 			}
-			c.rect(x0, y, sx(v)-x0, barH, fill, tip)
-			c.text(x0-6, y+barH-3, shorten(barLabel(x)), "end", 11, colText)
+			c.line(sx(m.v), y0-4, sx(m.v), yEnd, m.colour, m.width, m.dash)
+			c.classed(m.class, trimFloat(m.v))
+			if m.left {
+				c.text(sx(m.v)-3, y0-7, m.label, "end", 10, m.colour)
+			} else {
+				c.text(sx(m.v)+3, y0-7, m.label, "start", 10, m.colour)
+			}
 		}
-		// The lines go over the bars (a kernel may pass the roofline), the
-		// values over the lines.
-		if roof > 0 {
-			c.line(sx(Target*roof), y0-4, sx(Target*roof), yEnd, colTarget, 1, "2 3")
-			c.text(sx(Target*roof)-3, y0-7, "85%", "end", 10, colTarget)
-			c.line(sx(roof), y0-4, sx(roof), yEnd, colRoof, 1.5, "6 3")
-			c.text(sx(roof)+3, y0-7, "copy "+fmtRate(roof), "start", 10, colRoof)
-		}
-		for i, x := range g.results {
+		for i := range g.figs {
+			f := &g.figs[i]
 			y := y0 + float64(i)*rowH + (rowH-barH)/2
-			v := gbps(x)
-			c.text(sx(v)+4, y+barH-3, fmtRate(v), "start", 10, colMuted).Halo = true
+			c.text(sx(value(f))+4, y+barH-3, fmtRate(value(f)), "start", 10, colMuted).Halo = true
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-func rooflineLegend() []legend {
-	return []legend{
-		{colAtTarget, "≥ 85% of the copy roofline"},
-		{colBelowTarget, "below 85%"},
-		{colCopy, "the copy benchmark itself"},
-	}
+// mark is a vertical line across a bar panel.
+type mark struct {
+	v             float64
+	label, colour string
+	width         float64
+	dash, class   string
+	left          bool // label to the left of the line
+	always        bool // widen the axis to show it
 }
 
-// rooflineChart is chart 2: a column per benchmark, grouped by kernel, under
-// the copy roofline and its 85% line.
-func rooflineChart(results []bench.Result, roof float64) *svg {
-	gs := groups(results)
-	maxV := roof
-	labelLen := 30.0
-	for _, x := range results {
-		maxV = math.Max(maxV, gbps(x))
-		labelLen = math.Max(labelLen, textWidth(shorten(barLabel(x)), 10))
+// memoryBound reports whether a result belongs on the bandwidth panels,
+// where its GB/s is set against the copy roofline: a result that counts
+// no FLOPs (dequant, copy), or one whose intensity is below the ridge
+// point of the lowest compute ceiling (where the memory ceiling is the
+// lower roof). With no compute ceiling known, of the families that count
+// FLOPs only matvec: two FLOPs per weight read keep it far below any
+// device's ridge point. A matmul's GB/s against a copy line says nothing;
+// the compute panel and the roofline have it.
+func memoryBound(f *fig, roof float64, ceilings []Ceiling) bool {
+	switch {
+	case !f.flop:
+		return true
+	case len(ceilings) == 0 || roof <= 0:
+		return f.x.Family == "matvec"
 	}
-	labelLen = math.Min(labelLen, 180)
-	top, step := niceAxis(maxV, 6)
-	const (
-		colW   = 14.0
-		colGap = 6.0
-		plotH  = 300.0
-		padL   = 58.0
-		padTop = 30.0
-		padR   = 170.0
-	)
-	n := float64(len(results))
-	plotW := n*(colW+colGap) + colGap
-	c := &svg{
-		ID:    "roofline",
-		Label: "each benchmark's GB/s against the copy roofline of " + fmtRate(roof) + " GB/s",
-		W:     math.Ceil(padL + plotW + padR),
-		H:     math.Ceil(padTop + plotH + 10 + labelLen*0.87 + 16),
-	}
-	x0, y0, yEnd := padL, padTop, padTop+plotH
-	sy := func(v float64) float64 { return yEnd - plotH*v/top }
-	// Bands behind each group, with its name.
-	col := 0
-	for gi, g := range gs {
-		bx := x0 + float64(col)*(colW+colGap)
-		bw := float64(len(g.results))*(colW+colGap) + colGap
-		if gi%2 == 0 {
-			c.rect(bx, y0, bw, plotH, colBand, "")
+	return f.intensity() < ceilings[len(ceilings)-1].GFLOPS/roof
+}
+
+// throughputCharts is the bandwidth view: GB/s per memory-bound benchmark
+// (bytes read + written over the median time), a panel per family/kernel,
+// with the copy roofline and 85% of it.
+func throughputCharts(figs []fig, pal palette, roof float64, ceilings []Ceiling) []*svg {
+	var mem []fig
+	for i := range figs {
+		if memoryBound(&figs[i], roof, ceilings) {
+			mem = append(mem, figs[i])
 		}
-		c.text(bx+3, y0-6, g.title, "start", 10, colMuted)
-		col += len(g.results)
 	}
-	for _, t := range ticks(top, step) {
-		c.line(x0, sy(t), x0+plotW, sy(t), colGrid, 1, "")
-		c.text(x0-6, sy(t)+3.5, tickLabel(t), "end", 10, colMuted)
-	}
-	c.line(x0, yEnd, x0+plotW, yEnd, colAxis, 1, "")
-	c.line(x0, y0, x0, yEnd, colAxis, 1, "")
-	c.text(16, y0+plotH/2, "GB/s", "middle", 10, colMuted).Rot = -90
-	for i, x := range results {
-		cx := x0 + colGap + float64(i)*(colW+colGap)
-		v := gbps(x)
-		pc := pctCopy(x, roof)
-		fill := colAtTarget
-		switch {
-		case x.Family == "copy":
-			fill = colCopy
-		case pc < 100*Target:
-			fill = colBelowTarget
+	figs = mem
+	var marks []mark
+	if roof > 0 {
+		marks = []mark{
+			{v: Target * roof, label: "85%", colour: colTarget, width: 1, dash: "2 3", class: "target", left: true, always: true},
+			{v: roof, label: "copy " + fmtRate(roof), colour: colRoof, width: 1.5, dash: "6 3", class: "ceiling-mem", always: true},
 		}
-		tip := fmt.Sprintf("%s: %s GB/s, %.1f%% of the copy roofline", clean(x.Name), fmtRate(v), pc)
-		c.rect(cx, sy(v), colW, yEnd-sy(v), fill, tip)
-		lx, ly := cx+colW/2+3, yEnd+10
-		t := c.text(lx, ly, shorten(barLabel(x)), "end", 10, colText)
-		t.Rot = -60
 	}
-	yr, yt := sy(roof), sy(Target*roof)
-	c.line(x0, yt, x0+plotW, yt, colTarget, 1, "2 3")
-	c.text(x0+plotW+6, yt+3.5, "85% · "+fmtRate(Target*roof)+" GB/s", "start", 10, colTarget)
-	c.line(x0, yr, x0+plotW, yr, colRoof, 1.5, "6 3")
-	c.text(x0+plotW+6, yr+3.5, "copy roofline "+fmtRate(roof)+" GB/s", "start", 10, colRoof).Bold = true
-	c.text(x0+plotW+6, yr+15.5, "(device copy, this run)", "start", 9, colMuted)
-	return c
+	return barPanels(figs, pal, "throughput", "throughput in GB/s", "GB/s (bytes read + written per second, from the median time)",
+		func(f *fig) float64 { return f.gbps },
+		func(f *fig) string {
+			tip := fmt.Sprintf("%s: %s GB/s, %s G elem/s, median %s", clean(f.x.Name), fmtRate(f.gbps), fmtRate(f.elemsPS/1e9), fmtSec(f.sec))
+			if f.pct > 0 {
+				tip += fmt.Sprintf(", %.1f%% of copy", f.pct)
+			}
+			if f.tool != "" {
+				tip += " (" + f.tool + "'s kernel duration)"
+			}
+			return tip
+		}, marks)
+}
+
+// computeCharts is the GFLOPS/TFLOPS panel: the attained rate of each
+// benchmark that counts FLOPs (matvec, matmul, attention, model), from the
+// median time, in TFLOPS when the fastest passes 1000 GFLOPS, with the
+// device's compute peaks where they fall within the axis.
+func computeCharts(figs []fig, pal palette, ceilings []Ceiling) ([]*svg, string) {
+	maxV := 0.0
+	for _, f := range figs {
+		if f.flop && finite(f.gflops) {
+			maxV = math.Max(maxV, f.gflops)
+		}
+	}
+	if maxV <= 0 {
+		return nil, ""
+	}
+	unit, div := "GFLOPS", 1.0
+	if maxV >= 1000 {
+		unit, div = "TFLOPS", 1000
+	}
+	var marks []mark
+	for i, c := range ceilings {
+		dash := "6 3"
+		if i > 0 {
+			dash = "2 3"
+		}
+		// A peak up to twice the fastest widens the axis; a higher one is
+		// left to the tooltips (989 TFLOPS would flatten 40 into a sliver).
+		marks = append(marks, mark{v: c.GFLOPS / div, label: c.Name + " " + fmtRate(c.GFLOPS/div), colour: colPeak, width: 1.5, dash: dash,
+			class: "ceiling-compute", always: c.GFLOPS <= 2*maxV})
+	}
+	charts := barPanels(figs, pal, "compute", "attained "+unit, unit+" (FLOPs per second, from the median time)",
+		func(f *fig) float64 {
+			if !f.flop {
+				return 0
+			}
+			return f.gflops / div
+		},
+		func(f *fig) string {
+			tip := fmt.Sprintf("%s: %s %s (%s FLOP per iteration, median %s)", clean(f.x.Name), fmtRate(f.gflops/div), unit, fmtCount(float64(f.x.FLOPs)), fmtSec(f.sec))
+			for _, c := range ceilings {
+				tip += fmt.Sprintf(", %.2g%% of the %s peak", 100*f.gflops/c.GFLOPS, c.Name)
+			}
+			if f.tool != "" {
+				tip += " (" + f.tool + "'s kernel duration)"
+			}
+			return tip
+		}, marks)
+	return charts, unit
 }
 
 // deltaLegend explains chart 3's colours.
 func deltaLegend(threshold float64) []legend {
 	t := trimFloat(threshold) + "%"
 	return []legend{
-		{colRegression, "regression: slower by ≥ " + t + ", significant"},
-		{colSlower, "slower, below " + t},
-		{colSame, "no significant change (~)"},
-		{colFaster, "faster, below " + t},
-		{colImprovement, "improvement: faster by ≥ " + t + ", significant"},
+		{Fill: colRegression, Label: "regression: slower by ≥ " + t + ", significant"},
+		{Fill: colSlower, Label: "slower, below " + t},
+		{Fill: colSame, Label: "no significant change (~)"},
+		{Fill: colFaster, Label: "faster, below " + t},
+		{Fill: colImprovement, Label: "improvement: faster by ≥ " + t + ", significant"},
 	}
 }
 

@@ -3,8 +3,12 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"html"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
 )
 
@@ -57,16 +62,19 @@ func tail(s string, n int) string {
 	return s
 }
 
-// TestChromiumRendersTheCharts is the acceptance check: the report
-// of a GPU-like run with a baseline renders in headless Chromium, with its
-// SVG charts in the DOM and their colours on the screenshot. With
-// FORGE_REPORT_SHOT=PATH the screenshot is also copied to PATH for a human.
+// TestChromiumRendersTheCharts: the report of a GPU-like run (dequant,
+// matvec and matmul; one noisy benchmark) with a baseline renders in
+// headless Chromium, with its SVG charts in the DOM and their colours on
+// the screenshot. With FORGE_REPORT_SHOT=PATH the screenshot is also
+// copied to PATH for a human.
 func TestChromiumRendersTheCharts(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
+	run := matrixRun(1)
+	noisy(run, 3, 0.25)
 	var html bytes.Buffer
-	if err := Write(&html, benchtest.GPURun(1), Options{Baseline: benchtest.Baseline(1)}); err != nil {
+	if err := Write(&html, run, Options{Baseline: benchtest.Baseline(1)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, html.Bytes(), 0o644); err != nil {
@@ -75,22 +83,31 @@ func TestChromiumRendersTheCharts(t *testing.T) {
 	url := "file://" + page
 
 	// The DOM as Chromium built it: every chart is there as SVG, with its
-	// bars, and the table with a row per result.
+	// bars and points, the banner, and the table with a row per result.
 	dom := string(headless(t, bin, dir, "--dump-dom", url))
-	for _, id := range []string{"throughput-1", "throughput-2", "throughput-3", "roofline", "baseline"} {
+	for _, id := range []string{"roofline", "throughput-1", "throughput-2", "throughput-3", "throughput-4", "throughput-5",
+		"compute-1", "compute-2", "compute-3", "baseline", "dist-1", "dist-51"} {
 		if !strings.Contains(dom, `<svg xmlns="http://www.w3.org/2000/svg" id="`+id+`"`) {
 			t.Errorf("the DOM has no SVG chart %q", id)
 		}
 	}
-	if n := strings.Count(dom, "<rect "); n < 43+43+42 {
-		t.Errorf("the DOM has %d rects, want at least one per bar (128)", n)
+	if n := strings.Count(dom, `<circle `); n != 50 {
+		t.Errorf("the DOM has %d roofline points, want 50", n)
 	}
-	if n := strings.Count(dom, "<tr>"); n != 1+43 {
-		t.Errorf("the DOM's table has %d rows, want 44", n)
+	// GB/s bars: 43 dequant and copy, 4 matvec; TFLOPS bars: 8; changes: 42.
+	if n := strings.Count(dom, "<rect "); n < 47+8+42 {
+		t.Errorf("the DOM has %d rects, want at least one per bar (97)", n)
+	}
+	if n := strings.Count(dom, "<tr>"); n != 1+51 {
+		t.Errorf("the DOM's table has %d rows, want 52", n)
+	}
+	if !strings.Contains(dom, `id="noisy"`) || strings.Count(dom, `class="num time noisy"`) != 1 {
+		t.Error("the noisy benchmark is not flagged in the DOM")
 	}
 
 	shot := filepath.Join(dir, "shot.png")
-	headless(t, bin, dir, "--screenshot="+shot, "--window-size=1400,2400", "--hide-scrollbars", url)
+	const w, h = 1400, 4000
+	headless(t, bin, dir, "--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars", url)
 	data, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
@@ -107,26 +124,29 @@ func TestChromiumRendersTheCharts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != 1400 || b.Dy() != 2400 {
-		t.Errorf("screenshot is %v, want 1400×2400", b.Size())
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot is %v, want %d×%d", b.Size(), w, h)
 	}
+	// Groups are coloured in order of appearance: dequant_f32, dequant_f16,
+	// copy, matvec_f32, matvec_x8, matmul_f32.
 	distinct, found := colours(img, map[string]string{
-		"dequant_f32 bars":     kernelColours[0],
-		"dequant_f16 bars":     kernelColours[1],
-		"≥ 85% columns":        colAtTarget,
-		"below-85% columns":    colBelowTarget,
-		"regression bars":      colRegression,
-		"improvement bars":     colImprovement,
-		"copy roofline (line)": colRoof,
+		"dequant_f32 bars":        kernelColours[0],
+		"dequant_f16 bars":        kernelColours[1],
+		"matvec_f32 bars, points": kernelColours[3],
+		"matmul_f32 bars, points": kernelColours[5],
+		"regression bars":         colRegression,
+		"improvement bars":        colImprovement,
+		"memory ceiling (line)":   colRoof,
+		"compute ceilings (line)": colPeak,
 	})
 	if distinct < 50 {
 		t.Errorf("screenshot has %d distinct colours: blank or unstyled", distinct)
 	}
 	for what, n := range found {
-		// A bar of the smallest kind (a column 14 px wide, a 30% bar 11 px
-		// high) covers hundreds of pixels; the dashed line fewer.
+		// A bar of the smallest kind (a 30% bar 11 px high) covers hundreds
+		// of pixels; the lines fewer.
 		min := 300
-		if what == "copy roofline (line)" {
+		if strings.HasSuffix(what, "(line)") {
 			min = 100
 		}
 		if n < min {
@@ -178,4 +198,166 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// probeScript is appended to a test copy of a page (the report itself runs
+// no script): it reads where Chromium laid out the roofline's points, its
+// decade ticks and ceilings, and the banners, in CSS pixels of the
+// viewport, and leaves them as JSON in <pre id="probe"> for --dump-dom.
+const probeScript = `<pre id="probe"></pre><script>
+(function () {
+  function centre(el) { var r = el.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, h: r.height}; }
+  function all(sel, f) { return Array.prototype.map.call(document.querySelectorAll(sel), f); }
+  var out = {
+    points: all('#roofline circle.pt', function (c) { var p = centre(c); p.name = c.getAttribute('data-name'); p.ops = c.getAttribute('data-ops'); return p; }),
+    xticks: all('#roofline line.xtick', function (l) { var p = centre(l); p.v = parseFloat(l.getAttribute('data-v')); return p; }),
+    yticks: all('#roofline line.ytick', function (l) { var p = centre(l); p.v = parseFloat(l.getAttribute('data-v')); return p; }),
+    ceilings: all('#roofline line.ceiling-mem, #roofline line.ceiling-compute', function (l) {
+      var b = l.getBoundingClientRect(); return {cls: l.getAttribute('class'), v: parseFloat(l.getAttribute('data-v')), left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+    }),
+    banners: {}
+  };
+  ['profiled', 'noisy', 'interrupted'].forEach(function (id) {
+    var el = document.getElementById(id);
+    if (el) { var r = el.getBoundingClientRect(); out.banners[id] = {h: r.height, w: r.width, text: el.textContent, display: getComputedStyle(el).display}; }
+  });
+  document.getElementById('probe').textContent = JSON.stringify(out);
+})();
+</script>`
+
+// probe is what probeScript reports.
+type probe struct {
+	Points []struct {
+		Name, Ops  string
+		X, Y, W, H float64
+	}
+	XTicks, YTicks []struct{ V, X, Y float64 }
+	Ceilings       []struct {
+		Cls                      string
+		V                        float64
+		Left, Right, Top, Bottom float64
+	}
+	Banners map[string]struct {
+		H, W          float64
+		Text, Display string
+	}
+}
+
+// layout renders page in Chromium with probeScript and returns its report.
+func layout(t *testing.T, bin, page string) probe {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "probe.html")
+	withProbe := strings.Replace(page, "</body>", probeScript+"</body>", 1)
+	if err := os.WriteFile(p, []byte(withProbe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(headless(t, bin, dir, "--window-size=1400,2400", "--dump-dom", "file://"+p))
+	_, rest, ok := strings.Cut(dom, `<pre id="probe">`)
+	body, _, ok2 := strings.Cut(rest, "</pre>")
+	if !ok || !ok2 || body == "" {
+		t.Fatalf("the probe left nothing in the DOM:\n%s", tail(dom, 2000))
+	}
+	var pr probe
+	if err := json.Unmarshal([]byte(html.UnescapeString(body)), &pr); err != nil {
+		t.Fatalf("probe: %v\n%s", err, tail(body, 2000))
+	}
+	return pr
+}
+
+// screenScale is the log scale Chromium laid ticks out on: value →
+// pixel, from the first and last decade tick.
+func screenScale(t *testing.T, what string, ticks []struct{ V, X, Y float64 }, useX bool) logScale {
+	t.Helper()
+	if len(ticks) < 2 {
+		t.Fatalf("%d %s ticks laid out", len(ticks), what)
+	}
+	c := func(i int) float64 {
+		if useX {
+			return ticks[i].X
+		}
+		return ticks[i].Y
+	}
+	f, l := 0, len(ticks)-1
+	return logScale{ticks[f].V, c(f), ticks[l].V, c(l)}
+}
+
+// TestChromiumPlacesTheRooflinePoints is the issue's acceptance check: in
+// the page as headless Chromium lays it out, each roofline point sits at
+// its benchmark's arithmetic intensity and attained rate, computed here
+// from the run (FLOPs or elements over bytes; over the median of the
+// samples), on the axes as Chromium drew them; the ceilings are where the
+// run's copy bandwidth and the device's peaks put them; and a profiled run
+// shows its banner.
+func TestChromiumPlacesTheRooflinePoints(t *testing.T) {
+	bin := chromium(t)
+	run := matrixRun(1)
+	var buf bytes.Buffer
+	if err := Write(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pr := layout(t, bin, buf.String())
+	sx := screenScale(t, "x", pr.XTicks, true)
+	sy := screenScale(t, "y", pr.YTicks, false)
+	byName := map[string]bench.Result{}
+	for _, x := range run.Results {
+		byName[x.Name] = x
+	}
+	if len(pr.Points) != len(run.Results)-1 {
+		t.Errorf("Chromium laid out %d points, want %d", len(pr.Points), len(run.Results)-1)
+	}
+	for _, p := range pr.Points {
+		x, ok := byName[p.Name]
+		if !ok {
+			t.Errorf("point %q is no result", p.Name)
+			continue
+		}
+		e := expect(x)
+		wx, wy := sx.at(e.intensity()), sy.at(e.gflops())
+		if math.Abs(p.X-wx) > 1 || math.Abs(p.Y-wy) > 1 || p.W < 7 || p.W > 12 {
+			t.Errorf("%s: laid out at (%.1f, %.1f) size %.1f, want (%.1f, %.1f): intensity %.4g, %.4g GFLOP/s",
+				p.Name, p.X, p.Y, p.W, wx, wy, e.intensity(), e.gflops())
+		}
+	}
+	var mem, comp int
+	for _, c := range pr.Ceilings {
+		switch c.Cls {
+		case "ceiling-mem":
+			mem++
+			// From lower left to upper right: copy GB/s × intensity at both ends.
+			for _, end := range [][2]float64{{c.Left, c.Bottom}, {c.Right, c.Top}} {
+				i, g := sx.inv(end[0]), sy.inv(end[1])
+				if math.Abs(g/i/benchtest.CopyGBps-1) > 0.02 {
+					t.Errorf("memory ceiling at intensity %.4g: %.4g GFLOP/s, want %.4g", i, g, i*benchtest.CopyGBps)
+				}
+			}
+		case "ceiling-compute":
+			comp++
+			g := sy.inv((c.Top + c.Bottom) / 2)
+			if math.Abs(g/c.V-1) > 0.02 || math.Abs(sx.inv(c.Left)/(c.V/benchtest.CopyGBps)-1) > 0.02 {
+				t.Errorf("compute ceiling of %v GFLOPS laid out at %.4g GFLOPS from intensity %.4g", c.V, g, sx.inv(c.Left))
+			}
+		}
+	}
+	if mem != 1 || comp != 2 {
+		t.Errorf("Chromium laid out %d memory and %d compute ceilings", mem, comp)
+	}
+	if len(pr.Banners) != 0 {
+		t.Errorf("banners over a plain, steady run: %v", pr.Banners)
+	}
+
+	// A profiled run: the banner is shown.
+	prof := profiledRun(1)
+	buf.Reset()
+	if err := Write(&buf, prof, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pr = layout(t, bin, buf.String())
+	b, ok := pr.Banners["profiled"]
+	if !ok || b.H < 20 || b.W < 400 || b.Display == "none" || !strings.Contains(b.Text, "Profiled run: measured under ncu") {
+		t.Errorf("profiled banner: %+v (present %v)", b, ok)
+	}
+	if len(pr.Points) != len(prof.Results)-2 {
+		t.Errorf("profiled run: %d points, want %d", len(pr.Points), len(prof.Results)-2)
+	}
 }

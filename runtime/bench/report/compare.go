@@ -69,8 +69,8 @@ func compare(base, cur *bench.Run, threshold, alpha float64) *comparison {
 			c.onlyCur = append(c.onlyCur, x.Name)
 			continue
 		}
-		d := &delta{name: x.Name, base: center(b, thr), cur: center(x, thr),
-			baseGBps: fmtRate(b.Stats.GBps), curGBps: fmtRate(x.Stats.GBps)}
+		d := &delta{name: x.Name, base: center(b, thr), cur: center(x, thr)}
+		d.baseGBps, d.curGBps = medianGBps(b, d.base), medianGBps(x, d.cur)
 		if d.base <= 0 || d.cur <= 0 {
 			continue // nothing measured on one side: no change to show
 		}
@@ -127,6 +127,15 @@ func center(x *bench.Result, thr *benchmath.Thresholds) float64 {
 		return float64(x.Stats.P50)
 	}
 	return float64(x.Stats.Mean)
+}
+
+// medianGBps is x's GB/s at its median time of ns nanoseconds, as the
+// rest of the page computes it.
+func medianGBps(x *bench.Result, ns float64) string {
+	if b := x.BytesRead + x.BytesWritten; b > 0 && ns > 0 {
+		return fmtRate(float64(b) / ns)
+	}
+	return "—"
 }
 
 func (d *delta) label() string {

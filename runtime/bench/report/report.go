@@ -1,9 +1,16 @@
 // Package report renders a forgebench run as one self-contained HTML page:
-// the run's metadata, a results table, and charts drawn as inline SVG
-// (throughput per format grouped by kernel, each benchmark against the copy
-// roofline, and, given a baseline, the change per benchmark). The page loads
-// nothing: no scripts, fonts, images or style sheets from anywhere, so it
-// reads the same offline, in a mail attachment or in a CI artifact.
+// the run's metadata, a results table (median with its confidence
+// interval, tail quantiles where the samples can estimate them, the
+// coefficient of variation with a noise flag, the samples' distribution,
+// and against a baseline the change with its p-value), and charts drawn as
+// inline SVG: a roofline (roofline.go), GB/s per format grouped by kernel,
+// GFLOPS/TFLOPS for the benchmarks that count FLOPs, and, given a baseline,
+// the change per benchmark. Every figure uses the median time per
+// iteration. A run measured under a profiler (forgebench profile) gets a
+// banner and the profiler's durations in its charts. The page loads
+// nothing and runs nothing: no scripts, fonts, images or style sheets from
+// anywhere, so it reads the same offline, in a mail attachment or in a CI
+// artifact; hover details are SVG <title> elements.
 //
 // Everything taken from the run (benchmark names come from GGUF tensor names,
 // which are user data) goes through html/template's escaping, and the page is
@@ -13,11 +20,13 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +46,10 @@ type Options struct {
 	Threshold float64
 	// Alpha is the significance level of the comparison (0: 0.05).
 	Alpha float64
+	// Ceilings, when set, are the roofline's compute ceilings, in place of
+	// the vendor peaks the report knows for the run's device (ceilings.go);
+	// an empty non-nil slice draws none.
+	Ceilings []Ceiling
 }
 
 // DefaultThreshold is the regression threshold, in percent, that forgebench
@@ -50,7 +63,8 @@ const Target = 0.85
 var pageTemplate string
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"n": num,
+	"n":  num,
+	"n2": num2,
 }).Parse(pageTemplate))
 
 // Write renders run as HTML to w.
@@ -85,11 +99,24 @@ type page struct {
 	Notes       []string // shown under the header (hardware differences, …)
 	Roofline    string   // "2924 GB/s", or "" when the run measured none
 
-	Throughput  []*svg   // one panel per family/kernel
-	Roof        *svg     // nil without a roofline
+	// Profiled names the profiler of a profiled run ("" for a plain run):
+	// the page says so in a banner, and charts the tool's durations.
+	Profiled        string
+	ProfiledResults int
+	// Noisy are the benchmarks whose coefficient of variation is above
+	// bench.NoiseCV.
+	Noisy   []string
+	NoiseCV string // "5%"
+
+	Roof        *svg     // the roofline chart; nil when no result has a point
+	RoofLegend  []legend // its groups' colours
+	RoofNotes   []string // its ceilings' sources, what is and is not on it
+	Throughput  []*svg   // GB/s, one panel per family/kernel
+	Compute     []*svg   // GFLOPS (or TFLOPS), one panel per family/kernel
+	ComputeUnit string
 	Delta       *svg     // nil without a baseline
-	Legend      []legend // chart 2's colours
-	DeltaLegend []legend // chart 3's
+	DeltaLegend []legend // its colours
+	DeltaNote   string   // why there is no comparison (a profiled run)
 
 	Baseline     bool
 	BaseMeta     []kv
@@ -99,6 +126,9 @@ type page struct {
 	Summary      string // "2 regressions, 1 improvement, …"
 
 	Rows []row
+	// Quantile minima: p95 and p99 are shown from these sample counts.
+	MinN95, MinN99 int
+	DistRange      string // the distribution column's scale: "±5%"
 	// Figures are the scenario suites' metrics (memory, quantize,
 	// attention), a table per suite.
 	Figures []bench.MetricTable
@@ -106,18 +136,31 @@ type page struct {
 
 type kv struct{ K, V string }
 
-type legend struct{ Fill, Label string }
+type legend struct {
+	Fill, Label string
+	Hollow      bool // an outlined swatch (the roofline's elementwise points)
+}
+
+// cell is a table cell whose value may come with a tooltip and a class.
+type cell struct{ V, Tip, Class string }
 
 // row is one line of the results table, formatted.
 type row struct {
-	Name, Format, Kernel               string
-	N                                  int
-	P50, P95, P99, StdDev, StdDevAbs   string
-	GBps, PctCopy, GElems, Compression string
-	BelowTarget                        bool
-	Delta, DeltaTip, DeltaClass        string
-	HasDelta                           bool
-	Mean                               string
+	Name, Format, Kernel string
+	N                    int
+	Median               cell // the median time per iteration
+	CI                   cell // its 95% confidence interval, ±% (bounds in the tooltip)
+	P95, P99             cell // "—" when n is too small to estimate them
+	CV                   cell // coefficient of variation; class "noisy" past bench.NoiseCV
+	Noisy                bool
+	Dist                 *svg // the samples' distribution, a box plot
+	GBps, PctCopy        string
+	GFLOPS, GElems       string
+	Compression          string
+	BelowTarget          bool
+	Profiled             bool // the times are forge's, under a profiler
+	Delta, P             cell
+	HasDelta             bool
 }
 
 func build(run *bench.Run, opt Options) *page {
@@ -127,6 +170,9 @@ func build(run *bench.Run, opt Options) *page {
 		Interrupted: run.Interrupted,
 		NResults:    len(run.Results),
 		Threshold:   trimFloat(opt.Threshold) + "%",
+		NoiseCV:     trimFloat(100*bench.NoiseCV) + "%",
+		MinN95:      bench.QuantileMinN(0.95),
+		MinN99:      bench.QuantileMinN(0.99),
 	}
 	if run.Name != "" {
 		p.Title = "forgebench report: " + clean(run.Name)
@@ -137,31 +183,46 @@ func build(run *bench.Run, opt Options) *page {
 		p.Roofline = fmtRate(roof) + " GB/s"
 	}
 	p.Meta = metaRows(run, roof)
+	tool, nProfiled := profiledBy(run)
+	p.Profiled, p.ProfiledResults = tool, nProfiled
 
 	var deltas map[string]*delta
 	if opt.Baseline != nil {
-		cmp := compare(opt.Baseline, run, opt.Threshold, opt.Alpha)
-		deltas = cmp.byName
 		p.Baseline = true
 		p.BaseMeta = baseMetaRows(opt.Baseline)
-		p.OnlyBaseline = cleanAll(cmp.onlyBase)
-		p.OnlyCurrent = cleanAll(cmp.onlyCur)
 		p.Notes = append(p.Notes, hardwareNotes(opt.Baseline.Meta, m)...)
-		p.Summary = cmp.summary()
-		p.Delta = deltaChart(cmp, opt.Threshold)
 		p.DeltaLegend = deltaLegend(opt.Threshold)
-	}
-	var timed []bench.Result // a scenario's figures alone have no bar to draw
-	for _, x := range run.Results {
-		if x.Stats.N > 0 || len(x.Metrics) == 0 {
-			timed = append(timed, x)
+		baseTool, _ := profiledBy(opt.Baseline)
+		switch {
+		case tool != "":
+			p.DeltaNote = "This run was measured under " + tool + ", whose replays inflate forge's times: a comparison with the baseline would measure the profiler, so there is none."
+		case baseTool != "":
+			p.DeltaNote = "The baseline was measured under " + baseTool + ", whose replays inflate forge's times: a comparison with it would measure the profiler, so there is none."
+		default:
+			c := compare(opt.Baseline, run, opt.Threshold, opt.Alpha)
+			deltas = c.byName
+			p.OnlyBaseline = cleanAll(c.onlyBase)
+			p.OnlyCurrent = cleanAll(c.onlyCur)
+			p.Summary = c.summary()
+			p.Delta = deltaChart(c, opt.Threshold)
 		}
 	}
-	p.Throughput = throughputCharts(timed, roof)
-	if roof > 0 {
-		p.Roof = rooflineChart(timed, roof)
+
+	var roofBytes int64
+	if run.Roofline != nil {
+		roofBytes = run.Roofline.Bytes
 	}
-	p.Legend = rooflineLegend()
+	figs := buildFigs(run.Results, roof, roofBytes, tool)
+	pal := newPalette(figs)
+	ceilings := opt.Ceilings
+	if ceilings == nil {
+		ceilings = deviceCeilings(m)
+	}
+	ceilings = validCeilings(ceilings)
+	p.Roof = rooflineChart(figs, pal, roof, ceilings)
+	p.RoofLegend, p.RoofNotes = rooflineNotes(figs, pal, roof, ceilings, m, opt.Ceilings != nil)
+	p.Throughput = throughputCharts(figs, pal, roof, ceilings)
+	p.Compute, p.ComputeUnit = computeCharts(figs, pal, ceilings)
 
 	for _, t := range bench.MetricTables(run) {
 		t.Suite = clean(t.Suite)
@@ -171,47 +232,176 @@ func build(run *bench.Run, opt Options) *page {
 		}
 		p.Figures = append(p.Figures, t)
 	}
-	for _, x := range run.Results {
-		st := x.Stats
-		if st.N == 0 && len(x.Metrics) > 0 {
-			continue // figures alone: the figures section has them
+	distR := distRange(figs)
+	p.DistRange = "±" + trimFloat(100*distR) + "%"
+	for i := range figs {
+		f := &figs[i]
+		r := tableRow(f, roof, distR, i)
+		r.Profiled = tool != ""
+		if r.Noisy && tool == "" {
+			p.Noisy = append(p.Noisy, clean(f.x.Name))
 		}
-		r := row{
-			Name:        clean(x.Name),
-			Format:      clean(x.Format),
-			Kernel:      clean(x.Kernel),
-			N:           st.N,
-			P50:         fmtDur(st.P50),
-			P95:         fmtDur(st.P95),
-			P99:         fmtDur(st.P99),
-			Mean:        fmtDur(st.Mean),
-			StdDevAbs:   fmtDur(st.StdDev),
-			GBps:        fmtRate(st.GBps),
-			GElems:      fmtRate(st.ElemsPS / 1e9),
-			Compression: "—",
-			PctCopy:     "—",
-		}
-		if st.Mean > 0 {
-			r.StdDev = "±" + strconv.FormatFloat(100*float64(st.StdDev)/float64(st.Mean), 'f', 1, 64) + "%"
-		} else {
-			r.StdDev = "—"
-		}
-		if x.Compression > 0 && finite(x.Compression) {
-			r.Compression = strconv.FormatFloat(x.Compression, 'f', 2, 64) + "×"
-		}
-		if pc := pctCopy(x, roof); pc > 0 {
-			r.PctCopy = strconv.FormatFloat(pc, 'f', 1, 64)
-			r.BelowTarget = x.Family != "copy" && pc < 100*Target
-		}
-		if d := deltas[x.Name]; d != nil {
+		if d := deltas[f.x.Name]; d != nil {
 			r.HasDelta = true
-			r.Delta = d.label()
-			r.DeltaClass = d.class
-			r.DeltaTip = d.tip()
+			r.Delta = cell{V: d.label(), Tip: d.tip(), Class: d.class}
+			r.P = cell{V: "—", Tip: "no samples on one side: significance not tested"}
+			if d.tested {
+				r.P = cell{V: fmt.Sprintf("%.3f", d.p), Tip: fmt.Sprintf("Mann-Whitney U test, n=%d+%d; significant below %s", d.n1, d.n2, trimFloat(opt.Alpha))}
+			}
 		}
 		p.Rows = append(p.Rows, r)
 	}
 	return p
+}
+
+// tableRow formats f's line of the results table; i numbers its
+// distribution chart.
+func tableRow(f *fig, roof, distR float64, i int) row {
+	x, st := f.x, f.st
+	r := row{
+		Name:        clean(x.Name),
+		Format:      clean(x.Format),
+		Kernel:      clean(x.Kernel),
+		N:           st.N,
+		Median:      cell{V: fmtDur(st.P50)},
+		CI:          cell{V: "—", Tip: "too few samples for a 95% confidence interval of the median (at least 6)"},
+		GBps:        "—",
+		PctCopy:     "—",
+		GFLOPS:      "—",
+		GElems:      "—",
+		Compression: "—",
+	}
+	if f.bytes > 0 && f.gbps > 0 {
+		r.GBps = fmtRate(f.gbps)
+	}
+	if x.Elements > 0 && f.elemsPS > 0 {
+		r.GElems = fmtRate(f.elemsPS / 1e9)
+	}
+	if f.gflops > 0 {
+		r.GFLOPS = fmtRate(f.gflops)
+	}
+	if st.P50 > 0 && st.P50Lo > 0 && st.P50Hi > 0 {
+		half := math.Max(float64(st.P50-st.P50Lo), float64(st.P50Hi-st.P50))
+		r.CI = cell{V: "±" + fmtPct(100*half/float64(st.P50)),
+			Tip: fmt.Sprintf("95%% CI of the median: %s – %s", fmtDur(st.P50Lo), fmtDur(st.P50Hi))}
+	}
+	r.P95 = quantileCell(st.P95, st.N, st.HasP95(), "p95", bench.QuantileMinN(0.95))
+	r.P99 = quantileCell(st.P99, st.N, st.HasP99(), "p99", bench.QuantileMinN(0.99))
+	if cv := cvPct(st); finite(cv) {
+		r.CV = cell{V: fmtPct(cv), Tip: fmt.Sprintf("sd %s, mean %s", fmtDur(st.StdDev), fmtDur(st.Mean))}
+		if st.Noisy() {
+			r.Noisy = true
+			r.CV.Class = "noisy"
+			r.CV.Tip += fmt.Sprintf("; noisy: above %s%%", trimFloat(100*bench.NoiseCV))
+		}
+	} else {
+		r.CV = cell{V: "—", Tip: "fewer than 2 samples"}
+	}
+	if x.Compression > 0 && finite(x.Compression) {
+		r.Compression = strconv.FormatFloat(x.Compression, 'f', 2, 64) + "×"
+	}
+	if f.pct > 0 {
+		r.PctCopy = strconv.FormatFloat(f.pct, 'f', 1, 64)
+		r.BelowTarget = x.Family != "copy" && f.pct < 100*Target
+	}
+	r.Dist = distChart(x.Samples, st, distR, i)
+	return r
+}
+
+// quantileCell shows a tail quantile, or "—" when n is below minN: with so
+// few samples it is the maximum (bench.QuantileMinN).
+func quantileCell(v time.Duration, n int, ok bool, name string, minN int) cell {
+	if n == 0 {
+		return cell{V: "—"}
+	}
+	if !ok {
+		return cell{V: "—", Class: "na", Tip: fmt.Sprintf("n=%d: too few for a %s (%d or more)", n, name, minN)}
+	}
+	return cell{V: fmtDur(v)}
+}
+
+// validCeilings drops ceilings that cannot be drawn and sorts the rest
+// highest first.
+func validCeilings(cs []Ceiling) []Ceiling {
+	var out []Ceiling
+	for _, c := range cs {
+		if finite(c.GFLOPS) && c.GFLOPS > 0 {
+			c.Name, c.Source = clean(c.Name), clean(c.Source)
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Ceiling) int { return cmp.Compare(b.GFLOPS, a.GFLOPS) })
+	return out
+}
+
+// rooflineNotes are the roofline chart's legend (a swatch per group with a
+// point) and notes: where the ceilings come from, what is placed how, and
+// what is left out.
+func rooflineNotes(figs []fig, pal palette, roof float64, ceilings []Ceiling, m bench.Meta, given bool) ([]legend, []string) {
+	var leg []legend
+	var notes []string
+	seen := map[string]bool{}
+	var hollow bool
+	var left []string
+	for _, f := range figs {
+		if !f.onRoofline() {
+			if f.x.Family != "copy" {
+				left = append(left, clean(f.x.Name))
+			}
+			continue
+		}
+		if !f.flop {
+			hollow = true
+		}
+		if k := groupKey(f.x); !seen[k] {
+			seen[k] = true
+			leg = append(leg, legend{Fill: pal.of(f.x), Label: groupTitle(f.x), Hollow: !f.flop})
+		}
+	}
+	if roof > 0 {
+		notes = append(notes, "Memory ceiling: the copy bandwidth this run measured ("+fmtRate(roof)+" GB/s) times the intensity; a point's distance under it is its % of copy.")
+	} else {
+		notes = append(notes, "No memory ceiling: this run measured no copy roofline.")
+	}
+	switch {
+	case len(ceilings) > 0 && given:
+		notes = append(notes, "Compute ceilings as given to the report.")
+	case len(ceilings) > 0:
+		var src []string
+		for _, c := range ceilings {
+			if !slices.Contains(src, c.Source) {
+				src = append(src, c.Source)
+			}
+		}
+		notes = append(notes, "Compute ceilings: the vendor's published peaks for this device, not measured in this run (boost clock; a kernel sustains less): "+strings.Join(src, "; ")+".")
+	default:
+		notes = append(notes, "No compute ceiling: the run records no compute peak and the report knows none for "+quoteOr(clean(m.Device), "this device")+" (its table lists the H100, H200, A100, MI300X and RX 7900 XTX): only the memory ceiling is drawn.")
+	}
+	if hollow {
+		notes = append(notes, "Hollow points count no FLOPs (dequant): they are placed at one operation per element produced (the scale applied to each code), so their intensity is elements per byte and their rate elements per second.")
+	}
+	notes = append(notes, "The copy benchmark is not a point: it is the memory ceiling itself.")
+	if len(left) > 0 {
+		notes = append(notes, fmt.Sprintf("Not placed (no bytes, no operations or no time): %s.", strings.Join(left, ", ")))
+	}
+	return leg, notes
+}
+
+func quoteOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return "“" + s + "”"
+}
+
+func fmtPct(v float64) string {
+	switch {
+	case !finite(v):
+		return "—"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 }
 
 func metaRows(run *bench.Run, roof float64) []kv {
@@ -254,7 +444,11 @@ func metaRows(run *bench.Run, roof float64) []kv {
 	if roof > 0 {
 		v := fmtRate(roof) + " GB/s"
 		if run.Roofline != nil && run.Roofline.Bytes > 0 {
-			v += " (device copy of " + fmtBytes(run.Roofline.Bytes) + ")"
+			method := "device copy"
+			if run.Roofline.Method != "" && run.Roofline.Method != "forge_copy" {
+				method = run.Roofline.Method
+			}
+			v += " (" + method + " of " + fmtBytes(run.Roofline.Bytes) + ")"
 		}
 		add("copy roofline", v)
 	} else {
@@ -336,18 +530,6 @@ func roofline(run *bench.Run) float64 {
 	return 0
 }
 
-// pctCopy is the result's percent of the roofline: the one the engine
-// stored, or computed from the run's roofline.
-func pctCopy(x bench.Result, roof float64) float64 {
-	if finite(x.Stats.PctCopy) && x.Stats.PctCopy > 0 {
-		return x.Stats.PctCopy
-	}
-	if roof > 0 && finite(x.Stats.GBps) && x.Stats.GBps > 0 {
-		return 100 * x.Stats.GBps / roof
-	}
-	return 0
-}
-
 // --- formatting -------------------------------------------------------------
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -360,6 +542,18 @@ func num(v float64) string {
 	s := strconv.FormatFloat(v, 'f', 1, 64)
 	s = strings.TrimSuffix(s, ".0")
 	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// num2 formats a point's coordinate: two decimals, no "-0".
+func num2(v float64) string {
+	if !finite(v) {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	if s == "-0.00" {
 		s = "0"
 	}
 	return s

@@ -187,35 +187,41 @@ func TestStructure(t *testing.T) {
 		t.Error("a fourth panel")
 	}
 
-	// Chart 2: a column per benchmark (plus the group bands), the roofline
-	// and 85% lines labelled.
+	// Chart 2: the roofline, a point per benchmark but copy (the memory
+	// ceiling itself), under the memory ceiling and the H100's two compute
+	// ceilings; dequant counts no FLOPs: hollow points.
 	roof := doc.byID("roofline")
 	if roof == nil {
 		t.Fatal("no roofline chart")
 	}
-	var cols int
-	for _, r := range roof.all("rect") {
-		if len(r.all("title")) == 1 {
-			cols++
+	pts := roof.all("circle")
+	if len(pts) != len(run.Results)-1 {
+		t.Errorf("roofline chart: %d points, want %d", len(pts), len(run.Results)-1)
+	}
+	for _, c := range pts {
+		if c.Attr["data-ops"] != "elem" || c.Attr["fill"] != "#ffffff" || len(c.all("title")) != 1 || c.Attr["data-bound"] != "memory" {
+			t.Errorf("dequant point %v", c.Attr)
 		}
 	}
-	if cols != len(run.Results) {
-		t.Errorf("roofline chart: %d columns, want %d", cols, len(run.Results))
-	}
 	txt := roof.texts()
-	for _, s := range []string{"copy roofline 2924 GB/s", "85% · 2485 GB/s", "Q4_K", "MXFP6_E3M2"} {
+	for _, s := range []string{"memory: copy 2924 GB/s (this run)", "f16 tensor core (dense) 989 TFLOPS", "f32 FMA 66.9 TFLOPS", "0.1", "100T"} {
 		if !strings.Contains(txt, s) {
 			t.Errorf("roofline chart lacks %q", s)
 		}
 	}
-	var dashed int
+	classes := map[string]int{}
 	for _, l := range roof.all("line") {
-		if l.Attr["stroke-dasharray"] != "" {
-			dashed++
-		}
+		classes[l.Attr["class"]]++
 	}
-	if dashed != 2 {
-		t.Errorf("roofline chart: %d dashed lines, want the roofline and 85%%", dashed)
+	if classes["ceiling-mem"] != 1 || classes["ceiling-compute"] != 2 {
+		t.Errorf("roofline chart's ceilings: %v", classes)
+	}
+	if doc.byID("compute-section") != nil {
+		t.Error("a compute panel for a run without FLOPs")
+	}
+	legend := doc.byID("roofline-section").texts()
+	if strings.Contains(legend, "copy benchmark itself") || !strings.Contains(legend, "Hollow points count no FLOPs") {
+		t.Errorf("roofline legend/notes: %q", legend)
 	}
 
 	// Chart 3: a bar per benchmark in both runs, coloured by its class.
@@ -268,7 +274,7 @@ func TestStructure(t *testing.T) {
 	for _, th := range ths {
 		heads = append(heads, th.Text)
 	}
-	if h := strings.Join(heads, "|"); h != "name|format|kernel|n|p50|p95|p99|±stddev|GB/s|% copy|G elem/s|compression|vs baseline" {
+	if h := strings.Join(heads, "|"); h != "name|format|kernel|n|median|95% CI|p95|p99|CV|distribution|GB/s|% of copy|GFLOPS|G elem/s|compression|vs baseline|p" {
 		t.Errorf("table columns: %s", h)
 	}
 	rows := table.all("tbody")[0].all("tr")
@@ -280,11 +286,18 @@ func TestStructure(t *testing.T) {
 		q3k = append(q3k, td.Text)
 	}
 	if q3k[0] != "dequant_f32/Q3_K" || q3k[1] != "Q3_K" || q3k[3] != "40" || !strings.HasSuffix(q3k[4], " µs") ||
-		q3k[11] != "9.31×" || !strings.HasPrefix(q3k[12], "+") {
+		!strings.HasPrefix(q3k[5], "±") || !strings.HasSuffix(q3k[6], " µs") || q3k[7] != "—" ||
+		q3k[14] != "9.31×" || !strings.HasPrefix(q3k[15], "+") || q3k[16] != "0.000" {
 		t.Errorf("Q3_K row: %q", q3k)
 	}
-	if c := rows[9].all("td")[12].Attr["class"]; c != "num regression" {
+	if c := rows[9].all("td")[15].Attr["class"]; c != "num time regression" {
 		t.Errorf("Q3_K delta class %q", c)
+	}
+	if tip := rows[9].all("td")[16].Attr["title"]; !strings.Contains(tip, "Mann-Whitney U test, n=40+40") {
+		t.Errorf("Q3_K p tooltip %q", tip)
+	}
+	if tip := rows[9].all("td")[5].Attr["title"]; !strings.HasPrefix(tip, "95% CI of the median: ") {
+		t.Errorf("Q3_K CI tooltip %q", tip)
 	}
 }
 
@@ -372,7 +385,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 	allowed := map[string]bool{"#document": true, "#text": true, "html": true, "head": true, "meta": true, "title": true, "style": true, "body": true,
 		"header": true, "h1": true, "h2": true, "p": true, "div": true, "dl": true, "dt": true, "dd": true, "strong": true,
 		"section": true, "span": true, "code": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
-		"td": true, "footer": true, "svg": true, "rect": true, "line": true, "text": true}
+		"td": true, "footer": true, "svg": true, "rect": true, "line": true, "text": true, "circle": true}
 	var walk func(*node)
 	walk = func(n *node) {
 		if !allowed[n.Name] {
@@ -407,7 +420,8 @@ func TestEdgeCases(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
 		run := &bench.Run{Kind: bench.Kind, Schema: bench.SchemaVersion}
 		doc := parseXML(t, render(t, run, Options{Baseline: run}))
-		if !strings.Contains(doc.texts(), "This run has no results.") || !strings.Contains(doc.texts(), "measured no copy roofline") {
+		if !strings.Contains(doc.texts(), "This run has no results.") || !strings.Contains(doc.texts(), "not measured in this run") ||
+			!strings.Contains(doc.texts(), "No result has a place on a roofline") {
 			t.Error("an empty run does not say so")
 		}
 		if !strings.Contains(doc.byID("baseline").texts(), "no benchmark is in both runs") {
@@ -428,14 +442,24 @@ func TestEdgeCases(t *testing.T) {
 		run.Results[2].Stats = bench.Stats{}
 		run.Results[3].Compression = math.Inf(1)
 		doc := parseXML(t, render(t, run, Options{Baseline: base}))
-		if doc.byID("roofline") != nil {
-			t.Error("a roofline chart without a roofline")
+		// Without a roofline: the points, with no memory ceiling.
+		roof := doc.byID("roofline")
+		if roof == nil || len(roof.all("circle")) == 0 {
+			t.Fatal("no roofline points without a copy roofline")
+		}
+		for _, l := range roof.all("line") {
+			if l.Attr["class"] == "ceiling-mem" {
+				t.Error("a memory ceiling without a copy roofline")
+			}
+		}
+		if !strings.Contains(doc.byID("roofline-section").texts(), "No memory ceiling: this run measured no copy roofline.") {
+			t.Error("no note on the missing memory ceiling")
 		}
 		if doc.byID("throughput-1") == nil || doc.byID("baseline") == nil {
 			t.Fatal("charts missing")
 		}
 		for _, s := range doc.all("svg") {
-			for _, n := range append(s.all("rect"), s.all("line")...) {
+			for _, n := range append(append(s.all("rect"), s.all("line")...), s.all("circle")...) {
 				for k, v := range n.Attr {
 					if strings.Contains(v, "NaN") || strings.Contains(v, "Inf") {
 						t.Errorf("%s %s=%q", n.Name, k, v)
