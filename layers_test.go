@@ -15,7 +15,7 @@ import (
 //	base:    internal/...           (leaf utilities: import nothing of ours)
 //	specs:   specs/..., templates/hip, runtime/device/abi
 //	gen:     gen/...                (the generator; reads specs, never runs kernels)
-//	device:  runtime/device/..., runtime/gguf, generated/kernels
+//	device:  runtime/device/..., runtime/gguf/..., generated/kernels
 //	backend: runtime/backend/...
 //	suite:   runtime/suite/..., generated/suites
 //	bench:   runtime/bench/...
@@ -32,7 +32,7 @@ var layers = []struct {
 	{"base", []string{"internal/"}},
 	{"specs", []string{"specs/", "templates/hip", "runtime/device/abi"}},
 	{"gen", []string{"gen/", "gen"}},
-	{"device", []string{"runtime/device/", "runtime/gguf", "generated/kernels"}},
+	{"device", []string{"runtime/device/", "runtime/gguf", "runtime/gguf/", "generated/kernels"}},
 	{"backend", []string{"runtime/backend/", "runtime/backend"}},
 	{"suite", []string{"runtime/suite/", "runtime/suite", "generated/suites"}},
 	{"bench", []string{"runtime/bench/", "runtime/bench"}},

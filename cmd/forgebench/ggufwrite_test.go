@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"encoding/binary"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 	"github.com/rocmforge/forge/runtime/gguf"
 )
-
-// A small GGUF v3 writer for crafted files: runtime/gguf's own test writer
-// is in that package's tests, out of reach.
 
 // testKV is a metadata entry: val is a string, bool, fixed-size number or
 // testArray, written with type typ.
@@ -27,8 +22,7 @@ type testArray struct {
 	items []any
 }
 
-// testTensor is a tensor info and its data, laid out at the next 32-byte
-// aligned offset.
+// testTensor is a tensor info and its data.
 type testTensor struct {
 	name string
 	dims []uint64
@@ -36,66 +30,32 @@ type testTensor struct {
 	data []byte
 }
 
-// writeTestGGUF writes a GGUF v3 file of kvs and tensors into a temporary
-// directory and returns its path.
+// writeTestGGUF writes a GGUF v3 file of kvs and tensors (internal/ggufwrite)
+// into a temporary directory and returns its path.
 func writeTestGGUF(t *testing.T, kvs []testKV, ts []testTensor) string {
 	t.Helper()
-	var b bytes.Buffer
-	put := func(v any) {
-		if err := binary.Write(&b, binary.LittleEndian, v); err != nil {
-			t.Fatal(err)
+	var value func(v any) any
+	value = func(v any) any {
+		a, ok := v.(testArray)
+		if !ok {
+			return v
 		}
-	}
-	str := func(s string) { put(uint64(len(s))); b.WriteString(s) }
-	var enc func(v any)
-	enc = func(v any) {
-		switch v := v.(type) {
-		case string:
-			str(v)
-		case bool:
-			put(v)
-		case testArray:
-			put(uint32(v.elem))
-			put(uint64(len(v.items)))
-			for _, it := range v.items {
-				enc(it)
-			}
-		default:
-			put(v)
+		items := make([]any, len(a.items))
+		for i, it := range a.items {
+			items[i] = value(it)
 		}
+		return ggufwrite.Array{Elem: a.elem, Items: items}
 	}
-	b.WriteString("GGUF")
-	put(uint32(3))
-	put(uint64(len(ts)))
-	put(uint64(len(kvs)))
+	var wk []ggufwrite.KV
 	for _, kv := range kvs {
-		str(kv.key)
-		put(uint32(kv.typ))
-		enc(kv.val)
+		wk = append(wk, ggufwrite.KV{Key: kv.key, Type: kv.typ, Val: value(kv.val)})
 	}
-	var off uint64
+	var wt []ggufwrite.Tensor
 	for _, tt := range ts {
-		str(tt.name)
-		put(uint32(len(tt.dims)))
-		for _, d := range tt.dims {
-			put(d)
-		}
-		put(tt.typ)
-		put(off)
-		off = (off + uint64(len(tt.data)) + 31) &^ 31
-	}
-	pad := func() {
-		for b.Len()%32 != 0 {
-			b.WriteByte(0)
-		}
-	}
-	pad()
-	for _, tt := range ts {
-		b.Write(tt.data)
-		pad()
+		wt = append(wt, ggufwrite.Tensor{Name: tt.name, Dims: tt.dims, Type: tt.typ, Data: tt.data})
 	}
 	p := filepath.Join(t.TempDir(), "crafted.gguf")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+	if err := ggufwrite.File(p, wk, wt); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	_ "github.com/rocmforge/forge/generated/suites" // registers the suites GGUFTargets looks up
+	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 	"github.com/rocmforge/forge/internal/sharedtest"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/gguf"
@@ -107,50 +106,23 @@ type ggufKV struct {
 // writeGGUF writes a GGUF v3 file with the given metadata and tensors,
 // each at the next 32-byte aligned offset.
 func writeGGUF(t *testing.T, path string, ts []ggufTensor, kvs ...ggufKV) {
-	var b bytes.Buffer
-	put := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("GGUF")
-	put(uint32(3))
-	put(uint64(len(ts)))
-	put(uint64(len(kvs)))
+	t.Helper()
+	var all []ggufwrite.KV
 	for _, kv := range kvs {
-		put(uint64(len(kv.key)))
-		b.WriteString(kv.key)
 		switch v := kv.val.(type) {
 		case string:
-			put(uint32(gguf.TypeString))
-			put(uint64(len(v)))
-			b.WriteString(v)
+			all = append(all, ggufwrite.KV{Key: kv.key, Type: gguf.TypeString, Val: v})
 		case uint32:
-			put(uint32(gguf.TypeUint32))
-			put(v)
+			all = append(all, ggufwrite.KV{Key: kv.key, Type: gguf.TypeUint32, Val: v})
 		default:
 			t.Fatalf("writeGGUF: a %T value", v)
 		}
 	}
-	var off uint64
+	var wt []ggufwrite.Tensor
 	for _, tt := range ts {
-		put(uint64(len(tt.name)))
-		b.WriteString(tt.name)
-		put(uint32(len(tt.dims)))
-		for _, d := range tt.dims {
-			put(d)
-		}
-		put(tt.typ)
-		put(off)
-		off = (off + uint64(len(tt.data)) + 31) &^ 31
+		wt = append(wt, ggufwrite.Tensor{Name: tt.name, Dims: tt.dims, Type: tt.typ, Data: tt.data})
 	}
-	pad := func() {
-		for b.Len()%32 != 0 {
-			b.WriteByte(0)
-		}
-	}
-	pad()
-	for _, tt := range ts {
-		b.Write(tt.data)
-		pad()
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := ggufwrite.File(path, all, wt); err != nil {
 		t.Fatal(err)
 	}
 }
