@@ -31,14 +31,17 @@ var SM90 = register(Target{
 	// prototype of the path, then 5 per small class with the generated
 	// kernels (docs/PERFORMANCE.md): up to 16, 128 × 16 tiles (8 warps as
 	// 8 × 1) split 8 ways (Q4_K 88 → 68 µs against 64 × 16 with 4 warps);
-	// up to 64, 128 × 64 (8 warps as 2 × 4) split 4 ways; above,
+	// up to 64, 128 × 64 split 4 ways, 8 warps as 8 × 1 (each lane decodes
+	// its own fragments; Q4_0 85 → 79 µs, Q3_K 118 → 103, MXFP4 96 → 81
+	// against 2 × 4) but 2 × 4 for the formats with an offset term (Q4_K
+	// 91 against 129 as 8 × 1, Q5_K 96 against 136); above,
 	// 128 × 128 (2 × 4), no split, K steps of 256 (Q4_0 at 512: 519 → 413
 	// µs against steps of 128, Q8_0 529 → 410: whole 16-byte copies of
 	// 32-element blocks and half the barriers; 64 × 128 tiles, 4 × 2 or
 	// 8 × 1 warps and 16 warps as 4 × 4 were slower for Q4_K or Q8_0).
 	MatMulInt: []MatMulIntBatch{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 16, TileK: 128, WarpRows: 8, SplitK: 8}},
-		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 2, SplitK: 4}},
+		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 8, OffsetWarpRows: 2, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 256, WarpRows: 2}},
 	},
 	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4

@@ -297,13 +297,22 @@ func (m MatMulIntTuning) Problems() []check.Problem {
 		return l
 	}
 	warps := tpb / 32
-	switch {
-	case m.WarpRows < 1 || warps%m.WarpRows != 0:
-		l.Add("WarpRows", "MatMulInt.WarpRows %d must divide the %d warps", m.WarpRows, warps)
-	case tm < 16 || tm > 256 || tm%(16*m.WarpRows) != 0:
-		l.Add("TileRows", "MatMulInt.TileRows %d must be in [16, 256] and a multiple of 16·WarpRows = %d", tm, 16*m.WarpRows)
-	case tn < 16 || tn > 256 || tn%(16*(warps/m.WarpRows)) != 0:
-		l.Add("TileCols", "MatMulInt.TileCols %d must be in [16, 256] and a multiple of 16·(warps/WarpRows) = %d", tn, 16*(warps/m.WarpRows))
+	// Both layouts must tile TileRows × TileCols in whole 16 × 16 pieces.
+	for _, wr := range []struct {
+		name string
+		v    int
+	}{{"WarpRows", m.WarpRows}, {"OffsetWarpRows", m.OffsetWarpRows}} {
+		if wr.name == "OffsetWarpRows" && wr.v == 0 {
+			continue // WarpRows's
+		}
+		switch {
+		case wr.v < 1 || warps%wr.v != 0:
+			l.Add(wr.name, "MatMulInt.%s %d must divide the %d warps", wr.name, wr.v, warps)
+		case tm < 16 || tm > 256 || tm%(16*wr.v) != 0:
+			l.Add("TileRows", "MatMulInt.TileRows %d must be in [16, 256] and a multiple of 16·%s = %d", tm, wr.name, 16*wr.v)
+		case tn < 16 || tn > 256 || tn%(16*(warps/wr.v)) != 0:
+			l.Add("TileCols", "MatMulInt.TileCols %d must be in [16, 256] and a multiple of 16·(warps/%s) = %d", tn, wr.name, 16*(warps/wr.v))
+		}
 	}
 	if tk < 32 || tk > 256 || tk%32 != 0 {
 		l.Add("TileK", "MatMulInt.TileK %d must be a multiple of 32 in [32, 256]", tk)

@@ -109,6 +109,12 @@ type MatMulIntTuning struct {
 	// a format whose blocks are longer steps one block at a time.
 	TileK    int
 	WarpRows int // WARP_ROWS: divides the warps
+	// OffsetWarpRows is WarpRows for the formats whose integer form leaves
+	// an offset term (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K, …: forgegen explain
+	// says which), the same WARP_ROWS knob in their files; 0: WarpRows.
+	// Those formats hold X's sums beside its scales, which a warp
+	// spanning many columns pays for in registers.
+	OffsetWarpRows int
 	// SplitK (SPLIT_K): as MatMulTuning's; 0 or 1: no split.
 	SplitK int
 }

@@ -202,7 +202,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
@@ -787,21 +787,23 @@ forge_matmul_f32_q3_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 			// word w and w + 4 are one word's two nibbles), and the codes go
 			// out in two 16-byte stores. (Word by word, rows apart, cost Q4_0
 			// a fifth of its instructions at 4096×14336×512.)
-			constexpr uint32_t GPR = BK / 32; // groups of 32 per row of the step
+			if constexpr (!Direct) {
+				constexpr uint32_t GPR = BK / 32; // groups of 32 per row of the step
 #pragma unroll 2
-			for (uint32_t e = tid; e < (Direct ? 0 : BM * GPR); e += Threads) {
-				const uint32_t m = e / GPR, kg = e % GPR;
-				const forge_BlockQ3_K* b = reinterpret_cast<const forge_BlockQ3_K*>(row_at(m) + (32 * kg / BE) * BB);
-				const int32_t w0 = (int32_t)((32 * kg % BE) / 4);
-				uint32_t c[8];
+				for (uint32_t e = tid; e < BM * GPR; e += Threads) {
+					const uint32_t m = e / GPR, kg = e % GPR;
+					const forge_BlockQ3_K* b = reinterpret_cast<const forge_BlockQ3_K*>(row_at(m) + (32 * kg / BE) * BB);
+					const int32_t w0 = (int32_t)((32 * kg % BE) / 4);
+					uint32_t c[8];
 #pragma unroll
-				for (int32_t u = 0; u < 8; ++u) {
-					c[u] = forge_BlockQ3_K_Codes(b, w0 + u);
-					c[u] = __vsub4(c[u], 4u * 0x01010101u); // code − zero, byte by byte: the codes lie in [0, 4·2)
+					for (int32_t u = 0; u < 8; ++u) {
+						c[u] = forge_BlockQ3_K_Codes(b, w0 + u);
+						c[u] = __vsub4(c[u], 4u * 0x01010101u); // code − zero, byte by byte: the codes lie in [0, 4·2)
+					}
+					uint4* const to = reinterpret_cast<uint4*>(codes + m * LD + 32 * kg); // LD and 32·kg are multiples of 16
+					to[0] = make_uint4(c[0], c[1], c[2], c[3]);
+					to[1] = make_uint4(c[4], c[5], c[6], c[7]);
 				}
-				uint4* const to = reinterpret_cast<uint4*>(codes + m * LD + 32 * kg); // LD and 32·kg are multiples of 16
-				to[0] = make_uint4(c[0], c[1], c[2], c[3]);
-				to[1] = make_uint4(c[4], c[5], c[6], c[7]);
 			}
 			for (uint32_t e = tid; e < BM * NS; e += Threads) {
 				const uint32_t m = e / NS, sb = e % NS;
