@@ -79,6 +79,13 @@ func flagWalkBase(t *testing.T, cmd, flag string) (pre, post []string) {
 	case "compare":
 		return []string{"compare", "--baseline-file", runFile, "--run", runFile}, nil
 	case "report":
+		if flag == "history-last" { // walked with the --history it goes with
+			h := filepath.Join(dir, "h.jsonl")
+			if err := bench.AppendHistory(h, benchtest.Run(1, benchtest.Defaults()...), "run"); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"report", "--html", filepath.Join(dir, "r.html"), "--history", h, runFile}, nil
+		}
 		return []string{"report", "--html", filepath.Join(dir, "r.html"), runFile}, nil
 	case "gguf dequant":
 		p := writeTestGGUF(t, nil, []testTensor{{"t", []uint64{32}, 2, q4Block()}})

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 	"github.com/rocmforge/forge/runtime/gguf"
+	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 )
 
 // testKV is a metadata entry: val is a string, bool, fixed-size number or

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocmforge/forge/runtime/bench"
 	"github.com/rocmforge/forge/runtime/bench/benchtest"
@@ -149,5 +150,132 @@ func TestReportBadInput(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
+	}
+}
+
+// writeReportHistory appends to a new history file three runs of the H100
+// fixture on successive days (the third with dequant_f32/Q3_K 30% slower)
+// and, when cpu is set, a cpu run before them; it returns the file and
+// the third run, written as RUN.json.
+func writeReportHistory(t *testing.T, dir string, cpu bool) (hist, runFile string) {
+	t.Helper()
+	hist = filepath.Join(dir, "h.jsonl")
+	var runs []*bench.Run
+	if cpu {
+		runs = append(runs, benchtest.Run(1, benchtest.Defaults()...))
+	}
+	var last *bench.Run
+	for k := range 3 {
+		r := benchtest.GPURun(uint64(k + 1))
+		r.Started = time.Date(2026, 11, 18+k, 9, 0, 0, 0, time.UTC)
+		r.Meta.ForgeCommit = strings.Repeat(string(rune('a'+k)), 40)
+		if k == 2 {
+			benchtest.Scale(r, "dequant_f32/Q3_K", 1.3)
+		}
+		runs, last = append(runs, r), r
+	}
+	for _, r := range runs {
+		if err := bench.AppendHistory(hist, r, "run"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return hist, writeRun(t, dir, "run.json", last)
+}
+
+// TestReportHistory: report --history draws the trend of the run's machine
+// (a sparkline point per run that has the benchmark), --history-last cuts
+// it, and a history of another machine gets a note, not an error.
+func TestReportHistory(t *testing.T) {
+	dir := t.TempDir()
+	hist, runFile := writeReportHistory(t, dir, true)
+	out := filepath.Join(dir, "report.html")
+	code, _, stderr := forgebench(t, "report", runFile, "--html", out, "--history", hist)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, _ := os.ReadFile(out)
+	trend, err := bench.LoadTrend(hist, false, bench.HistoryFilter{}, bench.TrendOptions{Last: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := trend.Machines[1]
+	if !strings.HasPrefix(gpu.Machine, "cuda on NVIDIA H100") || len(gpu.Runs) != 3 {
+		t.Fatalf("fixture: %s, %d runs", gpu.Machine, len(gpu.Runs))
+	}
+	pts := 0
+	for _, b := range gpu.Benchmarks {
+		for _, p := range b.Points {
+			if p != nil {
+				pts++
+			}
+		}
+	}
+	if n := strings.Count(string(page), `class="spark-pt"`); n != pts {
+		t.Errorf("%d sparkline points, want %d", n, pts)
+	}
+	for _, s := range []string{`id="history"`, `id="history-trend"`, ">REGRESSION<", "cccccccccccc", "line 4 (this report's run)", "1 regression, "} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	if strings.Contains(string(page), "Synthetic CPU") {
+		t.Error("the cpu machine's runs are in the H100 run's report")
+	}
+
+	// --history-last 2: two runs of the three, the first left out.
+	code, stdout, stderr := forgebench(t, "report", runFile, "--html", "-", "--history", hist, "--history-last", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, legend, _ := strings.Cut(stdout, `id="history-runs"`)
+	legend, _, _ = strings.Cut(legend, "</table>")
+	if strings.Count(legend, "<tr") != 3 || strings.Contains(legend, "aaaaaaaaaaaa") || !strings.Contains(stdout, "1 earlier left out") {
+		t.Errorf("--history-last 2 legend:\n%s", legend)
+	}
+
+	// A history of another machine only: a note, exit 0.
+	cpuHist := filepath.Join(dir, "cpu.jsonl")
+	if err := bench.AppendHistory(cpuHist, benchtest.Run(1, benchtest.Defaults()...), "run"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = forgebench(t, "report", runFile, "--html", "-", "--history", cpuHist)
+	if code != 0 || !strings.Contains(stdout, `id="no-history"`) || !strings.Contains(stdout, "No history for this machine (cuda on NVIDIA H100 80GB HBM3 (sm_90)) in "+cpuHist) ||
+		strings.Contains(stdout, `class="spark-pt"`) {
+		t.Errorf("another machine's history: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReportBadHistory: a history line that is not an entry is an error
+// naming the file and the line (exit 2), as forgebench history's; so are
+// a missing file and --history-last alone; nothing is written.
+func TestReportBadHistory(t *testing.T) {
+	dir := t.TempDir()
+	hist, runFile := writeReportHistory(t, dir, false)
+	data, _ := os.ReadFile(hist)
+	lines := strings.SplitAfter(string(data), "\n")
+	lines[1] = lines[1][:len(lines[1])/2] + "\n" // cut short
+	if err := os.WriteFile(hist, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := writeReportHistory(t, t.TempDir(), false)
+	out := filepath.Join(dir, "report.html")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", runFile, "--html", out, "--history", hist}, "report: --history: " + hist + ":2: not valid JSON"},
+		{[]string{"report", runFile, "--html", out, "--history", filepath.Join(dir, "none.jsonl")}, "none.jsonl: no such file"},
+		{[]string{"report", runFile, "--html", out, "--history", runFile}, "report: --history: " + runFile + ":1: not valid JSON"},
+		{[]string{"report", runFile, "--html", out, "--history-last", "3"}, "--history-last 3 without --history FILE"},
+		{[]string{"report", runFile, "--html", out, "--history", hist, "--history-last", "-1"}, "--history-last -1: want 0 (all) to "},
+		{[]string{"report", runFile, "--html", good, "--history", good}, "would overwrite the input " + good},
+	} {
+		code, _, stderr := forgebench(t, c.args...)
+		if code != exitError || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args[3:], code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed report left %s", out)
 	}
 }

@@ -32,17 +32,25 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run the generated suites (or a GGUF file's tensors) and report latency and throughput",
-		Description: `Runs the selected suites on a backend and prints a table: per benchmark the
+		Description: fmt.Sprintf(`Runs the selected suites on a backend and prints a table: per benchmark the
 sample count, min, p50, p95, p99 and max time per iteration, the standard
-deviation (% of the mean), GB/s (bytes read + written), % of the copy
-roofline measured in the same run, G elements/s and the format's compression
-ratio. --json, --csv and --gofmt also write the run (the Go benchmark format
-is benchstat's input: benchstat old.txt new.txt). Every file is written
+deviation (%% of the mean), GB/s (bytes read + written), %% of the copy
+roofline measured in the same run, G elements/s, GFLOPS and the format's
+compression ratio. GB/s, %% of copy, G elements/s and GFLOPS come from the
+median time per iteration (p50), the one compare tests; p95 and p99 show "-"
+below %d and %d samples (with fewer they are the maximum; --json and --csv
+keep the values); "!" after the standard deviation marks a coefficient of
+variation above %g%% (a noisy benchmark: re-measure it); a benchmark moving
+less than %d MiB per iteration (or than a smaller --copy-bytes buffer) gets
+no %% of copy ("-"). --json, --csv,
+--gofmt and --markdown also write the run (the Go benchmark format is
+benchstat's input: benchstat old.txt new.txt). Every file is written
 atomically; Ctrl-C stops the run, writes the benchmarks that finished and
 exits with status 130.
 
 Filters are globs (* ? [...], ignoring case) or /regexps/, comma-separated
 lists of either: forgebench run --format 'Q4_*,Q8_0' --suite '*f32*'.`,
+			bench.QuantileMinN(0.95), bench.QuantileMinN(0.99), 100*bench.NoiseCV, bench.RooflineMinBytes>>20),
 		Flags:  append(append(benchFlags(), shardFlag()), outputFlags()...),
 		Action: runAction,
 	}

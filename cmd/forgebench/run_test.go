@@ -636,3 +636,27 @@ func TestFlagBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHelpStatistics: run --help says what the table's figures are
+// computed from and when they are hidden or flagged, with the numbers the
+// code uses.
+func TestRunHelpStatistics(t *testing.T) {
+	code, out, errOut := forgebench(t, "run", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	text := strings.Join(strings.Fields(out), " ") // the description wraps
+	for _, want := range []string{
+		"GB/s, % of copy, G elements/s and GFLOPS come from the median time per iteration (p50)",
+		fmt.Sprintf(`p95 and p99 show "-" below %d and %d samples`, bench.QuantileMinN(0.95), bench.QuantileMinN(0.99)),
+		fmt.Sprintf(`"!" after the standard deviation marks a coefficient of variation above %g%%`, 100*bench.NoiseCV),
+		fmt.Sprintf("less than %d MiB per iteration", bench.RooflineMinBytes>>20),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("run --help lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(text, "below 20 and 100 samples") || !strings.Contains(text, "above 5%") {
+		t.Errorf("run --help's numbers:\n%s", out)
+	}
+}

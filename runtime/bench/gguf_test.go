@@ -14,10 +14,10 @@ import (
 	"time"
 
 	_ "github.com/rocmforge/forge/generated/suites" // registers the suites GGUFTargets looks up
-	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 	"github.com/rocmforge/forge/internal/sharedtest"
 	"github.com/rocmforge/forge/runtime/backend/cpu"
 	"github.com/rocmforge/forge/runtime/gguf"
+	"github.com/rocmforge/forge/runtime/gguf/ggufwrite"
 	"github.com/rocmforge/forge/specs/formats"
 )
 

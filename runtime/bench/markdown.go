@@ -111,19 +111,32 @@ func WriteMarkdownTable(b *strings.Builder, head []string, rows [][]string, righ
 }
 
 // MarkdownColumns are WriteMarkdown's table columns.
-var MarkdownColumns = []string{"benchmark", "n", "p50", "95% CI of p50", "±stddev", "GB/s", "% copy", "Gelem/s", "GFLOPS", "ratio"}
+var MarkdownColumns = []string{"benchmark", "n", "p50", "95% CI of p50", "p95", "p99", "±stddev", "GB/s", "% copy", "Gelem/s", "GFLOPS", "ratio"}
 
 // WriteMarkdown writes run as markdown: a line naming the backend, device,
-// forge commit and start of the run (and the copy roofline), then one table
-// with a row per timed benchmark (MarkdownColumns: sample count, median
-// time per iteration and its 95% confidence interval, the standard
-// deviation as a percentage of the mean, GB/s, % of the copy roofline,
-// G elements/s, GFLOPS where the family computes and the compression ratio
-// against f32; "-" where a figure does not apply), then a table per group of
-// a scenario suite's figures (MetricTables).
+// forge commit and start of the run (and the copy roofline); the GPU's
+// clocks and their warnings (Clocks.Summary, Clocks.Warnings) where the run
+// recorded them; then one table with a row per timed benchmark
+// (MarkdownColumns: sample count, median time per iteration and its 95%
+// confidence interval, p95 and p99 ("-" below QuantileMinN's counts, as in
+// the terminal table: with fewer samples they are the maximum), the
+// standard deviation as a percentage of the mean ("!" after it past
+// NoiseCV: a noisy benchmark), GB/s, % of the copy roofline, G elements/s,
+// GFLOPS where the family computes and the compression ratio against f32;
+// "-" where a figure does not apply), then a table per group of a scenario
+// suite's figures (MetricTables).
 func WriteMarkdown(w io.Writer, run *Run) error {
 	var b strings.Builder
 	b.WriteString(MarkdownCell(markdownRunLine(run)) + "\n\n")
+	if c := run.Meta.Clocks; c != nil {
+		b.WriteString("gpu clocks: " + MarkdownCell(c.Summary()) + "\n\n")
+		if ws := c.Warnings(); len(ws) > 0 {
+			for _, w := range ws {
+				b.WriteString("- **warning**: " + MarkdownCell(w) + "\n")
+			}
+			b.WriteByte('\n')
+		}
+	}
 	var rows [][]string
 	for i := range run.Results {
 		r := &run.Results[i]
@@ -137,6 +150,16 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 		}
 		if s.Mean > 0 && s.N > 1 {
 			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
+			if s.Noisy() { // as WriteTable marks it
+				sd += "!"
+			}
+		}
+		p95, p99 := "-", "-" // too few samples to be more than the maximum (QuantileMinN)
+		if s.HasP95() {
+			p95 = FormatDuration(s.P95)
+		}
+		if s.HasP99() {
+			p99 = FormatDuration(s.P99)
 		}
 		if s.PctCopy > 0 {
 			pct = fmt.Sprintf("%.1f", s.PctCopy)
@@ -154,7 +177,7 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 		if r.Elements == 0 {
 			gelems = "-"
 		}
-		rows = append(rows, []string{r.Name, fmt.Sprint(s.N), FormatDuration(s.P50), ci, sd, gbps, pct, gelems, gflops, ratio})
+		rows = append(rows, []string{r.Name, fmt.Sprint(s.N), FormatDuration(s.P50), ci, p95, p99, sd, gbps, pct, gelems, gflops, ratio})
 	}
 	numeric := func(col int) bool { return col > 0 }
 	if len(rows) > 0 {

@@ -201,3 +201,101 @@ func TestCompareMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMarkdownQuantilesNoiseClocks: the markdown table hides p95 and
+// p99 below their minimum sample counts and marks a noisy benchmark's
+// ±stddev with "!", as the terminal table does; a run's GPU clocks and
+// their warnings are printed under its first line, and a run without
+// clocks prints none.
+func TestWriteMarkdownQuantilesNoiseClocks(t *testing.T) {
+	run := benchtest.Run(1,
+		benchtest.Bench{Name: "few", Center: 50 * time.Microsecond, Samples: 19},
+		benchtest.Bench{Name: "p95", Center: 50 * time.Microsecond, Samples: 20},
+		benchtest.Bench{Name: "p99", Center: 50 * time.Microsecond, Samples: 100},
+		benchtest.Bench{Name: "noisy", Center: 50 * time.Microsecond, Samples: 20})
+	noisy := &run.Results[3]
+	for i := range noisy.Samples {
+		if i%2 == 0 {
+			noisy.Samples[i] = noisy.Samples[i] * 13 / 10
+		}
+	}
+	for i := range run.Results {
+		r := &run.Results[i]
+		r.Stats = bench.Summarize(r.Samples, r.BytesRead+r.BytesWritten, r.Elements, 0, run.Roofline.GBps)
+	}
+	if !run.Results[3].Stats.Noisy() || run.Results[1].Stats.Noisy() {
+		t.Fatalf("fixture: CVs %v %v", run.Results[3].Stats.CV(), run.Results[1].Stats.CV())
+	}
+	md := func() string {
+		var b strings.Builder
+		if err := bench.WriteMarkdown(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	doc := md()
+	if strings.Contains(doc, "gpu clocks") || strings.Contains(doc, "warning") {
+		t.Errorf("a run without clocks shows clocks:\n%s", doc)
+	}
+	head, _, rows, _ := mdTable(t, doc, 0)
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, h := range []string{"p95", "p99", "±stddev"} {
+		if _, ok := col[h]; !ok {
+			t.Fatalf("no %s column: %q", h, head)
+		}
+	}
+	byName := map[string][]string{}
+	for _, r := range rows {
+		byName[r[0]] = r
+	}
+	for _, c := range []struct {
+		name     string
+		p95, p99 bool
+		noisy    bool
+	}{{"few", false, false, false}, {"p95", true, false, false}, {"p99", true, true, false}, {"noisy", true, false, true}} {
+		r := byName[c.name]
+		if r == nil {
+			t.Fatalf("no row %q:\n%s", c.name, doc)
+		}
+		if got := r[col["p95"]] != "-"; got != c.p95 {
+			t.Errorf("%s (n=%s): p95 %q, want shown %v", c.name, r[1], r[col["p95"]], c.p95)
+		}
+		if got := r[col["p99"]] != "-"; got != c.p99 {
+			t.Errorf("%s (n=%s): p99 %q, want shown %v", c.name, r[1], r[col["p99"]], c.p99)
+		}
+		if got := strings.HasSuffix(r[col["±stddev"]], "!"); got != c.noisy {
+			t.Errorf("%s: ±stddev %q, want the noise mark %v", c.name, r[col["±stddev"]], c.noisy)
+		}
+	}
+
+	// Clocks: the summary and each warning under the first line.
+	run.Meta.Clocks = &bench.Clocks{Tool: "nvidia-smi", GPU: "0", Driver: "580.159.04", MaxSMMHz: 1980, MaxMemMHz: 2619,
+		Start: &bench.ClockSample{SMMHz: 1980, MemMHz: 2619},
+		End:   &bench.ClockSample{SMMHz: 1410, MemMHz: 2619, Reasons: []string{"sw_thermal_slowdown"}}}
+	doc = md()
+	lines := strings.Split(doc, "\n")
+	if !strings.HasPrefix(lines[0], "forgebench run: ") || lines[1] != "" ||
+		lines[2] != `gpu clocks: nvidia-smi, GPU 0, driver 580.159.04: SM 1980 -\> 1410 MHz (max 1980), memory 2619 -\> 2619 MHz (max 2619) (start -\> end)` {
+		t.Errorf("clock lines:\n%s", doc)
+	}
+	var warnings int
+	for _, l := range lines {
+		if strings.HasPrefix(l, "- **warning**: at the run's end ") {
+			warnings++
+		}
+	}
+	if warnings != 2 { // a throttle reason, and the SM clock at 71% of its maximum
+		t.Errorf("%d warnings, want 2:\n%s", warnings, doc)
+	}
+	if _, _, rows, _ := mdTable(t, doc, 0); len(rows) != 4 {
+		t.Errorf("the table after the clocks: %d rows", len(rows))
+	}
+	// Steady clocks: the summary, no warning.
+	run.Meta.Clocks.End = &bench.ClockSample{SMMHz: 1980, MemMHz: 2619}
+	if doc = md(); !strings.Contains(doc, "gpu clocks: nvidia-smi") || strings.Contains(doc, "warning") {
+		t.Errorf("steady clocks:\n%s", doc)
+	}
+}

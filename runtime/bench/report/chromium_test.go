@@ -71,10 +71,14 @@ func TestChromiumRendersTheCharts(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	run := matrixRun(1)
+	// The run is the last of a history of four (trendRuns: a gap, a
+	// regression, a benchmark of one run), which the page draws too.
+	runs := trendRuns(matrixRun)
+	trend := trendOf(t, runs...)
+	run := runs[3]
 	noisy(run, 3, 0.25)
 	var html bytes.Buffer
-	if err := Write(&html, run, Options{Baseline: benchtest.Baseline(1)}); err != nil {
+	if err := Write(&html, run, Options{Baseline: benchtest.Baseline(1), History: trend}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, html.Bytes(), 0o644); err != nil {
@@ -91,15 +95,27 @@ func TestChromiumRendersTheCharts(t *testing.T) {
 			t.Errorf("the DOM has no SVG chart %q", id)
 		}
 	}
-	if n := strings.Count(dom, `<circle `); n != 50 {
-		t.Errorf("the DOM has %d roofline points, want 50", n)
+	if n := strings.Count(dom, `class="pt"`); n != 51 {
+		t.Errorf("the DOM has %d roofline points, want 51", n)
 	}
-	// GB/s bars: 43 dequant and copy, 4 matvec; TFLOPS bars: 8; changes: 42.
-	if n := strings.Count(dom, "<rect "); n < 47+8+42 {
-		t.Errorf("the DOM has %d rects, want at least one per bar (97)", n)
+	// GB/s bars: 43 dequant and copy (one of them only in this run), 4
+	// matvec; TFLOPS bars: 8; changes: 42.
+	if n := strings.Count(dom, "<rect "); n < 48+8+42 {
+		t.Errorf("the DOM has %d rects, want at least one per bar (98)", n)
 	}
-	if n := strings.Count(dom, "<tr>"); n != 1+51 {
-		t.Errorf("the DOM's table has %d rows, want 52", n)
+	_, results, _ := strings.Cut(dom, `<section id="results">`)
+	results, _, _ = strings.Cut(results, "</section>")
+	if n := strings.Count(results, "<tr>"); n != 1+52 {
+		t.Errorf("the DOM's results table has %d rows, want 53", n)
+	}
+	// The History section: a sparkline point per run that has the
+	// benchmark, as many as the trend's points.
+	m := &trend.Machines[0]
+	if n, want := strings.Count(dom, `class="spark-pt"`), points(m); n != want || want == 0 {
+		t.Errorf("the DOM has %d sparkline points, want %d (the trend's points)", n, want)
+	}
+	if n := strings.Count(dom, `<svg xmlns="http://www.w3.org/2000/svg" id="spark-`); n != len(m.Benchmarks) {
+		t.Errorf("the DOM has %d sparklines, want %d", n, len(m.Benchmarks))
 	}
 	if !strings.Contains(dom, `id="noisy"`) || strings.Count(dom, `class="num time noisy"`) != 1 {
 		t.Error("the noisy benchmark is not flagged in the DOM")
@@ -215,9 +231,10 @@ const probeScript = `<pre id="probe"></pre><script>
     ceilings: all('#roofline line.ceiling-mem, #roofline line.ceiling-compute', function (l) {
       var b = l.getBoundingClientRect(); return {cls: l.getAttribute('class'), v: parseFloat(l.getAttribute('data-v')), left: b.left, right: b.right, top: b.top, bottom: b.bottom};
     }),
+    sparks: all('svg.spark circle.spark-pt', function (c) { var p = centre(c); p.name = c.closest('svg').id; p.run = parseInt(c.getAttribute('data-v'), 10); return p; }),
     banners: {}
   };
-  ['profiled', 'noisy', 'interrupted'].forEach(function (id) {
+  ['profiled', 'noisy', 'interrupted', 'clocks'].forEach(function (id) {
     var el = document.getElementById(id);
     if (el) { var r = el.getBoundingClientRect(); out.banners[id] = {h: r.height, w: r.width, text: el.textContent, display: getComputedStyle(el).display}; }
   });
@@ -236,6 +253,11 @@ type probe struct {
 		Cls                      string
 		V                        float64
 		Left, Right, Top, Bottom float64
+	}
+	Sparks []struct {
+		Name       string
+		Run        int
+		X, Y, W, H float64
 	}
 	Banners map[string]struct {
 		H, W          float64
@@ -297,6 +319,9 @@ func TestChromiumPlacesTheRooflinePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := layout(t, bin, buf.String())
+	if len(pr.Sparks) != 0 {
+		t.Errorf("%d sparkline points without a history", len(pr.Sparks))
+	}
 	sx := screenScale(t, "x", pr.XTicks, true)
 	sy := screenScale(t, "y", pr.YTicks, false)
 	byName := map[string]bench.Result{}
@@ -344,6 +369,35 @@ func TestChromiumPlacesTheRooflinePoints(t *testing.T) {
 	}
 	if len(pr.Banners) != 0 {
 		t.Errorf("banners over a plain, steady run: %v", pr.Banners)
+	}
+
+	// With a history: as many sparkline points laid out, each of a size,
+	// as the trend has points, left to right in the order of the runs.
+	runs := trendRuns(matrixRun)
+	trend := trendOf(t, runs...)
+	buf.Reset()
+	if err := Write(&buf, runs[3], Options{History: trend}); err != nil {
+		t.Fatal(err)
+	}
+	pr = layout(t, bin, buf.String())
+	if want := points(&trend.Machines[0]); len(pr.Sparks) != want {
+		t.Errorf("Chromium laid out %d sparkline points, want %d (the trend's points)", len(pr.Sparks), want)
+	}
+	last := map[string]struct {
+		run int
+		x   float64
+	}{}
+	for _, p := range pr.Sparks {
+		if p.W < 4 || p.W > 8 {
+			t.Errorf("%s run %d: a point %.1f px wide", p.Name, p.Run, p.W)
+		}
+		if l, ok := last[p.Name]; ok && (p.Run <= l.run || p.X <= l.x) {
+			t.Errorf("%s: run %d at x %.1f after run %d at x %.1f", p.Name, p.Run, p.X, l.run, l.x)
+		}
+		last[p.Name] = struct {
+			run int
+			x   float64
+		}{p.Run, p.X}
 	}
 
 	// A profiled run: the banner is shown.

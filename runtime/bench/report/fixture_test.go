@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rocmforge/forge/runtime/bench"
@@ -114,4 +117,71 @@ func profiledRun(seed uint64) *bench.Run {
 		}
 	}
 	return run
+}
+
+// trendRuns are four runs of one machine on successive days and commits,
+// as forgebench run --history appends them: runs[k] is mk(k). The third
+// lacks dequant_f32/Q4_0 (a gap), the fourth has dequant_f32/Q3_K 30%
+// slower (a regression) and a benchmark no other run has; the history
+// keeps only the fourth run's median of dequant_f16/Q4_0 (as past 256
+// samples).
+func trendRuns(mk func(seed uint64) *bench.Run) []*bench.Run {
+	var runs []*bench.Run
+	for k := range 4 {
+		r := mk(uint64(k + 1))
+		r.Started = time.Date(2026, 11, 18+k, 9, 0, 0, 0, time.UTC)
+		r.Finished = r.Started.Add(time.Minute)
+		r.Meta.ForgeCommit = strings.Repeat(string(rune('a'+k)), 40)
+		r.Meta.Hostname = "gpu-node-" + strconv.Itoa(k%2)
+		runs = append(runs, r)
+	}
+	runs[2].Results = slices.DeleteFunc(runs[2].Results, func(x bench.Result) bool { return x.Name == "dequant_f32/Q4_0" })
+	benchtest.Scale(runs[3], "dequant_f32/Q3_K", 1.3)
+	extra := runs[3].Results[0]
+	extra.Name = "dequant_f32/only_last"
+	runs[3].Results = append(runs[3].Results, extra)
+	return runs
+}
+
+// trendOf is the trend of runs (with, optionally, other machines' runs
+// before them), as bench.LoadTrend computes it from their history file.
+func trendOf(t testing.TB, runs ...*bench.Run) *bench.Trend {
+	t.Helper()
+	h := &bench.History{Path: "bench.jsonl"}
+	for i, r := range runs {
+		e := bench.NewHistoryEntry(r, "run")
+		if i == len(runs)-1 {
+			for k := range e.Results {
+				if e.Results[k].Name == "dequant_f16/Q4_0" {
+					e.Results[k].Samples = nil
+				}
+			}
+		}
+		// Through the line's JSON, as a history file holds it.
+		line, err := bench.MarshalHistoryLine(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := bench.DecodeHistory(bytes.NewReader(line), "bench.jsonl", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Entries[0].Line = i + 1
+		h.Entries = append(h.Entries, got.Entries[0])
+	}
+	return bench.ComputeTrend(h, bench.TrendOptions{Compare: bench.DefaultCompareOptions()})
+}
+
+// points counts the points of a machine's trend: the benchmarks' runs
+// that have them.
+func points(m *bench.MachineTrend) int {
+	n := 0
+	for _, b := range m.Benchmarks {
+		for _, p := range b.Points {
+			if p != nil {
+				n++
+			}
+		}
+	}
+	return n
 }

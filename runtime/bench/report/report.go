@@ -5,9 +5,13 @@
 // and against a baseline the change with its p-value), and charts drawn as
 // inline SVG: a roofline (roofline.go), GB/s per format grouped by kernel,
 // GFLOPS/TFLOPS for the benchmarks that count FLOPs, and, given a baseline,
-// the change per benchmark. Every figure uses the median time per
-// iteration. A run measured under a profiler (forgebench profile) gets a
-// banner and the profiler's durations in its charts. The page loads
+// the change per benchmark; given a history trend (Options.History,
+// history.go), a sparkline per benchmark of its median across the runs of
+// the run's machine. Every figure uses the median time per iteration. A
+// run measured under a profiler (forgebench profile) gets a banner and the
+// profiler's durations in its charts; a run whose GPU clocks were held
+// down (bench.Clocks.Warnings) gets a banner, and its clocks are in the
+// metadata. The page loads
 // nothing and runs nothing: no scripts, fonts, images or style sheets from
 // anywhere, so it reads the same offline, in a mail attachment or in a CI
 // artifact; hover details are SVG <title> elements.
@@ -50,6 +54,11 @@ type Options struct {
 	// the vendor peaks the report knows for the run's device (ceilings.go);
 	// an empty non-nil slice draws none.
 	Ceilings []Ceiling
+	// History, when set, adds the History section: the trend of each
+	// benchmark across the runs of the trend (bench.LoadTrend, forgebench
+	// report --history) that measured the run's machine (bench.MachineLabel);
+	// a trend without that machine gets a note saying so.
+	History *bench.Trend
 }
 
 // DefaultThreshold is the regression threshold, in percent, that forgebench
@@ -132,6 +141,11 @@ type page struct {
 	// Figures are the scenario suites' metrics (memory, quantize,
 	// attention), a table per suite.
 	Figures []bench.MetricTable
+	// ClockWarnings are what the GPU's clocks say about the timings
+	// (bench.Clocks.Warnings): a banner.
+	ClockWarnings []string
+	// History is the History section (Options.History); nil: none.
+	History *historyView
 }
 
 type kv struct{ K, V string }
@@ -183,6 +197,10 @@ func build(run *bench.Run, opt Options) *page {
 		p.Roofline = fmtRate(roof) + " GB/s"
 	}
 	p.Meta = metaRows(run, roof)
+	p.ClockWarnings = cleanAll(m.Clocks.Warnings())
+	if opt.History != nil {
+		p.History = historyOf(opt.History, run)
+	}
 	tool, nProfiled := profiledBy(run)
 	p.Profiled, p.ProfiledResults = tool, nProfiled
 
@@ -428,6 +446,7 @@ func metaRows(run *bench.Run, roof float64) []kv {
 	add("driver", m.Driver)
 	add("toolkit", m.Toolkit)
 	add("library", m.Library)
+	out = append(out, clockRows(m.Clocks)...)
 	if m.CPUs > 0 {
 		add("CPUs", strconv.Itoa(m.CPUs))
 	}
@@ -461,6 +480,60 @@ func metaRows(run *bench.Run, roof float64) []kv {
 	}
 	add("results", strconv.Itoa(len(run.Results)))
 	return out
+}
+
+// clockRows are the metadata rows of the GPU's clocks at the run's start
+// and end (bench.Clocks); none for a run without them.
+func clockRows(c *bench.Clocks) []kv {
+	if c == nil {
+		return nil
+	}
+	var out []kv
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, kv{k, clean(v)})
+		}
+	}
+	add("clocks from", joinNonEmpty(", ", c.Tool, prefixed("GPU ", c.GPU)))
+	clock := func(get func(*bench.ClockSample) int, maxMHz int) string {
+		var at []string
+		for _, s := range []struct {
+			when string
+			s    *bench.ClockSample
+		}{{"start", c.Start}, {"end", c.End}} {
+			if s.s != nil {
+				at = append(at, strconv.Itoa(get(s.s))+" MHz at "+s.when)
+			}
+		}
+		v := strings.Join(at, ", ")
+		if maxMHz > 0 {
+			v += " (max " + strconv.Itoa(maxMHz) + " MHz)"
+		}
+		return v
+	}
+	add("SM clock", clock(func(s *bench.ClockSample) int { return s.SMMHz }, c.MaxSMMHz))
+	add("memory clock", clock(func(s *bench.ClockSample) int { return s.MemMHz }, c.MaxMemMHz))
+	if c.Driver != "" {
+		add("GPU driver", c.Driver+" ("+c.Tool+")")
+	}
+	var reasons []string
+	for _, s := range []struct {
+		when string
+		s    *bench.ClockSample
+	}{{"start", c.Start}, {"end", c.End}} {
+		if s.s != nil && len(s.s.Reasons) > 0 {
+			reasons = append(reasons, s.when+": "+strings.Join(s.s.Reasons, ", "))
+		}
+	}
+	add("clock events", strings.Join(reasons, "; "))
+	return out
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
 }
 
 func baseMetaRows(b *bench.Run) []kv {

@@ -532,3 +532,126 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("clean: %q", got)
 	}
 }
+
+// metaOf is the metadata rows of a rendered page, by key.
+func metaOf(t *testing.T, doc *node) map[string]string {
+	t.Helper()
+	meta := doc.byID("meta")
+	dts, dds := meta.all("dt"), meta.all("dd")
+	if len(dts) != len(dds) {
+		t.Fatalf("%d dt, %d dd", len(dts), len(dds))
+	}
+	got := map[string]string{}
+	for i := range dts {
+		got[dts[i].Text] = dds[i].Text
+	}
+	return got
+}
+
+// TestClocks: a run's GPU clocks are metadata rows (tool and GPU, SM and
+// memory clock at start and end with their maxima, the driver the tool
+// reports, the clock event reasons); their warnings are a banner. Steady
+// clocks show the rows and no banner; a run without clocks shows neither.
+func TestClocks(t *testing.T) {
+	run := benchtest.GPURun(1)
+	run.Meta.Clocks = &bench.Clocks{Tool: "nvidia-smi", GPU: "0", Driver: "580.159.04", MaxSMMHz: 1980, MaxMemMHz: 2619,
+		Start: &bench.ClockSample{SMMHz: 1980, MemMHz: 2619},
+		End:   &bench.ClockSample{SMMHz: 1410, MemMHz: 2619, Reasons: []string{"sw_power_cap"}}}
+	doc := parseXML(t, render(t, run, Options{}))
+	got := metaOf(t, doc)
+	for k, v := range map[string]string{
+		"clocks from":  "nvidia-smi, GPU 0",
+		"SM clock":     "1980 MHz at start, 1410 MHz at end (max 1980 MHz)",
+		"memory clock": "2619 MHz at start, 2619 MHz at end (max 2619 MHz)",
+		"GPU driver":   "580.159.04 (nvidia-smi)",
+		"clock events": "end: sw_power_cap",
+		"driver":       run.Meta.Driver, // the run's own, beside the tool's
+	} {
+		if got[k] != v {
+			t.Errorf("meta %q = %q, want %q", k, got[k], v)
+		}
+	}
+	banner := doc.byID("clocks")
+	if banner == nil {
+		t.Fatal("no clock banner for a throttled run")
+	}
+	txt := banner.texts()
+	for _, w := range run.Meta.Clocks.Warnings() {
+		if !strings.Contains(txt, w) {
+			t.Errorf("banner %q lacks the warning %q", txt, w)
+		}
+	}
+	if len(run.Meta.Clocks.Warnings()) != 2 {
+		t.Errorf("fixture: %d warnings", len(run.Meta.Clocks.Warnings()))
+	}
+
+	// Steady clocks: the rows, no banner.
+	run.Meta.Clocks.End = &bench.ClockSample{SMMHz: 1980, MemMHz: 2619}
+	doc = parseXML(t, render(t, run, Options{}))
+	if got := metaOf(t, doc); got["SM clock"] != "1980 MHz at start, 1980 MHz at end (max 1980 MHz)" || got["clock events"] != "" {
+		t.Errorf("steady clocks: %q, %q", got["SM clock"], got["clock events"])
+	}
+	if doc.byID("clocks") != nil {
+		t.Error("a clock banner over steady clocks")
+	}
+
+	// rocm-smi: no maxima, one reading.
+	run.Meta.Clocks = &bench.Clocks{Tool: "rocm-smi", GPU: "1", Start: &bench.ClockSample{SMMHz: 2100, MemMHz: 1300}}
+	if got := metaOf(t, parseXML(t, render(t, run, Options{}))); got["SM clock"] != "2100 MHz at start" || got["clocks from"] != "rocm-smi, GPU 1" || got["GPU driver"] != "" {
+		t.Errorf("rocm-smi clocks: %q", got)
+	}
+
+	// No clocks: nothing of them.
+	run.Meta.Clocks = nil
+	doc = parseXML(t, render(t, run, Options{}))
+	for _, k := range []string{"clocks from", "SM clock", "memory clock", "GPU driver", "clock events"} {
+		if v, ok := metaOf(t, doc)[k]; ok {
+			t.Errorf("a run without clocks has %q = %q", k, v)
+		}
+	}
+	if doc.byID("clocks") != nil {
+		t.Error("a clock banner without clocks")
+	}
+}
+
+// TestPctCopyFollowsRooflineFor: the report gives a % of copy where
+// bench.RooflineFor does, and none to a benchmark moving less than
+// bench.RooflineMinBytes (nor in its bar's tooltip), whatever % the run's
+// stored statistics hold.
+func TestPctCopyFollowsRooflineFor(t *testing.T) {
+	run := benchtest.GPURun(1)
+	small, edge, big := &run.Results[0], &run.Results[1], &run.Results[2]
+	small.BytesRead, small.BytesWritten = 4<<20, 4<<20 // 8 MiB
+	edge.BytesRead, edge.BytesWritten = 8<<20, 8<<20   // 16 MiB: judged
+	for _, x := range []*bench.Result{small, edge, big} {
+		x.Stats.PctCopy = 51 // as an older forgebench, or a hand, wrote it
+	}
+	if bench.RooflineFor(run.Roofline, 8<<20) != 0 || bench.RooflineFor(run.Roofline, 16<<20) == 0 {
+		t.Fatal("fixture: RooflineFor changed")
+	}
+	for _, samples := range []bool{true, false} {
+		r := *run
+		r.Results = append([]bench.Result(nil), run.Results...)
+		if !samples { // the stored statistics alone
+			for i := range r.Results {
+				r.Results[i].Samples = nil
+			}
+		}
+		doc := parseXML(t, render(t, &r, Options{}))
+		rows := doc.byID("results").all("tbody")[0].all("tr")
+		pct := func(i int) string { return rows[i].all("td")[11].Text }
+		if pct(0) != "—" {
+			t.Errorf("samples %v: %s moves 8 MiB: %% of copy %q, want —", samples, small.Name, pct(0))
+		}
+		for _, i := range []int{1, 2} {
+			if v := pct(i); v == "—" || v == "51.0" {
+				t.Errorf("samples %v: %s: %% of copy %q, want the median's", samples, r.Results[i].Name, v)
+			}
+		}
+		for _, rect := range doc.byID("throughput-1").all("rect") {
+			if tip := rect.all("title")[0].Text; strings.HasPrefix(tip, small.Name+":") && strings.Contains(tip, "of copy") {
+				t.Errorf("samples %v: the small benchmark's bar: %q", samples, tip)
+			}
+		}
+	}
+}
