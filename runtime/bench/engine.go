@@ -397,9 +397,17 @@ const RooflineMinBytes = 16 << 20
 
 // RooflineFor is the copy bandwidth (GB/s) a benchmark moving bytes per
 // iteration is judged against: roof's, or 0 (no %copy) without a roofline
-// or when bytes are below RooflineMinBytes (or roof's buffer, if smaller).
+// or when bytes are below RooflineMinBytes (or roof's buffer, if smaller;
+// a run that did not record its buffer's size is judged by the constant).
 func RooflineFor(roof *Roofline, bytes int64) float64 {
-	if roof == nil || bytes < min(RooflineMinBytes, roof.Bytes) {
+	if roof == nil {
+		return 0
+	}
+	floor := int64(RooflineMinBytes)
+	if roof.Bytes > 0 {
+		floor = min(floor, roof.Bytes)
+	}
+	if bytes < floor {
 		return 0
 	}
 	return roof.GBps

@@ -452,6 +452,8 @@ func TestRooflineSmall(t *testing.T) {
 		{&Roofline{Bytes: 1 << 20, GBps: 5}, 1 << 20, 5},
 		{&Roofline{Bytes: 1 << 20, GBps: 5}, 1<<20 - 1, 0},
 		{nil, 1 << 30, 0},
+		{&Roofline{GBps: 7}, 16 << 10, 0}, // a run that did not record its buffer: the constant
+		{&Roofline{GBps: 7}, RooflineMinBytes, 7},
 	} {
 		if got := RooflineFor(c.roof, c.bytes); got != c.want {
 			t.Errorf("%+v, %d bytes: %v, want %v", c.roof, c.bytes, got, c.want)
