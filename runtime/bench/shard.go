@@ -18,7 +18,7 @@ import (
 // benchmarks whose name hashes to I modulo N, and `forgebench merge` puts
 // the N pieces back together into one run (merge.go).
 //
-// A benchmark's shard is FNV-1a (64-bit) of its full name modulo N: it
+// A benchmark's shard is a hash of its full name (ShardOf) modulo N: it
 // depends on nothing but the name and N, so a benchmark stays on the same
 // shard (the same machine in a fixed matrix) when others are added to or
 // removed from the selection, which keeps its history on one machine.
@@ -53,7 +53,7 @@ type Shard struct {
 }
 
 // ShardMethod is how ShardOf assigns a benchmark to a shard.
-const ShardMethod = "fnv1a64(name) mod count"
+const ShardMethod = "fmix64(fnv1a64(name)) mod count"
 
 // ParseShard reads --shard's "I/N": 0 ≤ I < N ≤ MaxShards, both decimal.
 func ParseShard(s string) (index, count int, err error) {
@@ -72,11 +72,21 @@ func ParseShard(s string) (index, count int, err error) {
 }
 
 // ShardOf is the shard of count (0-based) that the benchmark named name
-// belongs to: FNV-1a 64 of the name modulo count.
+// belongs to: FNV-1a 64 of the name, through murmur3's 64-bit finalizer,
+// modulo count. FNV-1a alone is no good modulo a power of two: its low
+// bit is the parity of the name's odd bytes, so dequant_f32/Q4_0,
+// dequant_f16/Q4_0, dequant_f32/Q8_0 and dequant_f16/Q8_0 all fell in one
+// of two shards.
 func ShardOf(name string, count int) int {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return int(h.Sum64() % uint64(count))
+	x := h.Sum64()
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return int(x % uint64(count))
 }
 
 // OptionsString spells the options that decide what a run measures and

@@ -33,8 +33,21 @@ func TestParseShard(t *testing.T) {
 // their histories.
 func TestShardOfPinned(t *testing.T) {
 	got := fmt.Sprint(ShardOf("dequant_f32/Q4_0", 4), ShardOf("dequant_f16/Q4_K", 4), ShardOf("matvec_f32/Q8_0/4096x14336", 7), ShardOf("", 3))
-	if want := "0 3 2 2"; got != want {
+	if want := "3 0 6 2"; got != want {
 		t.Errorf("ShardOf: %s, want %s", got, want)
+	}
+	// Names that differ in one byte by a multiple of 4 ('4' and '8') must
+	// not be bound to one shard of 4: FNV-1a's low bits depend only on the
+	// bytes' low bits, so plain FNV-1a put every such pair together.
+	together := 0
+	for i := range 100 {
+		a, b := fmt.Sprintf("matvec_x8/Q4_0/%dx4096", 1024+i), fmt.Sprintf("matvec_x8/Q8_0/%dx4096", 1024+i)
+		if ShardOf(a, 4) == ShardOf(b, 4) {
+			together++
+		}
+	}
+	if together > 50 {
+		t.Errorf("%d of 100 Q4_0/Q8_0 name pairs share a shard of 4 (about 25 expected)", together)
 	}
 }
 
