@@ -34,6 +34,13 @@ type Env struct {
 	// --quick`, `go test -short`). A scenario says in each Measurement's
 	// name what it ran, so a quick run never passes for a full one.
 	Quick bool
+	// Smoke asks for less still, where neither speed nor memory is what a
+	// run is for: the smallest cases that take every code path. suitetest
+	// sets it under the race detector, which slows a scenario's work
+	// 2–20× and triples its memory. A scenario whose quick cases take
+	// minutes there honours it, naming its smoke cases so that they never
+	// pass for quick ones; the others run their quick cases.
+	Smoke bool
 	// Sample runs once as the run's options say (warm-up, then the sample
 	// count, minimum time or precision) and returns the samples; it
 	// returns nil, nil when Ctx ended first.

@@ -124,7 +124,8 @@ func TestDequantVectors(t *testing.T) {
 
 // TestQuantizeVectors: every reference quantizer reproduces ggml's bytes,
 // on the 8192 generator inputs and on the hand-made edge blocks, where the
-// vectors have them.
+// vectors have them. (Their only all-zero IQ4_NL block comes first, where
+// forge and ggml agree; TestIQ4NLZeroBlocks covers the later ones.)
 func TestQuantizeVectors(t *testing.T) {
 	for _, f := range formats.All() {
 		for _, kind := range []string{"quantize", "quantize_edge"} {

@@ -70,8 +70,14 @@ func (p *plan) String() string {
 	return fmt.Sprintf("models %v, sweeps %v", ms, ss)
 }
 
-// makePlan checks spec and picks what a quick or full run does.
-func makePlan(spec workloads.Quantize, quick bool) (*plan, error) {
+// smokeModel is the one model of a smoke run (suite.Env.Smoke), in place
+// of the quick models and sweeps: a few layers of rows of 512 elements (a
+// whole number of every format's blocks), which quantize in moments even
+// under the race detector, through the same children, modes and sweep.
+var smokeModel = workloads.Model{Name: "smoke", Layers: 3, Rows: 16, Cols: 512}
+
+// makePlan checks spec and picks what a quick, smoke or full run does.
+func makePlan(spec workloads.Quantize, quick, smoke bool) (*plan, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("quantize spec %s: %s", spec.Name, fmt.Sprintf(format, args...))
 	}
@@ -82,13 +88,17 @@ func makePlan(spec workloads.Quantize, quick bool) (*plan, error) {
 		}
 		byName[m.Name] = m
 	}
+	models := spec.Models
+	if smoke {
+		models = append(slices.Clone(models), smokeModel)
+	}
 	fs := append(slices.Clone(spec.Formats), spec.SweepFormat)
 	for _, name := range fs {
 		f, ok := formats.ByName(name)
 		if !ok {
 			return nil, bad("unknown format %q", name)
 		}
-		for _, m := range spec.Models {
+		for _, m := range models {
 			if m.Cols%f.BlockElems != 0 {
 				return nil, bad("model %s's rows of %d elements are not a whole number of %s blocks (%d)", m.Name, m.Cols, f.Name, f.BlockElems)
 			}
@@ -113,6 +123,13 @@ func makePlan(spec workloads.Quantize, quick bool) (*plan, error) {
 		}
 	}
 	p := &plan{}
+	if smoke {
+		p.models = []workloads.Model{smokeModel}
+		if len(spec.SweepLayers) > 0 {
+			p.sweeps = p.models
+		}
+		return p, nil
+	}
 	keep, sweep := spec.Models, spec.SweepModels
 	if quick {
 		keep = nil
@@ -136,7 +153,7 @@ func makePlan(spec workloads.Quantize, quick bool) (*plan, error) {
 type pair struct{ batch, streaming Result }
 
 func run(env *suite.Env, spec workloads.Quantize, child func(context.Context, Case) (Result, error)) error {
-	p, err := makePlan(spec, env.Quick)
+	p, err := makePlan(spec, env.Quick, env.Smoke)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocmforge/forge/internal/race"
 	"github.com/rocmforge/forge/runtime/backend"
 	"github.com/rocmforge/forge/runtime/suite"
 )
@@ -18,7 +19,9 @@ const EnvScenarioFull = "FORGE_SCENARIO_FULL"
 
 // CheckScenario runs the scenario suite registered as name on the chosen
 // backend, quick (its small cases) unless $FORGE_SCENARIO_FULL=1, with
-// three samples per case, and fails the test when the scenario fails
+// three samples per case (under the race detector, smoke: suite.Env.Smoke,
+// so that go test -race ./generated/suites fits go test's default 10-minute
+// timeout on two cores), and fails the test when the scenario fails
 // (its own checks: byte counts, agreement with the device's free-memory
 // report, GPU against cpu results) or reports nothing, a case without a
 // name, or a metric that is not a finite number.
@@ -29,7 +32,8 @@ func CheckScenario(t *testing.T, name string) {
 		t.Fatalf("%s is not a registered scenario suite", name)
 	}
 	be := Backend(t)
-	ms, err := runScenario(context.Background(), s, be, os.Getenv(EnvScenarioFull) != "1", 3, t.Logf)
+	full := os.Getenv(EnvScenarioFull) == "1"
+	ms, err := runScenario(context.Background(), s, be, !full, race.Enabled && !full, 3, t.Logf)
 	if err != nil {
 		t.Fatalf("%s on %s: %v", name, be.Name(), err)
 	}
@@ -68,7 +72,7 @@ func BenchScenario(b *testing.B, name string) {
 	var ms []suite.Measurement
 	for range b.N {
 		var err error
-		if ms, err = runScenario(context.Background(), s, be, testing.Short(), 5, b.Logf); err != nil {
+		if ms, err = runScenario(context.Background(), s, be, testing.Short(), false, 5, b.Logf); err != nil {
 			b.Fatalf("%s on %s: %v", name, be.Name(), err)
 		}
 	}
@@ -89,12 +93,13 @@ func BenchScenario(b *testing.B, name string) {
 
 // runScenario runs s with n samples per case (after one warm-up) and
 // returns its measurements.
-func runScenario(ctx context.Context, s suite.Suite, be backend.Backend, quick bool, n int, logf func(string, ...any)) ([]suite.Measurement, error) {
+func runScenario(ctx context.Context, s suite.Suite, be backend.Backend, quick, smoke bool, n int, logf func(string, ...any)) ([]suite.Measurement, error) {
 	var ms []suite.Measurement
 	env := &suite.Env{
 		Ctx:     ctx,
 		Backend: be,
 		Quick:   quick,
+		Smoke:   smoke,
 		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
 			if _, err := once(); err != nil {
 				return nil, err
