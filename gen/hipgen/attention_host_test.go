@@ -54,6 +54,70 @@ var attnTunes = []struct {
 	{"wmma_1warp_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_8warps_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_1warp_48keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},
+	// The split-KV decode path with splits of a few keys, so that the
+	// small cases split (and the merge kernel runs): odd rows per
+	// workgroup and keys per step, wave32 and wave64.
+	{"decode_split", "gfx1100", true, []string{"-DFORGE_TUNE_ATTENTION_DECODE_THREADS=64", "-DFORGE_TUNE_ATTENTION_DECODE_ROWS=3",
+		"-DFORGE_TUNE_ATTENTION_DECODE_KEYS=3", "-DFORGE_TUNE_ATTENTION_DECODE_SPLIT=8", "-DFORGE_TUNE_ATTENTION_DECODE_WORKGROUPS=40"}},
+	{"decode_split_wave64", "gfx90a", true, []string{"-DFORGE_TUNE_ATTENTION_DECODE_THREADS=128", "-DFORGE_TUNE_ATTENTION_DECODE_ROWS=5",
+		"-DFORGE_TUNE_ATTENTION_DECODE_KEYS=2", "-DFORGE_TUNE_ATTENTION_DECODE_SPLIT=4", "-DFORGE_TUNE_ATTENTION_DECODE_WORKGROUPS=100"}},
+}
+
+// decodeKnobs are the split-KV path's knobs of a tuning: the target's,
+// overridden by its flags.
+type decodeKnobs struct {
+	threads, rows, keys, split, workgroups, wave int
+}
+
+func decodeKnobsOf(t *testing.T, e *emuHost, target string, flags []string) decodeKnobs {
+	t.Helper()
+	var k decodeKnobs
+	for _, tg := range e.spec.Targets {
+		if tg.Name == target {
+			a := tg.Attention
+			k = decodeKnobs{a.DecodeThreads, a.DecodeRows, a.DecodeKeys, a.DecodeSplitKeys, a.DecodeWorkgroups, tg.WaveSize}
+		}
+	}
+	if k.wave == 0 {
+		t.Fatalf("no target %s", target)
+	}
+	for _, f := range flags {
+		var v int
+		for name, p := range map[string]*int{"THREADS": &k.threads, "ROWS": &k.rows, "KEYS": &k.keys, "SPLIT": &k.split, "WORKGROUPS": &k.workgroups} {
+			if n, _ := fmt.Sscanf(f, "-DFORGE_TUNE_ATTENTION_DECODE_"+name+"=%d", &v); n == 1 {
+				*p = v
+			}
+		}
+	}
+	return k
+}
+
+// launches is how many kernels the launcher starts for case c: the
+// split-KV path (seq_q ≤ 8) adds the merge when it splits the keys, as the
+// template's rule says (worked out here independently).
+func (k decodeKnobs) launches(c attnCase, dtype string, d int) int {
+	if c.sq > 8 {
+		return 1
+	}
+	lanes, ch := 1, d*suite.AttentionElemSize(dtype)/16
+	for ch%2 == 0 && lanes < k.wave {
+		lanes, ch = lanes*2, ch/2
+	}
+	step := k.threads / lanes * k.keys
+	base := c.b * c.hkv * ((c.h/c.hkv*c.sq + k.rows - 1) / k.rows)
+	if c.skv <= k.split || base >= k.workgroups {
+		return 1
+	}
+	want := min((k.workgroups+base-1)/base, c.skv/k.split, 256)
+	if want <= 1 {
+		return 1
+	}
+	chunk := (c.skv + want - 1) / want
+	chunk = (chunk + step - 1) / step * step
+	if (c.skv+chunk-1)/chunk > 1 {
+		return 2
+	}
+	return 1
 }
 
 // TestAttentionKernelHost runs the generated attention launchers of every
@@ -78,6 +142,15 @@ func TestAttentionKernelHost(t *testing.T) {
 		{1, 1, 1, 20, 0, false, false},    // no keys at all: zeros
 		{1, 2, 2, 100, 100, true, true},   // growing scores
 		{1, 2, 1, 37, 150, false, true},
+		// The split-KV decode path (seq_q ≤ 8): grouped-query heads whose
+		// rows span workgroups, speculated tokens under causal masking,
+		// rows that attend no key, growing scores across splits.
+		{2, 8, 2, 1, 300, false, false},
+		{1, 8, 2, 4, 150, true, false},
+		{1, 4, 4, 8, 5, true, false},  // the first 3 rows attend nothing
+		{1, 2, 1, 3, 0, false, false}, // no keys
+		{1, 4, 1, 1, 500, false, true},
+		{1, 6, 3, 2, 61, true, true},
 	}
 	wmmaCases := []attnCase{cases[0], {1, 4, 2, 150, 150, false, false}, cases[3], cases[4], cases[5], cases[6], cases[7], cases[8]}
 	for _, tune := range attnTunes {
@@ -89,6 +162,8 @@ func TestAttentionKernelHost(t *testing.T) {
 			obj := e.compile(t, e.source(t, tune.target, "attention.hip"), "attention_"+tune.name+".o", tune.flags...)
 			exe := e.link(t, "attention", "attention_"+tune.name, obj)
 			wmma := strings.HasPrefix(tune.name, "wmma")
+			knobs := decodeKnobsOf(t, e, tune.target, tune.flags)
+			split := 0
 			for _, v := range e.spec.Attention.Variants() {
 				if wmma && v.DType != "f16" {
 					continue // f32 takes the generic path there too
@@ -99,11 +174,18 @@ func TestAttentionKernelHost(t *testing.T) {
 					cs = wmmaCases
 				}
 				for _, c := range cs {
-					runHostAttention(t, e, l, c)
+					n := knobs.launches(c, v.DType, v.HeadDim)
+					if n == 2 {
+						split++
+					}
+					runHostAttention(t, e, l, c, n)
 				}
 				if tune.name == "generic" {
 					checkAttentionRefusals(t, e, l)
 				}
+			}
+			if strings.HasPrefix(tune.name, "decode") && split == 0 {
+				t.Errorf("%s: no case split its keys", tune.name)
 			}
 		})
 	}
@@ -154,7 +236,7 @@ func attnFloats(dtype string, b []byte) []float32 {
 	return out
 }
 
-func runHostAttention(t *testing.T, e *emuHost, l attnLauncher, c attnCase) {
+func runHostAttention(t *testing.T, e *emuHost, l attnLauncher, c attnCase, launches int) {
 	t.Helper()
 	dtype, d := l.dtype, l.headDim
 	sh := cpu.AttentionShape{Batch: c.b, Heads: c.h, HeadsKV: c.hkv, SeqQ: c.sq, SeqKV: c.skv, HeadDim: d,
@@ -178,7 +260,7 @@ func runHostAttention(t *testing.T, e *emuHost, l attnLauncher, c attnCase) {
 	if c.causal {
 		causal = 1
 	}
-	if out, want := l.run(t, e, base, c.b, c.h, c.hkv, c.sq, c.skv, sh.Scale, causal), launched(0, 1); out != want {
+	if out, want := l.run(t, e, base, c.b, c.h, c.hkv, c.sq, c.skv, sh.Scale, causal), launched(0, launches); out != want {
 		t.Errorf("%s d%d %s: %q, want %q", dtype, d, c, out, want)
 		return
 	}

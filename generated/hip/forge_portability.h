@@ -163,6 +163,61 @@ static inline void forge_launch_after(void (*kernel)(Params...), dim3 grid, dim3
 #else
 #define FORGE_LAUNCH_AFTER FORGE_LAUNCH
 #endif
+// forge_scratch(bytes, stream) returns device memory for a launcher's
+// intermediate results, ordered on stream: usable by the launches that
+// follow on it, and given back by forge_scratch_free(p, stream) once they
+// are queued. nullptr (the runtime's error cleared) when there is none;
+// a launcher then takes a path without scratch. Stream-ordered allocation
+// needs no synchronisation and can be captured in a graph. On NVIDIA the
+// memory comes from a pool per device that keeps up to 256 MiB between
+// calls (an inline function's statics: one pool per library, shared by its
+// files); on AMD from the device's default pool (hipMallocAsync).
+#if defined(FORGE_CUDA)
+inline void* forge_scratch(size_t bytes, cudaStream_t stream) {
+	static cudaMemPool_t pools[256]; // by device ordinal, created once each under the lock
+	static int lock = 0;
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
+		(void)cudaGetLastError();
+		return nullptr;
+	}
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE)) {
+	}
+	if (!pools[dev]) {
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			uint64_t keep = (uint64_t)256 << 20;
+			(void)cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			pools[dev] = nullptr;
+			(void)cudaGetLastError();
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	void* p = nullptr;
+	if (!pool || cudaMallocFromPoolAsync(&p, bytes, pool, stream) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return nullptr;
+	}
+	return p;
+}
+inline void forge_scratch_free(void* p, cudaStream_t stream) { (void)cudaFreeAsync(p, stream); }
+#else
+inline void* forge_scratch(size_t bytes, hipStream_t stream) {
+	void* p = nullptr;
+	if (hipMallocAsync(&p, bytes, stream) != hipSuccess) {
+		(void)hipGetLastError();
+		return nullptr;
+	}
+	return p;
+}
+inline void forge_scratch_free(void* p, hipStream_t stream) { (void)hipFreeAsync(p, stream); }
+#endif
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define forge_dependency_wait() asm volatile("griddepcontrol.wait;" ::: "memory")
 #define forge_dependents_launch() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")

@@ -14,7 +14,7 @@ func TestAttentionFlash(t *testing.T) {
 	suitetest.CheckScenario(t, "attention/flash")
 }
 
-// BenchmarkAttentionFlash runs the attention/flash suite on $FORGE_BACKEND: flash-attention forward vs the cpu reference: time, tokens/s, TFLOPS and the GPU/CPU speedup over sequence length (b1 h32), heads and batch (s2048); f16 and f32, head dim 64 and 128, causal and not
+// BenchmarkAttentionFlash runs the attention/flash suite on $FORGE_BACKEND: flash-attention forward vs the cpu reference: time, tokens/s, TFLOPS and the GPU/CPU speedup over sequence length (b1 h32), heads and batch (s2048); f16 and f32, head dim 64 and 128, causal and not; decode (seq_q 1 and 4 over 512 to 32768 keys, 32 heads over 8) with its K/V read rate
 func BenchmarkAttentionFlash(b *testing.B) {
 	suitetest.BenchScenario(b, "attention/flash")
 }

@@ -51,7 +51,10 @@ var SM90 = register(Target{
 	// mma.sync 4 warps × 32 keys: the best at head dimension 128 of 4/8/16
 	// warps × 32/64 keys on the H100 (docs/PERFORMANCE.md); wmma 4 × 32
 	// likewise among its candidates.
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32},
+	// Decode (split-KV): 128 threads, 4 rows, 4 keys per lane group per
+	// step, splits of ≥ 64 keys for about 1024 workgroups (8 per SM).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32,
+		DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 1024},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},

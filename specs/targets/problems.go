@@ -411,10 +411,44 @@ func (a AttentionTuning) WmmaLDSBytes(d int) int {
 	return max(loop, 16*w*(d+8)*2)
 }
 
+// DecodeLDSBytes is the shared memory of the attention split-KV path's
+// workgroup for head dimension d: per wave, DecodeRows rows of d sums, a
+// maximum and a sum, float32.
+func (a AttentionTuning) DecodeLDSBytes(wave, d int) int {
+	return 4 * (a.DecodeThreads / wave) * a.DecodeRows * (d + 2)
+}
+
+// decodeProblems lists what is wrong with the split-KV path's knobs.
+func (a AttentionTuning) decodeProblems(l *check.List, wave int, dims []int) {
+	if why := threadsWhy(a.DecodeThreads, wave); why != "" {
+		l.Add("DecodeThreads", "Attention.DecodeThreads %d %s", a.DecodeThreads, why)
+		return
+	}
+	if a.DecodeRows < 1 || a.DecodeRows > 16 {
+		l.Add("DecodeRows", "Attention.DecodeRows %d must be in [1, 16]", a.DecodeRows)
+	} else {
+		for _, d := range dims {
+			if b := a.DecodeLDSBytes(wave, d); b > LDSBytes {
+				l.Add("DecodeRows", "Attention: the split-KV path's merge buffers take %d bytes of shared memory at head dimension %d, more than %d", b, d, LDSBytes)
+			}
+		}
+	}
+	if a.DecodeKeys < 1 || a.DecodeKeys > 8 {
+		l.Add("DecodeKeys", "Attention.DecodeKeys %d must be in [1, 8]", a.DecodeKeys)
+	}
+	if a.DecodeSplitKeys < 1 {
+		l.Add("DecodeSplitKeys", "Attention.DecodeSplitKeys %d must be at least 1", a.DecodeSplitKeys)
+	}
+	if a.DecodeWorkgroups < 1 {
+		l.Add("DecodeWorkgroups", "Attention.DecodeWorkgroups %d must be at least 1", a.DecodeWorkgroups)
+	}
+}
+
 // Problems lists what is wrong with the attention tuning a for a target of
 // the given vendor and wave size, for every head dimension in dims.
 func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []check.Problem {
 	var l check.List
+	a.decodeProblems(&l, wave, dims)
 	tpb, rows, keys := a.ThreadsPerBlock, a.QueryRows, a.KeysPerTile
 	if why := threadsWhy(tpb, wave); why != "" {
 		l.Add("ThreadsPerBlock", "Attention.ThreadsPerBlock %d %s", tpb, why)

@@ -149,6 +149,16 @@ type AttentionTuning struct {
 	// shared memory at every head dimension); 0 on other targets.
 	MmaWarps       int // MMA_WARPS: warps per workgroup, in [1, 16]
 	MmaKeysPerTile int // MMA_KEYS: keys per tile
+	// The split-KV decode path (every target; seq_q ≤ 8): DecodeThreads
+	// threads take DecodeRows query rows of one key/value head over a split
+	// of the keys, each group of lanes DecodeKeys keys per step; the keys
+	// are split so that about DecodeWorkgroups workgroups run, each split
+	// at least DecodeSplitKeys keys.
+	DecodeThreads    int // DECODE_THREADS: a multiple of WaveSize, at most 1024
+	DecodeRows       int // DECODE_ROWS: query rows per workgroup, in [1, 16]
+	DecodeKeys       int // DECODE_KEYS: keys per lane group per step, in [1, 8]
+	DecodeSplitKeys  int // DECODE_SPLIT: the fewest keys of a split, at least 1
+	DecodeWorkgroups int // DECODE_WORKGROUPS: the workgroups a launch aims at, at least 1
 }
 
 // MatVecSpace lists the candidate values of each MatVecTuning knob.

@@ -23,13 +23,25 @@ type Attention struct {
 	Batches      []int
 	SweepSeq     int   // the sequence length of the heads and batch sweeps
 	QuickSeqLens []int // a quick run's sequence lengths (with the smallest heads and batch)
+	// Decode cases (the launchers' split-KV path, seq_q ≤ 8): every
+	// DecodeSeqQ × DecodeSeqKV at batch 1, DecodeHeads query heads over
+	// DecodeHeadsKV key/value heads (grouped-query), causal (a decode step
+	// sees every key; speculated tokens see their predecessors), for every
+	// DTypes × HeadDims; they report the K/V read rate beside TFLOPS. A
+	// quick run keeps QuickDecodeSeqKV.
+	DecodeSeqQ       []int
+	DecodeSeqKV      []int
+	DecodeHeads      int
+	DecodeHeadsKV    int
+	QuickDecodeSeqKV []int
 }
 
 // AttentionFlash is the attention suite.
 var AttentionFlash = register(Attention{
 	Name: "attention/flash",
 	Doc: "flash-attention forward vs the cpu reference: time, tokens/s, TFLOPS and the GPU/CPU speedup " +
-		"over sequence length (b1 h32), heads and batch (s2048); f16 and f32, head dim 64 and 128, causal and not",
+		"over sequence length (b1 h32), heads and batch (s2048); f16 and f32, head dim 64 and 128, causal and not; " +
+		"decode (seq_q 1 and 4 over 512 to 32768 keys, 32 heads over 8) with its K/V read rate",
 	DTypes:       []string{"f16", "f32"},
 	HeadDims:     []int{64, 128},
 	Causal:       []bool{false, true},
@@ -38,4 +50,11 @@ var AttentionFlash = register(Attention{
 	Batches:      []int{1, 2, 4},
 	SweepSeq:     2048,
 	QuickSeqLens: []int{128}, // must be among SeqLens (gen/load); 64 is not
+	// Llama-3-8B's heads (32 over 8); one decode step and 4 speculated
+	// tokens, from a short context to a long one.
+	DecodeSeqQ:       []int{1, 4},
+	DecodeSeqKV:      []int{512, 4096, 32768},
+	DecodeHeads:      32,
+	DecodeHeadsKV:    8,
+	QuickDecodeSeqKV: []int{512},
 })

@@ -112,6 +112,11 @@ inline forge_vec16 forge_load_stream16(const void* p) {
 
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
 	((void)(shared_bytes), (void)(stream), forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }))
+// forge_scratch: host memory (the emulated device's), freed at once by
+// forge_scratch_free, since the emulated launches have already run.
+#include <stdlib.h>
+inline void* forge_scratch(size_t bytes, forge_stream_t) { return malloc(bytes ? bytes : 1); }
+inline void forge_scratch_free(void* p, forge_stream_t) { free(p); }
 // The emulation runs kernels one after another: a dependent launch is a
 // launch, and its waits are no-ops.
 #define FORGE_LAUNCH_AFTER FORGE_LAUNCH

@@ -32,6 +32,21 @@
 #ifndef FORGE_TUNE_ATTENTION_MMA_KEYS
 #define FORGE_TUNE_ATTENTION_MMA_KEYS 32
 #endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_THREADS
+#define FORGE_TUNE_ATTENTION_DECODE_THREADS 128
+#endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_ROWS
+#define FORGE_TUNE_ATTENTION_DECODE_ROWS 4
+#endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_KEYS
+#define FORGE_TUNE_ATTENTION_DECODE_KEYS 4
+#endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_SPLIT
+#define FORGE_TUNE_ATTENTION_DECODE_SPLIT 64
+#endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS
+#define FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS 1024
+#endif
 
 static constexpr uint32_t forge_attn_grid_cap = 65535;
 // The largest tensor a launcher accepts, in elements.
@@ -162,6 +177,340 @@ forge_attn_generic(const T* __restrict__ q, const T* __restrict__ k, const T* __
 		}
 		forge_syncthreads(); // qs is restaged for the next block
 	}
+}
+
+// The split-KV decode path: see the template's comment. The launchers take
+// it for seq_q up to forge_attn_decode_max_seq_q.
+static constexpr int64_t forge_attn_decode_max_seq_q = 8;
+// The most splits of one row's keys (the merge reads them all per element).
+static constexpr int64_t forge_attn_max_splits = 256;
+
+// forge_attn_lanes is the lanes that share a key in the split-KV path: the
+// largest power of two dividing ch (16-byte chunks per row), at most wave.
+FORGE_HOST_DEVICE constexpr uint32_t forge_attn_lanes(uint32_t ch, uint32_t wave) {
+	return (ch % 2 == 0 && wave > 1) ? 2 * forge_attn_lanes(ch / 2, wave / 2) : 1;
+}
+
+// forge_attn_unpack widens a 16-byte chunk of f32 or f16 elements to floats.
+FORGE_DEVICE void forge_attn_unpack(const forge_vec16& c, const float*, float* out) {
+	out[0] = forge_f32_from_bits(c.x);
+	out[1] = forge_f32_from_bits(c.y);
+	out[2] = forge_f32_from_bits(c.z);
+	out[3] = forge_f32_from_bits(c.w);
+}
+// (On NVIDIA one cvt per element: an inf or NaN of K or V makes the output
+// inf or NaN either way, so the NaN payload rule of forge_half_to_f32 is not
+// worth its instructions here.)
+FORGE_DEVICE float forge_attn_h2f(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+	float f;
+	asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+	return f;
+#else
+	return forge_half_to_f32(h);
+#endif
+}
+FORGE_DEVICE void forge_attn_unpack(const forge_vec16& c, const uint16_t*, float* out) {
+	const uint32_t w[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+	for (uint32_t i = 0; i < 4; ++i) {
+		out[2 * i] = forge_attn_h2f((uint16_t)(w[i] & 0xffffu));
+		out[2 * i + 1] = forge_attn_h2f((uint16_t)(w[i] >> 16));
+	}
+}
+
+// forge_attn_merge2 folds the online-softmax state (m2, l2, a2) into (m, l,
+// a): the larger maximum wins and each side is weighted by 2^(its m - it);
+// a side with no key yet (m = -inf) weighs 0.
+template <uint32_t E>
+FORGE_DEVICE void forge_attn_merge2(float& m, float& l, float* a, float m2, float l2, const float* a2) {
+	const float ninf = forge_f32_from_bits(0xff800000u);
+	const float mn = forge_fmaxf(m, m2);
+	const float mu = mn == ninf ? 0.0f : mn;
+	const float w1 = forge_exp2f(m - mu), w2 = forge_exp2f(m2 - mu);
+	l = l * w1 + l2 * w2;
+#pragma unroll
+	for (uint32_t e = 0; e < E; ++e) {
+		a[e] = a[e] * w1 + a2[e] * w2;
+	}
+	m = mn;
+}
+
+// forge_attn_split: x indexes (batch, key/value head) in [0, nkv); its
+// rows = (heads/heads_kv)·seq_q query rows are contiguous in q and o (the
+// query heads of a key/value head are consecutive), row r being query
+// position r % seq_q. A unit of work is (x, DR rows, one split of chunk
+// keys); units grid-stride over the workgroups.
+template <typename T, uint32_t D, uint32_t Threads, uint32_t DR, uint32_t U>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o,
+	float* __restrict__ part, int64_t nkv, int64_t rows, int64_t seq_q, int64_t seq_kv, int64_t chunk, uint32_t splits,
+	float scale_log2, int32_t causal) {
+	constexpr uint32_t W = FORGE_WAVE_SIZE;
+	constexpr uint32_t CH = D * (uint32_t)sizeof(T) / 16; // 16-byte chunks per row
+	constexpr uint32_t G = forge_attn_lanes(CH, W);       // lanes per key
+	constexpr uint32_t CL = CH / G;                       // chunks per lane
+	constexpr uint32_t E = D / G;                         // elements per lane
+	constexpr uint32_t NG = Threads / G;                  // key groups
+	constexpr uint32_t NW = Threads / W;                  // waves
+	static_assert(Threads % W == 0 && Threads <= 1024,
+		"FORGE_TUNE_ATTENTION_DECODE_THREADS must be a multiple of the wave size, at most 1024");
+	static_assert(DR >= 1 && DR <= 16, "FORGE_TUNE_ATTENTION_DECODE_ROWS must be in [1, 16]");
+	static_assert(U >= 1 && U <= 8, "FORGE_TUNE_ATTENTION_DECODE_KEYS must be in [1, 8]");
+	static_assert((D * sizeof(T)) % 16 == 0, "the split-KV path needs rows of whole 16-byte chunks");
+	static_assert(4 * NW * DR * (D + 2) <= 49152,
+		"FORGE_TUNE_ATTENTION_DECODE_THREADS, _ROWS: the merge buffers exceed 49152 bytes of shared memory");
+	const float ninf = forge_f32_from_bits(0xff800000u);
+
+	FORGE_SHARED float red[NW][DR][D];
+	FORGE_SHARED float redm[NW][DR];
+	FORGE_SHARED float redl[NW][DR];
+	const uint32_t tid = forge_thread_idx();
+	const uint32_t kg = tid / G, c = tid % G, wave = tid / W;
+	const int64_t rblocks = (rows + DR - 1) / DR;
+	const int64_t units = nkv * rblocks * splits;
+	const int64_t off = seq_kv - seq_q; // row i attends keys j <= i + off (causal)
+	forge_vec16 zero;
+	zero.x = zero.y = zero.z = zero.w = 0u;
+	for (int64_t t = forge_block_idx(); t < units; t += forge_grid_dim()) {
+		const uint32_t sp = (uint32_t)(t % splits);
+		const int64_t r0 = (t / splits % rblocks) * DR;
+		const int64_t x = t / splits / rblocks;
+		const int64_t js = (int64_t)sp * chunk;
+		const int64_t je = forge_attn_min(seq_kv, js + chunk);
+		float qr[DR][E];
+		int64_t rend[DR]; // keys before this are the row's, in this split
+#pragma unroll
+		for (uint32_t rr = 0; rr < DR; ++rr) {
+			const int64_t r = r0 + rr;
+			const T* const qp = q + ((x * rows + (r < rows ? r : 0)) * D + c * E);
+#pragma unroll
+			for (uint32_t e = 0; e < E; ++e) {
+				qr[rr][e] = r < rows ? forge_attn_ld(qp + e) * scale_log2 : 0.0f;
+			}
+			rend[rr] = r >= rows ? js : causal ? forge_attn_min(je, r % seq_q + off + 1) : je;
+		}
+		float m[DR], l[DR], acc[DR][E];
+#pragma unroll
+		for (uint32_t rr = 0; rr < DR; ++rr) {
+			m[rr] = ninf;
+			l[rr] = 0.0f;
+#pragma unroll
+			for (uint32_t e = 0; e < E; ++e) {
+				acc[rr][e] = 0.0f;
+			}
+		}
+		const forge_vec16* const kb = reinterpret_cast<const forge_vec16*>(k + x * seq_kv * D) + c * CL;
+		const forge_vec16* const vb = reinterpret_cast<const forge_vec16*>(v + x * seq_kv * D) + c * CL;
+		// Every lane runs the same steps (the shuffles need the whole wave);
+		// a key past the split's end is loaded as zeros and masked.
+		for (int64_t j0 = js; j0 < je; j0 += (int64_t)NG * U) {
+			const int64_t jb = j0 + kg;
+			forge_vec16 kc[U][CL], vc[U][CL];
+#pragma unroll
+			for (uint32_t u = 0; u < U; ++u) {
+				const int64_t j = jb + (int64_t)u * NG;
+				const bool in = j < je;
+#pragma unroll
+				for (uint32_t w = 0; w < CL; ++w) {
+					kc[u][w] = in ? kb[j * CH + w] : zero;
+					vc[u][w] = in ? vb[j * CH + w] : zero; // zeros: 0·p, never NaN·0
+				}
+			}
+			float s[U][DR];
+#pragma unroll
+			for (uint32_t u = 0; u < U; ++u) {
+				float kf[E];
+#pragma unroll
+				for (uint32_t w = 0; w < CL; ++w) {
+					forge_attn_unpack(kc[u][w], (const T*)nullptr, kf + w * (E / CL));
+				}
+#pragma unroll
+				for (uint32_t rr = 0; rr < DR; ++rr) {
+					float d = 0.0f;
+#pragma unroll
+					for (uint32_t e = 0; e < E; ++e) {
+						d = forge_fmaf(qr[rr][e], kf[e], d);
+					}
+					s[u][rr] = d;
+				}
+			}
+#pragma unroll
+			for (uint32_t u = 0; u < U; ++u) {
+#pragma unroll
+				for (uint32_t rr = 0; rr < DR; ++rr) {
+#pragma unroll
+					for (uint32_t w = G / 2; w > 0; w >>= 1) {
+						s[u][rr] += forge_shfl_xor(s[u][rr], (int)w);
+					}
+				}
+			}
+			float vf[U][E];
+#pragma unroll
+			for (uint32_t u = 0; u < U; ++u) {
+#pragma unroll
+				for (uint32_t w = 0; w < CL; ++w) {
+					forge_attn_unpack(vc[u][w], (const T*)nullptr, vf[u] + w * (E / CL));
+				}
+			}
+#pragma unroll
+			for (uint32_t rr = 0; rr < DR; ++rr) {
+				float mx = ninf;
+#pragma unroll
+				for (uint32_t u = 0; u < U; ++u) {
+					s[u][rr] = jb + (int64_t)u * NG < rend[rr] ? s[u][rr] : ninf;
+					mx = forge_fmaxf(mx, s[u][rr]);
+				}
+				const float mn = forge_fmaxf(m[rr], mx);
+				const float mu = mn == ninf ? 0.0f : mn; // no key yet: exp2(-inf - 0) = 0
+				const float alpha = forge_exp2f(m[rr] - mu);
+				float p[U], ps = 0.0f;
+#pragma unroll
+				for (uint32_t u = 0; u < U; ++u) {
+					p[u] = forge_exp2f(s[u][rr] - mu);
+					ps += p[u];
+				}
+				l[rr] = l[rr] * alpha + ps;
+				m[rr] = mn;
+#pragma unroll
+				for (uint32_t e = 0; e < E; ++e) {
+					float a = acc[rr][e] * alpha;
+#pragma unroll
+					for (uint32_t u = 0; u < U; ++u) {
+						a = forge_fmaf(p[u], vf[u][e], a);
+					}
+					acc[rr][e] = a;
+				}
+			}
+		}
+		// The key groups' states merge: inside a wave by shuffles (lanes
+		// c, c+G, c+2G, ... hold the same columns), then across waves.
+#pragma unroll
+		for (uint32_t w = G; w < W; w <<= 1) {
+#pragma unroll
+			for (uint32_t rr = 0; rr < DR; ++rr) {
+				float a2[E];
+#pragma unroll
+				for (uint32_t e = 0; e < E; ++e) {
+					a2[e] = forge_shfl_xor(acc[rr][e], (int)w);
+				}
+				const float m2 = forge_shfl_xor(m[rr], (int)w), l2 = forge_shfl_xor(l[rr], (int)w);
+				forge_attn_merge2<E>(m[rr], l[rr], acc[rr], m2, l2, a2);
+			}
+		}
+		if (tid % W < G) {
+#pragma unroll
+			for (uint32_t rr = 0; rr < DR; ++rr) {
+#pragma unroll
+				for (uint32_t e = 0; e < E; ++e) {
+					red[wave][rr][c * E + e] = acc[rr][e];
+				}
+				if (c == 0) {
+					redm[wave][rr] = m[rr];
+					redl[wave][rr] = l[rr];
+				}
+			}
+		}
+		forge_syncthreads();
+		for (uint32_t i = tid; i < DR * D; i += Threads) {
+			const uint32_t rr = i / D, d = i % D;
+			const int64_t r = r0 + rr;
+			if (r >= rows) {
+				continue;
+			}
+			float mm = redm[0][rr], ll = redl[0][rr], aa = red[0][rr][d];
+			for (uint32_t w = 1; w < NW; ++w) {
+				forge_attn_merge2<1>(mm, ll, &aa, redm[w][rr], redl[w][rr], &red[w][rr][d]);
+			}
+			const int64_t row = x * rows + r;
+			if (splits == 1) {
+				forge_attn_st(o + row * D + d, ll > 0.0f ? aa / ll : 0.0f);
+			} else {
+				float* const pp = part + (row * splits + sp) * (D + 2);
+				pp[d] = aa;
+				if (d == 0) {
+					pp[D] = mm;
+					pp[D + 1] = ll;
+				}
+			}
+		}
+		forge_syncthreads(); // red is rewritten by the next unit
+	}
+}
+
+// forge_attn_merge combines the splits' states of every row (part: per
+// row, splits × (D sums, m, l)) into o, element by element, the splits in
+// order.
+template <typename T, uint32_t D>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
+forge_attn_merge(const float* __restrict__ part, T* __restrict__ o, int64_t nrows, uint32_t splits) {
+	const float ninf = forge_f32_from_bits(0xff800000u);
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nrows * D; i += (int64_t)forge_grid_dim() * 256) {
+		const int64_t row = i / D;
+		const uint32_t d = (uint32_t)(i % D);
+		const float* const pp = part + row * splits * (D + 2);
+		float mm = ninf;
+		for (uint32_t s = 0; s < splits; ++s) {
+			mm = forge_fmaxf(mm, pp[s * (D + 2) + D]);
+		}
+		const float mu = mm == ninf ? 0.0f : mm;
+		float ll = 0.0f, aa = 0.0f;
+		for (uint32_t s = 0; s < splits; ++s) {
+			const float w = forge_exp2f(pp[s * (D + 2) + D] - mu);
+			ll = forge_fmaf(pp[s * (D + 2) + D + 1], w, ll);
+			aa = forge_fmaf(pp[s * (D + 2) + d], w, aa);
+		}
+		forge_attn_st(o + i, ll > 0.0f ? aa / ll : 0.0f);
+	}
+}
+
+// forge_attn_plan is a split-KV launch: the workgroups, the keys per split
+// and the splits, and the scratch of the splits' states (nullptr for one).
+struct forge_attn_plan {
+	uint32_t grid, merge_grid;
+	int64_t nkv, rows, chunk, splits;
+	float* part;
+};
+
+// forge_attn_decode_plan plans the split-KV path for elements of elem bytes
+// and head dimension d: enough splits for about DECODE_WORKGROUPS
+// workgroups, each at least DECODE_SPLIT keys (whole steps), one when the
+// keys are few or there is no scratch.
+static forge_attn_plan forge_attn_decode_plan(uint32_t elem, uint32_t d, int64_t batch, int64_t heads, int64_t heads_kv,
+	int64_t seq_q, int64_t seq_kv, forge_stream_t stream) {
+	constexpr uint32_t Threads = FORGE_TUNE_ATTENTION_DECODE_THREADS, DR = FORGE_TUNE_ATTENTION_DECODE_ROWS;
+	static_assert(FORGE_TUNE_ATTENTION_DECODE_SPLIT >= 1, "FORGE_TUNE_ATTENTION_DECODE_SPLIT must be at least 1");
+	static_assert(FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS >= 1, "FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS must be at least 1");
+	const int64_t step = (int64_t)(Threads / forge_attn_lanes(d * elem / 16, FORGE_WAVE_SIZE)) * FORGE_TUNE_ATTENTION_DECODE_KEYS;
+	forge_attn_plan p;
+	p.nkv = batch * heads_kv;
+	p.rows = heads / heads_kv * seq_q;
+	p.splits = 1;
+	p.chunk = seq_kv;
+	p.part = nullptr;
+	const int64_t base = p.nkv * ((p.rows + DR - 1) / DR);
+	if (seq_kv > FORGE_TUNE_ATTENTION_DECODE_SPLIT && base < FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS) {
+		int64_t want = (FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS + base - 1) / base;
+		const int64_t most = seq_kv / FORGE_TUNE_ATTENTION_DECODE_SPLIT;
+		want = want < most ? want : most;
+		want = want < forge_attn_max_splits ? want : forge_attn_max_splits;
+		if (want > 1) {
+			const int64_t chunk = ((seq_kv + want - 1) / want + step - 1) / step * step;
+			const int64_t splits = (seq_kv + chunk - 1) / chunk;
+			if (splits > 1) {
+				p.part = static_cast<float*>(forge_scratch((size_t)(p.nkv * p.rows * splits * (d + 2)) * sizeof(float), stream));
+				if (p.part) {
+					p.chunk = chunk;
+					p.splits = splits;
+				}
+			}
+		}
+	}
+	const int64_t units = base * p.splits;
+	p.grid = units < forge_attn_grid_cap ? (uint32_t)units : forge_attn_grid_cap;
+	const int64_t n = p.nkv * p.rows * d, groups = n / 256 + (n % 256 != 0);
+	p.merge_grid = groups < forge_attn_grid_cap ? (uint32_t)groups : forge_attn_grid_cap;
+	return p;
 }
 
 #if defined(FORGE_HAS_WMMA)
@@ -676,6 +1025,18 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
+		const forge_attn_plan p = forge_attn_decode_plan(sizeof(uint16_t), 64, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split<uint16_t, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
+			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
 #if defined(FORGE_ATTN_MMA)
 	FORGE_LAUNCH((forge_attn_mma<64, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
@@ -704,6 +1065,18 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
+		const forge_attn_plan p = forge_attn_decode_plan(sizeof(uint16_t), 128, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split<uint16_t, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
+			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
 #if defined(FORGE_ATTN_MMA)
 	FORGE_LAUNCH((forge_attn_mma<128, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
@@ -732,6 +1105,18 @@ FORGE_EXPORT int forge_attention_f32_d64(const void* q, const void* k, const voi
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
+		const forge_attn_plan p = forge_attn_decode_plan(sizeof(float), 64, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split<float, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
+			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<float, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (float*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
 	FORGE_LAUNCH((forge_attn_generic<float, 64, FORGE_TUNE_ATTENTION_THREADS, FORGE_TUNE_ATTENTION_ROWS, FORGE_TUNE_ATTENTION_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, FORGE_TUNE_ATTENTION_ROWS)), dim3(FORGE_TUNE_ATTENTION_THREADS), 0, stream,
 		(const float*)q, (const float*)k, (const float*)v, (float*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
@@ -750,6 +1135,18 @@ FORGE_EXPORT int forge_attention_f32_d128(const void* q, const void* k, const vo
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
+		const forge_attn_plan p = forge_attn_decode_plan(sizeof(float), 128, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split<float, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
+			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<float, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (float*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
 	FORGE_LAUNCH((forge_attn_generic<float, 128, FORGE_TUNE_ATTENTION_THREADS, FORGE_TUNE_ATTENTION_ROWS, FORGE_TUNE_ATTENTION_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, FORGE_TUNE_ATTENTION_ROWS)), dim3(FORGE_TUNE_ATTENTION_THREADS), 0, stream,
 		(const float*)q, (const float*)k, (const float*)v, (float*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);

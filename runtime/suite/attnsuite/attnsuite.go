@@ -4,10 +4,12 @@
 // registers Attention(spec) for each workloads.Attention spec.
 //
 // On a device backend (backend.Device) each variant (input
-// type × head dimension × masking) is first checked against the cpu
+// type × head dimension × masking, and decode) is first checked against the cpu
 // reference (cpu.Backend.AttentionRef) on small cases — b2 h4 s256, and
-// seq_q 100 against seq_kv 300 with 8 query heads over 2 key/value heads —
-// within suite.AttentionTolerances; a failure is the scenario's error.
+// seq_q 100 against seq_kv 300 with 8 query heads over 2 key/value heads;
+// for decode, DecodeCheckShapes — within suite.AttentionTolerances; a
+// failure is the scenario's error. Decode cases also report kv_gb_per_s,
+// the K and V bytes over the time.
 // Then every case is timed with its data resident on the device (device
 // events), and the cpu reference is timed once on the same case where
 // that costs at most CPUMaxFLOPs, giving gpu_cpu_speedup (omitted, shown
@@ -39,10 +41,12 @@ const CPUMaxFLOPs = 2e9
 
 // Case is one timed case of the suite.
 type Case struct {
-	DType  string
-	Shape  backend.AttentionShape
-	Name   string // "f16/d128/causal/b1_h32_s2048"
-	Causal bool
+	DType   string
+	Shape   backend.AttentionShape
+	Name    string // "f16/d128/causal/b1_h32_s2048", "f16/d128/decode/b1_h32_kv8_q1_k4096"
+	Variant string // what is checked once before timing: "f16/d128/causal/", "f16/d128/decode/"
+	Causal  bool
+	Decode  bool // a decode case (seq_q ≤ 8: the launchers' split-KV path)
 }
 
 // Cases lists the spec's cases (quick: QuickSeqLens at the smallest heads
@@ -79,18 +83,47 @@ func Cases(spec workloads.Attention, quick bool) []Case {
 				if causal {
 					mask = "causal"
 				}
+				variant := fmt.Sprintf("%s/d%d/%s/", dt, d, mask)
 				for _, x := range sizes {
 					out = append(out, Case{
-						DType: dt, Causal: causal,
+						DType: dt, Causal: causal, Variant: variant,
 						Shape: backend.AttentionShape{Batch: x.b, Heads: x.h, HeadsKV: x.h, SeqQ: x.s, SeqKV: x.s, HeadDim: d,
 							Scale: float32(1 / math.Sqrt(float64(d))), Causal: causal},
-						Name: fmt.Sprintf("%s/d%d/%s/b%d_h%d_s%d", dt, d, mask, x.b, x.h, x.s),
+						Name: variant + fmt.Sprintf("b%d_h%d_s%d", x.b, x.h, x.s),
+					})
+				}
+			}
+			seqKV := spec.DecodeSeqKV
+			if quick {
+				seqKV = spec.QuickDecodeSeqKV
+			}
+			variant := fmt.Sprintf("%s/d%d/decode/", dt, d)
+			for _, sq := range spec.DecodeSeqQ {
+				for _, skv := range seqKV {
+					out = append(out, Case{
+						DType: dt, Causal: true, Decode: true, Variant: variant,
+						Shape: backend.AttentionShape{Batch: 1, Heads: spec.DecodeHeads, HeadsKV: spec.DecodeHeadsKV, SeqQ: sq, SeqKV: skv,
+							HeadDim: d, Scale: float32(1 / math.Sqrt(float64(d))), Causal: true},
+						Name: variant + fmt.Sprintf("b1_h%d_kv%d_q%d_k%d", spec.DecodeHeads, spec.DecodeHeadsKV, sq, skv),
 					})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// DecodeCheckShapes are the small cases the decode variant is checked on
+// before it is timed on a device: one decode step whose keys the launcher
+// splits across workgroups, and speculated tokens under causal masking,
+// both grouped-query, and more query rows than keys.
+func DecodeCheckShapes(d int) []backend.AttentionShape {
+	scale := float32(1 / math.Sqrt(float64(d)))
+	return []backend.AttentionShape{
+		{Batch: 2, Heads: 32, HeadsKV: 8, SeqQ: 1, SeqKV: 4100, HeadDim: d, Scale: scale, Causal: true},
+		{Batch: 1, Heads: 8, HeadsKV: 2, SeqQ: 4, SeqKV: 1000, HeadDim: d, Scale: scale, Causal: true},
+		{Batch: 1, Heads: 4, HeadsKV: 4, SeqQ: 8, SeqKV: 5, HeadDim: d, Scale: scale, Causal: true},
+	}
 }
 
 // CheckShapes are the small cases each variant is checked on before it is
@@ -117,6 +150,14 @@ func run(spec workloads.Attention, env *suite.Env) error {
 	if !ok {
 		return fmt.Errorf("backend %s has no attention kernels", env.Backend.Name())
 	}
+	if spec.DecodeHeads%spec.DecodeHeadsKV != 0 {
+		return fmt.Errorf("%s: DecodeHeads %d is not a multiple of DecodeHeadsKV %d", spec.Name, spec.DecodeHeads, spec.DecodeHeadsKV)
+	}
+	for _, sq := range spec.DecodeSeqQ {
+		if sq > 8 {
+			return fmt.Errorf("%s: DecodeSeqQ %d: the decode path takes at most 8 query rows per sequence", spec.Name, sq)
+		}
+	}
 	_, dev := backend.DeviceOf(env.Backend)
 	ref := cpu.New(0)
 	checked := map[string]bool{}
@@ -140,10 +181,14 @@ func run(spec workloads.Attention, env *suite.Env) error {
 			most = max(most, float64(c.Shape.FLOPs()))
 			continue
 		}
-		variant := c.Name[:len(c.Name)-len(fmt.Sprintf("b%d_h%d_s%d", c.Shape.Batch, c.Shape.Heads, c.Shape.SeqQ))]
+		variant := c.Variant
 		if dev && !checked[variant] {
 			checked[variant] = true
-			for _, s := range CheckShapes(c.Shape.HeadDim, c.Causal) {
+			shapes := CheckShapes(c.Shape.HeadDim, c.Causal)
+			if c.Decode {
+				shapes = DecodeCheckShapes(c.Shape.HeadDim)
+			}
+			for _, s := range shapes {
 				if err := Check(env.Backend.Name(), ab, ref, c.DType, s); err != nil {
 					return err
 				}
@@ -210,6 +255,9 @@ func measure(env *suite.Env, ab backend.Attention, dev bool, ref *cpu.Backend, c
 	if med > 0 {
 		m.Add("tokens_per_s", float64(s.Batch*s.SeqQ)/med, "1/s")
 		m.Add("tflops", flops/med/1e12, "TFLOPS")
+		if c.Decode { // what bounds a decode step: reading the K/V cache
+			m.Add("kv_gb_per_s", float64(2*elem*int64(s.KVElems()))/med/1e9, "GB/s")
+		}
 	}
 	if dev && flops <= CPUMaxFLOPs && med > 0 {
 		o := make([]float32, s.QElems())

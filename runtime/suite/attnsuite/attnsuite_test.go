@@ -15,8 +15,10 @@ import (
 
 func TestCases(t *testing.T) {
 	full := Cases(workloads.AttentionFlash, false)
-	// 6 sequence lengths + 4 head counts + 3 batches, b1_h32_s2048 in all three: 11 sizes.
-	if want := 11 * 2 * 2 * 2; len(full) != want {
+	// 6 sequence lengths + 4 head counts + 3 batches, b1_h32_s2048 in all
+	// three: 11 sizes, each full and causal; and 2 × 3 decode cases; for
+	// each dtype × head dimension.
+	if want := (11*2 + 2*3) * 2 * 2; len(full) != want {
 		t.Errorf("%d cases, want %d", len(full), want)
 	}
 	seen := map[string]bool{}
@@ -26,13 +28,21 @@ func TestCases(t *testing.T) {
 		}
 		seen[c.Name] = true
 	}
-	for _, name := range []string{"f16/d128/causal/b1_h32_s2048", "f32/d64/full/b4_h32_s2048", "f16/d64/full/b1_h4_s2048", "f32/d128/causal/b1_h32_s4096"} {
+	for _, name := range []string{"f16/d128/causal/b1_h32_s2048", "f32/d64/full/b4_h32_s2048", "f16/d64/full/b1_h4_s2048", "f32/d128/causal/b1_h32_s4096",
+		"f16/d128/decode/b1_h32_kv8_q1_k32768", "f32/d64/decode/b1_h32_kv8_q4_k512"} {
 		if !seen[name] {
 			t.Errorf("no case %s", name)
 		}
 	}
+	for _, c := range full {
+		if c.Decode != strings.Contains(c.Name, "/decode/") || !strings.HasPrefix(c.Name, c.Variant) ||
+			(c.Decode && (c.Shape.SeqQ > 8 || c.Shape.HeadsKV != 8 || !c.Causal)) {
+			t.Errorf("case %+v", c)
+		}
+	}
 	quick := Cases(workloads.AttentionFlash, true)
-	if len(quick) != 8 || quick[0].Name != "f16/d64/full/b1_h4_s128" {
+	// One size, full and causal, and 2 decode cases (seq_kv 512), per dtype × head dimension.
+	if len(quick) != 16 || quick[0].Name != "f16/d64/full/b1_h4_s128" || quick[2].Name != "f16/d64/decode/b1_h32_kv8_q1_k512" {
 		t.Errorf("quick cases: %d, first %+v", len(quick), quick[0])
 	}
 }
@@ -102,8 +112,8 @@ func TestScenarioCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 8 {
-		t.Fatalf("%d measurements, want 8", len(ms))
+	if len(ms) != 16 {
+		t.Fatalf("%d measurements, want 16", len(ms))
 	}
 	m := ms[0]
 	if m.Case != "f16/d64/full/b1_h4_s128" || len(m.Samples) != 3 || m.FLOPs != 4*4*128*128*64 ||
@@ -119,6 +129,17 @@ func TestScenarioCPU(t *testing.T) {
 	if ms[1].FLOPs != 4*4*64*(128*129/2) {
 		t.Errorf("causal FLOPs %d", ms[1].FLOPs)
 	}
+	// A decode step: 32 heads, one row each, over 512 keys of 8 kv heads.
+	d := ms[2]
+	if d.Case != "f16/d64/decode/b1_h32_kv8_q1_k512" || d.FLOPs != 4*32*512*64 || d.BytesRead != 2*(32*64+2*8*512*64) {
+		t.Errorf("decode measurement %+v", d)
+	}
+	if x, ok := d.Metric("kv_gb_per_s"); !ok || x.Value != 2*2*8*512*64/median(d.Samples).Seconds()/1e9 {
+		t.Errorf("kv_gb_per_s %+v %v", x, ok)
+	}
+	if _, ok := ms[0].Metric("kv_gb_per_s"); ok {
+		t.Error("kv_gb_per_s on a prefill case")
+	}
 }
 
 func TestScenarioDevice(t *testing.T) {
@@ -129,7 +150,7 @@ func TestScenarioDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2 || dev.prepared != 2 {
+	if len(ms) != 4 || dev.prepared != 4 {
 		t.Fatalf("%d measurements, %d prepared", len(ms), dev.prepared)
 	}
 	if x, ok := ms[0].Metric("gpu_cpu_speedup"); !ok || !(x.Value > 0) {

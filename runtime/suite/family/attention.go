@@ -15,15 +15,16 @@ import (
 // suites of its own: the attention scenario suite (runtime/suite/attnsuite,
 // shapes from specs/workloads) checks each variant against the cpu's
 // reference (cpu.AttentionRef) within suite.AttentionTolerances and
-// measures it. Its launchers share three __global__ templates, whose
-// template arguments name the launcher.
+// measures it. Its launchers share five __global__ templates (the generic,
+// wmma and mma.sync paths, and the split-KV decode path's two kernels),
+// whose template arguments name the launcher.
 var Attention = register(&Descriptor{
 	Name:       "attention",
 	Signatures: []string{"attention"},
 	Runs:       opRuns(backend.AttentionOp),
 	Profile: Profile{
 		Kernels:   func(string) []string { return nil },
-		Templates: []string{"forge_attn_generic", "forge_attn_wmma", "forge_attn_mma"},
+		Templates: []string{"forge_attn_generic", "forge_attn_wmma", "forge_attn_mma", "forge_attn_split", "forge_attn_merge"},
 		Launcher:  attentionLauncher,
 	},
 })
