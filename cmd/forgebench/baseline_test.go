@@ -253,8 +253,12 @@ func TestBaselineBadInput(t *testing.T) {
 }
 
 // TestBaselineSaveThenCompareLive: without --from and --run, both commands
-// measure the suites themselves (cpu backend, tiny shapes). A threshold far
-// above any timing noise keeps the live comparison deterministic.
+// measure the suites themselves (cpu backend, tiny shapes). Two live runs
+// on a shared machine can differ by any factor (a 22× slower f16 dequant
+// was seen with other tests running beside it), so the comparison's
+// verdicts are not asserted: it must run both measurements and print the
+// table, exiting 0 (no regression) or 1 (a regression past the widest
+// threshold), never 2 (an error).
 func TestBaselineSaveThenCompareLive(t *testing.T) {
 	dir := t.TempDir()
 	measureFlags := []string{"--backend", "cpu", "--format", "Q4_0,Q8_0", "--family", "dequant", "--elems", "4096", "--count", "5", "--copy-bytes", "-1"}
@@ -266,6 +270,10 @@ func TestBaselineSaveThenCompareLive(t *testing.T) {
 	if b.Name != "live" || len(b.Results) != 4 || b.Meta.Backend != "cpu" {
 		t.Fatalf("baseline: name %q, %d results, backend %q", b.Name, len(b.Results), b.Meta.Backend)
 	}
-	out, _ := wantExit(t, 0, append([]string{"compare", "live", "--dir", dir, "--threshold", "1000%"}, measureFlags...)...)
-	contains(t, "live compare", out, "dequant_f32/Q4_0")
+	args := append([]string{"compare", "live", "--dir", dir, "--threshold", "1000%"}, measureFlags...)
+	code, out, errOut := forgebench(t, args...)
+	if code != 0 && code != 1 {
+		t.Fatalf("forgebench %s: exit %d, want 0 or 1\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	contains(t, "live compare", out, "dequant_f32/Q4_0", "dequant_f16/Q8_0", "BASELINE", "CURRENT")
 }

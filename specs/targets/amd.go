@@ -9,9 +9,8 @@ var GFX1100 = register(Target{
 	Doc:      "AMD RDNA3 (RX 7900), wave32",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
-	// for about 768 workgroups (untuned: the sm_90 values, scaled to the
-	// part's compute units).
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 768},
+	// for about 256 workgroups (untuned: the H100's values).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
@@ -31,9 +30,8 @@ var GFX1030 = register(Target{
 	Doc:      "AMD RDNA2 (RX 6800/6900), wave32",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
-	// for about 768 workgroups (untuned: the sm_90 values, scaled to the
-	// part's compute units).
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 768},
+	// for about 256 workgroups (untuned: the H100's values).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
@@ -53,9 +51,8 @@ var GFX90A = register(Target{
 	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
-	// for about 768 workgroups (untuned: the sm_90 values, scaled to the
-	// part's compute units).
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 768},
+	// for about 256 workgroups (untuned: the H100's values).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.

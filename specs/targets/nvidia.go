@@ -52,9 +52,12 @@ var SM90 = register(Target{
 	// warps × 32/64 keys on the H100 (docs/PERFORMANCE.md); wmma 4 × 32
 	// likewise among its candidates.
 	// Decode (split-KV): 128 threads, 4 rows, 4 keys per lane group per
-	// step, splits of ≥ 64 keys for about 1024 workgroups (8 per SM).
+	// step, splits of ≥ 64 keys for about 256 workgroups (2 per SM): on the
+	// H100 at 32/8 heads, d128, f16, 256 workgroups read 32768 keys in 60
+	// µs against 105 for 1024 (fewer, longer splits amortise each
+	// workgroup's merge; the sweep is in docs/PERFORMANCE.md).
 	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32,
-		DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 1024},
+		DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},

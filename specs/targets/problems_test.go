@@ -181,3 +181,35 @@ func TestMatVecX8Knobs(t *testing.T) {
 		t.Errorf("a valid configuration: %v", ps)
 	}
 }
+
+// The split-KV decode knobs are checked on every target, each naming its
+// field; the merge buffers are sized per wave at each head dimension.
+func TestAttentionDecodeProblems(t *testing.T) {
+	for _, c := range []struct {
+		base        *Target
+		edit        func(*AttentionTuning)
+		field, want string
+	}{
+		{SM90, func(a *AttentionTuning) { a.DecodeThreads = 48 }, "Attention.DecodeThreads", "Attention.DecodeThreads 48"},
+		{GFX90A, func(a *AttentionTuning) { a.DecodeThreads = 96 }, "Attention.DecodeThreads", "Attention.DecodeThreads 96"},
+		{SM90, func(a *AttentionTuning) { a.DecodeRows = 0 }, "Attention.DecodeRows", "Attention.DecodeRows 0 must be in [1, 16]"},
+		{GFX1100, func(a *AttentionTuning) { a.DecodeRows = 17 }, "Attention.DecodeRows", "Attention.DecodeRows 17 must be in [1, 16]"},
+		{GFX1100, func(a *AttentionTuning) { a.DecodeThreads, a.DecodeRows = 1024, 16 }, "Attention.DecodeRows",
+			"the split-KV path's merge buffers take 266240 bytes of shared memory at head dimension 128, more than 49152"},
+		{SM90, func(a *AttentionTuning) { a.DecodeKeys = 9 }, "Attention.DecodeKeys", "Attention.DecodeKeys 9 must be in [1, 8]"},
+		{SM90, func(a *AttentionTuning) { a.DecodeSplitKeys = 0 }, "Attention.DecodeSplitKeys", "at least 1"},
+		{GFX90A, func(a *AttentionTuning) { a.DecodeWorkgroups = -1 }, "Attention.DecodeWorkgroups", "at least 1"},
+	} {
+		tg := *c.base
+		c.edit(&tg.Attention)
+		got := ""
+		for _, p := range tg.Problems([]int{64, 128}) {
+			if p.Field == c.field {
+				got += p.Msg + "|"
+			}
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s %s: got %q, want %q", c.base.Name, c.field, got, c.want)
+		}
+	}
+}

@@ -45,7 +45,7 @@
 #define FORGE_TUNE_ATTENTION_DECODE_SPLIT 64
 #endif
 #ifndef FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS
-#define FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS 768
+#define FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS 256
 #endif
 
 static constexpr uint32_t forge_attn_grid_cap = 65535;
@@ -303,19 +303,28 @@ forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __re
 		const forge_vec16* const kb = reinterpret_cast<const forge_vec16*>(k + x * seq_kv * D) + c * CL;
 		const forge_vec16* const vb = reinterpret_cast<const forge_vec16*>(v + x * seq_kv * D) + c * CL;
 		// Every lane runs the same steps (the shuffles need the whole wave);
-		// a key past the split's end is loaded as zeros and masked.
+		// a key past the split's end is loaded as zeros (0·p, never NaN·0)
+		// and masked. The next step's keys are loaded before this step's
+		// arithmetic, so that loads stay in flight throughout.
+		forge_vec16 kc[U][CL], vc[U][CL];
+#define FORGE_ATTN_SPLIT_LOAD(kr, vr, first)                                   \
+	do {                                                                    \
+		_Pragma("unroll") for (uint32_t u_ = 0; u_ < U; ++u_) {             \
+			const int64_t j_ = (first) + (int64_t)u_ * NG;                  \
+			const bool in_ = j_ < je;                                       \
+			_Pragma("unroll") for (uint32_t w_ = 0; w_ < CL; ++w_) {        \
+				kr[u_][w_] = in_ ? kb[j_ * CH + w_] : zero;                 \
+				vr[u_][w_] = in_ ? vb[j_ * CH + w_] : zero;                 \
+			}                                                               \
+		}                                                                   \
+	} while (0)
+		FORGE_ATTN_SPLIT_LOAD(kc, vc, js + kg);
 		for (int64_t j0 = js; j0 < je; j0 += (int64_t)NG * U) {
 			const int64_t jb = j0 + kg;
-			forge_vec16 kc[U][CL], vc[U][CL];
-#pragma unroll
-			for (uint32_t u = 0; u < U; ++u) {
-				const int64_t j = jb + (int64_t)u * NG;
-				const bool in = j < je;
-#pragma unroll
-				for (uint32_t w = 0; w < CL; ++w) {
-					kc[u][w] = in ? kb[j * CH + w] : zero;
-					vc[u][w] = in ? vb[j * CH + w] : zero; // zeros: 0·p, never NaN·0
-				}
+			forge_vec16 kn[U][CL], vn[U][CL];
+			const bool more = j0 + (int64_t)NG * U < je; // the same for every lane
+			if (more) {
+				FORGE_ATTN_SPLIT_LOAD(kn, vn, jb + (int64_t)NG * U);
 			}
 			float s[U][DR];
 #pragma unroll
@@ -382,7 +391,18 @@ forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __re
 					acc[rr][e] = a;
 				}
 			}
+			if (more) {
+#pragma unroll
+				for (uint32_t u = 0; u < U; ++u) {
+#pragma unroll
+					for (uint32_t w = 0; w < CL; ++w) {
+						kc[u][w] = kn[u][w];
+						vc[u][w] = vn[u][w];
+					}
+				}
+			}
 		}
+#undef FORGE_ATTN_SPLIT_LOAD
 		// The key groups' states merge: inside a wave by shuffles (lanes
 		// c, c+G, c+2G, ... hold the same columns), then across waves.
 #pragma unroll

@@ -569,7 +569,12 @@ func (b *Backend) Attention(dtype string, s backend.AttentionShape, q, k, v, o [
 }
 
 // PrepareAttention uploads q, k and v (as dtype) and allocates o for the
-// attention kernel; Run launches it.
+// attention kernel; Run launches it. k and v are uploaded as matvec's
+// rotated weights are (uploadWeights, backend.WeightsRotate): copies of
+// each totalling at least twice the L2, each launch reading the next, so
+// that K and V come from memory as in a decode step, where every other
+// layer's weights pass through the cache between two reads of one
+// layer's K/V.
 func (b *Backend) PrepareAttention(dtype string, s backend.AttentionShape, q, k, v []float32) (backend.Resident, error) {
 	elem, err := attentionArgs(dtype, s, q, k, v)
 	if err != nil {
@@ -582,13 +587,23 @@ func (b *Backend) PrepareAttention(dtype string, s backend.AttentionShape, q, k,
 	if s.QElems() == 0 || s.KVElems() == 0 {
 		return nil, fmt.Errorf("%s: attention of an empty shape %+v", b.name, s)
 	}
-	nq, nkv := uint64(s.QElems())*elem, uint64(s.KVElems())*elem
-	r, err := b.prepare(fmt.Sprintf("attention %s %+v", dtype, s), []uint64{nq, nkv, nkv, nq},
-		[][]byte{attentionBytes(dtype, q), attentionBytes(dtype, k), attentionBytes(dtype, v)})
+	nq := uint64(s.QElems()) * elem
+	what := fmt.Sprintf("attention %s %+v", dtype, s)
+	r, err := b.prepare(what, []uint64{nq, nq}, [][]byte{attentionBytes(dtype, q)})
 	if err != nil {
 		return nil, err
 	}
-	pq, pk, pv, po := r.bufs[0], r.bufs[1], r.bufs[2], r.bufs[3]
-	r.launch = func() error { return fn(pq, pk, pv, po) }
+	kr, err := r.uploadWeights(attentionBytes(dtype, k), backend.WeightsRotate)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s on %s: K: %w", what, b.name, err)
+	}
+	vr, err := r.uploadWeights(attentionBytes(dtype, v), backend.WeightsRotate)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s on %s: V: %w", what, b.name, err)
+	}
+	pq, po := r.bufs[0], r.bufs[1]
+	r.launch = func() error { return fn(pq, kr.next(), vr.next(), po) }
 	return r, nil
 }
