@@ -75,7 +75,7 @@ func benchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "auto", Usage: "sample each benchmark until the 95% confidence interval of its median is within ±1% (or --max-time)"},
 		&cli.DurationFlag{Name: "max-time", Usage: "with --min-time or --auto, stop each benchmark after this long (0: 5s)"},
 		&cli.IntFlag{Name: "warmup", Value: bench.DefaultWarmup, Usage: "warm-up iterations before sampling"},
-		&cli.IntFlag{Name: "launches-per-sample", Usage: "time `N` back-to-back launches per sample and record their mean, hiding the launch gap as go test -bench and llama.cpp's test-backend-ops do (0: one launch per sample)"},
+		&cli.IntFlag{Name: "launches-per-sample", Usage: "time `N` back-to-back launches per sample and record their mean, hiding the launch gap as go test -bench and llama.cpp's test-backend-ops do, in the kernel suites and the attention suite (0: one launch per sample)"},
 		&cli.StringSliceFlag{Name: "shape", Usage: "benchmark `ROWSxCOLS` (matvec) or ROWSxCOLSxBATCH (matmul) instead of the family's default shapes and $FORGE_BENCH_MATVEC/MATMUL; repeat (or comma-separate) for a sweep"},
 		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
 		&cli.StringFlag{Name: "weights", Usage: "how a GPU holds matvec's W: rotate (the default: byte-identical copies totalling at least 2 × the L2, each launch reading the next, so W comes from memory) or reuse (one copy, as llama.cpp's test-backend-ops perf; a small W is then served from the L2); the cpu always reuses one buffer"},

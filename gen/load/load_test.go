@@ -81,7 +81,7 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
 	modtest.Edit(t, dir, "specs/families/attention.go", `HeadDims: []int{64, 128},`, `HeadDims: []int{64, 100, 64},`)
-	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32}`, `WmmaWarps: 4, WmmaKeysPerTile: 64, MmaWarps: 8, MmaKeysPerTile: 192}`)
+	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WmmaWarps: 4, WmmaKeysPerTile: 32, MmaWarps: 4, MmaKeysPerTile: 32,`, `WmmaWarps: 4, WmmaKeysPerTile: 64, MmaWarps: 8, MmaKeysPerTile: 192,`)
 	_, err := load.Load(dir)
 	var list translate.ErrorList
 	if !errors.As(err, &list) {

@@ -63,7 +63,9 @@ type Options struct {
 	// (16 Mi on the cpu, 64 Mi on a GPU).
 	Elems int
 	// LaunchesPerSample is the back-to-back runs each sample of a kernel
-	// suite averages (0 or 1: one); scenario suites sample as they do.
+	// suite averages (0 or 1: one); scenario suites get it as
+	// suite.Env.LaunchesPerSample (the attention suite honours it, the
+	// others sample as they do).
 	LaunchesPerSample int
 	// Weights is how a device holds a weight matrix (matvec's W):
 	// backend.WeightsRotate (byte-identical copies totalling at least twice
@@ -540,9 +542,10 @@ func runScenario(ctx context.Context, b backend.Backend, p plan, opts Options, a
 	s := p.t.Suite
 	what := fmt.Sprintf("%s on %s", p.t.name(), b.Name())
 	env := &suite.Env{
-		Ctx:     ctx,
-		Backend: b,
-		Quick:   opts.Quick,
+		Ctx:               ctx,
+		Backend:           b,
+		Quick:             opts.Quick,
+		LaunchesPerSample: opts.LaunchesPerSample,
 		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
 			res, err := sample(ctx, &Result{}, what, once, opts)
 			if res == nil || err != nil {
@@ -568,6 +571,8 @@ func runScenario(ctx context.Context, b backend.Backend, p plan, opts Options, a
 				Metrics:      m.Metrics,
 				Warmup:       opts.Warmup,
 				Samples:      m.Samples,
+				// A scenario that honoured LaunchesPerSample says so.
+				LaunchesPerSample: m.LaunchesPerSample,
 			})
 		},
 		Logf: func(format string, args ...any) {

@@ -45,6 +45,13 @@ type Env struct {
 	// count, minimum time or precision) and returns the samples; it
 	// returns nil, nil when Ctx ended first.
 	Sample func(once func() (time.Duration, error)) ([]time.Duration, error)
+	// LaunchesPerSample asks a scenario whose case is one kernel call (the
+	// attention suite's) to time that many calls back to back per sample
+	// and record their mean (backend.Resident.Run(n) / n), hiding the
+	// launch gap as forgebench's kernel suites do with
+	// --launches-per-sample; 0 or 1: one call per sample. Scenarios of
+	// whole forwards or allocation sequences sample as they do.
+	LaunchesPerSample int
 	// Report adds one measurement to the run.
 	Report func(m Measurement)
 	// Logf says something on the run's log (stderr under forgebench, the
@@ -64,6 +71,9 @@ type Measurement struct {
 	BytesWritten int64           // bytes written per sample
 	FLOPs        int64           // floating-point operations per sample
 	Samples      []time.Duration // one per timed iteration
+	// LaunchesPerSample is the calls each sample averages (0: one), as
+	// Env.LaunchesPerSample asked and the scenario honoured.
+	LaunchesPerSample int
 	Metrics      []Metric        // in the order a table shows them
 }
 

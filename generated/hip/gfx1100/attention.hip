@@ -459,28 +459,47 @@ forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __re
 }
 
 // forge_attn_merge combines the splits' states of every row (part: per
-// row, splits × (D sums, m, l)) into o, element by element, the splits in
-// order.
+// row, splits × (D sums, m, l)) into o, the splits in order. A workgroup
+// takes MR = 256/D rows: their maxima and sums go to shared memory first
+// (so that each element's loop reads them there, not from memory), then
+// each thread combines one element over the splits.
 template <typename T, uint32_t D>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
 forge_attn_merge(const float* __restrict__ part, T* __restrict__ o, int64_t nrows, uint32_t splits) {
+	constexpr uint32_t MR = 256 / D > 0 ? 256 / D : 1; // rows per workgroup
+	static_assert(D <= 256, "forge_attn_merge: one row's elements per thread at most");
 	const float ninf = forge_f32_from_bits(0xff800000u);
-	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nrows * D; i += (int64_t)forge_grid_dim() * 256) {
-		const int64_t row = i / D;
-		const uint32_t d = (uint32_t)(i % D);
-		const float* const pp = part + row * splits * (D + 2);
-		float mm = ninf;
-		for (uint32_t s = 0; s < splits; ++s) {
-			mm = forge_fmaxf(mm, pp[s * (D + 2) + D]);
+	FORGE_SHARED float sm[MR][forge_attn_max_splits];
+	FORGE_SHARED float sl[MR][forge_attn_max_splits];
+	const uint32_t tid = forge_thread_idx();
+	const int64_t blocks = (nrows + MR - 1) / MR;
+	for (int64_t b = forge_block_idx(); b < blocks; b += forge_grid_dim()) {
+		for (uint32_t i = tid; i < MR * splits; i += 256) {
+			const uint32_t rr = i / splits, sp = i % splits;
+			const int64_t row = b * MR + rr;
+			const float* const pp = part + (row * splits + sp) * (D + 2);
+			sm[rr][sp] = row < nrows ? pp[D] : ninf;
+			sl[rr][sp] = row < nrows ? pp[D + 1] : 0.0f;
 		}
-		const float mu = mm == ninf ? 0.0f : mm;
-		float ll = 0.0f, aa = 0.0f;
-		for (uint32_t s = 0; s < splits; ++s) {
-			const float w = forge_exp2f(pp[s * (D + 2) + D] - mu);
-			ll = forge_fmaf(pp[s * (D + 2) + D + 1], w, ll);
-			aa = forge_fmaf(pp[s * (D + 2) + d], w, aa);
+		forge_syncthreads();
+		const uint32_t rr = tid / D, d = tid % D;
+		const int64_t row = b * MR + rr;
+		if (rr < MR && row < nrows) {
+			float mm = ninf;
+			for (uint32_t sp = 0; sp < splits; ++sp) {
+				mm = forge_fmaxf(mm, sm[rr][sp]);
+			}
+			const float mu = mm == ninf ? 0.0f : mm;
+			const float* const pp = part + row * splits * (D + 2) + d;
+			float ll = 0.0f, aa = 0.0f;
+			for (uint32_t sp = 0; sp < splits; ++sp) {
+				const float w = forge_exp2f(sm[rr][sp] - mu);
+				ll = forge_fmaf(sl[rr][sp], w, ll);
+				aa = forge_fmaf(pp[sp * (D + 2)], w, aa);
+			}
+			forge_attn_st(o + row * D + d, ll > 0.0f ? aa / ll : 0.0f);
 		}
-		forge_attn_st(o + i, ll > 0.0f ? aa / ll : 0.0f);
+		forge_syncthreads(); // sm and sl are refilled for the next rows
 	}
 }
 
@@ -492,23 +511,27 @@ struct forge_attn_plan {
 	float* part;
 };
 
-// forge_attn_decode_plan plans the split-KV path for elements of elem bytes
-// and head dimension d: enough splits for about DECODE_WORKGROUPS
-// workgroups, each at least DECODE_SPLIT keys (whole steps), one when the
-// keys are few or there is no scratch.
-static forge_attn_plan forge_attn_decode_plan(uint32_t elem, uint32_t d, int64_t batch, int64_t heads, int64_t heads_kv,
+// forge_attn_decode_step is the generic split-KV kernel's keys per
+// workgroup step for elements of elem bytes and head dimension d.
+static int64_t forge_attn_decode_step(uint32_t elem, uint32_t d) {
+	return (int64_t)(FORGE_TUNE_ATTENTION_DECODE_THREADS / forge_attn_lanes(d * elem / 16, FORGE_WAVE_SIZE)) * FORGE_TUNE_ATTENTION_DECODE_KEYS;
+}
+
+// forge_attn_decode_plan plans a split-KV launch of dr rows per workgroup
+// and step keys per workgroup step, head dimension d: enough splits for
+// about DECODE_WORKGROUPS workgroups, each at least DECODE_SPLIT keys
+// (whole steps), one when the keys are few or there is no scratch.
+static forge_attn_plan forge_attn_decode_plan(int64_t dr, int64_t step, uint32_t d, int64_t batch, int64_t heads, int64_t heads_kv,
 	int64_t seq_q, int64_t seq_kv, forge_stream_t stream) {
-	constexpr uint32_t Threads = FORGE_TUNE_ATTENTION_DECODE_THREADS, DR = FORGE_TUNE_ATTENTION_DECODE_ROWS;
 	static_assert(FORGE_TUNE_ATTENTION_DECODE_SPLIT >= 1, "FORGE_TUNE_ATTENTION_DECODE_SPLIT must be at least 1");
 	static_assert(FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS >= 1, "FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS must be at least 1");
-	const int64_t step = (int64_t)(Threads / forge_attn_lanes(d * elem / 16, FORGE_WAVE_SIZE)) * FORGE_TUNE_ATTENTION_DECODE_KEYS;
 	forge_attn_plan p;
 	p.nkv = batch * heads_kv;
 	p.rows = heads / heads_kv * seq_q;
 	p.splits = 1;
 	p.chunk = seq_kv;
 	p.part = nullptr;
-	const int64_t base = p.nkv * ((p.rows + DR - 1) / DR);
+	const int64_t base = p.nkv * ((p.rows + dr - 1) / dr);
 	if (seq_kv > FORGE_TUNE_ATTENTION_DECODE_SPLIT && base < FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS) {
 		int64_t want = (FORGE_TUNE_ATTENTION_DECODE_WORKGROUPS + base - 1) / base;
 		const int64_t most = seq_kv / FORGE_TUNE_ATTENTION_DECODE_SPLIT;
@@ -528,7 +551,7 @@ static forge_attn_plan forge_attn_decode_plan(uint32_t elem, uint32_t d, int64_t
 	}
 	const int64_t units = base * p.splits;
 	p.grid = units < forge_attn_grid_cap ? (uint32_t)units : forge_attn_grid_cap;
-	const int64_t n = p.nkv * p.rows * d, groups = n / 256 + (n % 256 != 0);
+	const int64_t mr = 256 / d > 0 ? 256 / d : 1, groups = (p.nkv * p.rows + mr - 1) / mr; // forge_attn_merge's workgroups
 	p.merge_grid = groups < forge_attn_grid_cap ? (uint32_t)groups : forge_attn_grid_cap;
 	return p;
 }
@@ -995,6 +1018,229 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 	}
 #undef FORGE_ATTN_ASYNC
 }
+
+// The split-KV decode path on the tensor cores (f16, the launchers' choice
+// where FORGE_ATTN_MMA is defined): the generic split kernel's work split
+// and outputs (forge_attn_split: units of (key/value head, rows, split),
+// the same scratch layout and merge kernel), but 16 query rows per
+// workgroup (a key/value head's heads·seq_q rows, padded with masked zero
+// rows) on the m16n8k16 product, so that a key costs two products instead
+// of a conversion, a score FMA per row, shuffles and a V FMA per row and
+// element. Each warp owns every Warps-th tile of BK keys of the split and
+// streams it through its own two-stage cp.async buffers (no workgroup
+// barrier in the key loop); S, the softmax and P stay in registers as in
+// forge_attn_mma; the warps' states merge through shared memory at the end.
+#ifndef FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS
+#define FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS 2
+#endif
+#ifndef FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS
+#define FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS 16
+#endif
+template <uint32_t D, uint32_t Warps, uint32_t BK>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Warps * 32)
+forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, const uint16_t* __restrict__ v, uint16_t* __restrict__ o,
+	float* __restrict__ part, int64_t nkv, int64_t rows, int64_t seq_q, int64_t seq_kv, int64_t chunk, uint32_t splits,
+	float scale_log2, int32_t causal) {
+	static_assert(Warps >= 1 && Warps <= 16, "FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS must be in [1, 16]");
+	static_assert(BK >= 16 && BK % 16 == 0 && BK <= 128, "FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS must be a multiple of 16 in [16, 128]");
+	static_assert(D % 16 == 0, "the tensor-core path needs a head dimension that is a multiple of 16");
+	constexpr uint32_t Threads = Warps * 32;
+	constexpr uint32_t LDK = D + 8;          // halves: row pitch of K and V in shared memory
+	constexpr uint32_t TILE = BK * LDK;      // halves per K or V tile
+	constexpr uint32_t WBUF = 4 * TILE;      // halves per warp: two stages of K and V
+	constexpr uint32_t Bytes = Warps * WBUF * 2;
+	static_assert(Bytes <= 49152, "FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, _KEYS: the K/V stages exceed 49152 bytes of shared memory");
+	static_assert(Warps * 16 * (D + 2) * 4 <= Bytes, "the warps' merge buffers must fit in the K/V stages' space");
+	constexpr uint32_t KD = D / 16, NO = D / 8, NT = BK / 8, DC = D / 8;
+	constexpr uint32_t KC = BK * DC; // 16-byte chunks per tile
+	const float ninf = forge_f32_from_bits(0xff800000u);
+
+	__shared__ __align__(128) __half smem[Warps * WBUF];
+	const uint32_t tid = forge_thread_idx();
+	const uint32_t warp = tid / 32, lane = tid % 32, g = lane / 4, t4 = lane % 4;
+	__half* const wb = smem + warp * WBUF; // K0, V0, K1, V1
+	float* const redo = reinterpret_cast<float*>(smem);        // after the key loop: [Warps][16][D]
+	float* const redm = redo + Warps * 16 * D;                  // [Warps][16]
+	float* const redl = redm + Warps * 16;                      // [Warps][16]
+	const int64_t rblocks = (rows + 15) / 16;
+	const int64_t units = nkv * rblocks * splits;
+	const int64_t off = seq_kv - seq_q;
+	for (int64_t t = forge_block_idx(); t < units; t += forge_grid_dim()) {
+		const uint32_t sp = (uint32_t)(t % splits);
+		const int64_t r0 = (t / splits % rblocks) * 16;
+		const int64_t x = t / splits / rblocks;
+		const int64_t js = (int64_t)sp * chunk;
+		const int64_t je = forge_attn_min(seq_kv, js + chunk);
+		const int64_t ra = r0 + g, rb = ra + 8; // this lane's two rows
+		uint32_t qa[KD][4];
+		{
+			const uint32_t* const pa = reinterpret_cast<const uint32_t*>(q + (x * rows + (ra < rows ? ra : 0)) * D);
+			const uint32_t* const pb = reinterpret_cast<const uint32_t*>(q + (x * rows + (rb < rows ? rb : 0)) * D);
+#pragma unroll
+			for (uint32_t kk = 0; kk < KD; ++kk) {
+				qa[kk][0] = ra < rows ? pa[kk * 8 + t4] : 0u;
+				qa[kk][1] = rb < rows ? pb[kk * 8 + t4] : 0u;
+				qa[kk][2] = ra < rows ? pa[kk * 8 + 4 + t4] : 0u;
+				qa[kk][3] = rb < rows ? pb[kk * 8 + 4 + t4] : 0u;
+			}
+		}
+		const int64_t end0 = ra >= rows ? js : causal ? forge_attn_min(je, ra % seq_q + off + 1) : je;
+		const int64_t end1 = rb >= rows ? js : causal ? forge_attn_min(je, rb % seq_q + off + 1) : je;
+		float oc[NO][4];
+#pragma unroll
+		for (uint32_t n = 0; n < NO; ++n) {
+			oc[n][0] = oc[n][1] = oc[n][2] = oc[n][3] = 0.0f;
+		}
+		float m0 = ninf, m1 = ninf, l0 = 0.0f, l1 = 0.0f;
+		const forge_vec16* const kb = reinterpret_cast<const forge_vec16*>(k + x * seq_kv * D);
+		const forge_vec16* const vb = reinterpret_cast<const forge_vec16*>(v + x * seq_kv * D);
+		const int64_t nt = je > js ? (je - js + BK - 1) / BK : 0;
+		// Tile tl of the split into stage st of this warp's buffers; keys
+		// past the split's end are zero-filled.
+#define FORGE_ATTN_DEC_ASYNC(tl, st)                                                                     \
+	do {                                                                                                 \
+		__half* const kd_ = wb + (st) * 2 * TILE;                                                       \
+		__half* const vd_ = kd_ + TILE;                                                                 \
+		_Pragma("unroll") for (uint32_t c_ = lane; c_ < KC; c_ += 32) {                                 \
+			const int64_t j_ = js + (tl) * BK + c_ / DC;                                                \
+			const bool ok_ = j_ < je;                                                                   \
+			const int64_t src_ = ok_ ? j_ * DC + c_ % DC : 0;                                           \
+			forge_cp_async16(kd_ + (c_ / DC) * LDK + (c_ % DC) * 8, kb + src_, ok_);                    \
+			forge_cp_async16(vd_ + (c_ / DC) * LDK + (c_ % DC) * 8, vb + src_, ok_);                    \
+		}                                                                                               \
+		forge_cp_async_commit();                                                                        \
+	} while (0)
+		uint32_t st = 0;
+		if ((int64_t)warp < nt) {
+			FORGE_ATTN_DEC_ASYNC((int64_t)warp, 0u);
+		}
+		for (int64_t tl = warp; tl < nt; tl += Warps) {
+			const bool more = tl + Warps < nt;
+			if (more) {
+				FORGE_ATTN_DEC_ASYNC(tl + Warps, st ^ 1u); // its last readers were done at the previous __syncwarp
+				forge_cp_async_wait<1>();
+			} else {
+				forge_cp_async_wait<0>();
+			}
+			__syncwarp();
+			const __half* const ks = wb + st * 2 * TILE;
+			const __half* const vs = ks + TILE;
+			float sc[NT][4];
+#pragma unroll
+			for (uint32_t n = 0; n < NT; ++n) {
+				sc[n][0] = sc[n][1] = sc[n][2] = sc[n][3] = 0.0f;
+				const uint32_t* const kr = reinterpret_cast<const uint32_t*>(ks + (n * 8 + g) * LDK);
+#pragma unroll
+				for (uint32_t kk = 0; kk < KD; ++kk) {
+					forge_mma16816(sc[n], qa[kk], kr[kk * 8 + t4], kr[kk * 8 + 4 + t4]);
+				}
+			}
+			const int64_t j0 = js + tl * BK;
+			float mx0 = ninf, mx1 = ninf;
+#pragma unroll
+			for (uint32_t n = 0; n < NT; ++n) {
+				const int64_t j = j0 + n * 8 + 2 * t4;
+				sc[n][0] = j < end0 ? sc[n][0] * scale_log2 : ninf;
+				sc[n][1] = j + 1 < end0 ? sc[n][1] * scale_log2 : ninf;
+				sc[n][2] = j < end1 ? sc[n][2] * scale_log2 : ninf;
+				sc[n][3] = j + 1 < end1 ? sc[n][3] * scale_log2 : ninf;
+				mx0 = forge_fmaxf(mx0, forge_fmaxf(sc[n][0], sc[n][1]));
+				mx1 = forge_fmaxf(mx1, forge_fmaxf(sc[n][2], sc[n][3]));
+			}
+			mx0 = forge_fmaxf(mx0, forge_shfl_xor(mx0, 1, 32));
+			mx0 = forge_fmaxf(mx0, forge_shfl_xor(mx0, 2, 32));
+			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 1, 32));
+			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 2, 32));
+			const float mn0 = forge_fmaxf(m0, mx0), mn1 = forge_fmaxf(m1, mx1);
+			const float mu0 = mn0 == ninf ? 0.0f : mn0, mu1 = mn1 == ninf ? 0.0f : mn1;
+			const float a0 = forge_ex2(m0 - mu0), a1 = forge_ex2(m1 - mu1);
+			m0 = mn0;
+			m1 = mn1;
+			float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+			for (uint32_t n = 0; n < NT; ++n) {
+				sc[n][0] = forge_ex2(sc[n][0] - mu0);
+				sc[n][1] = forge_ex2(sc[n][1] - mu0);
+				sc[n][2] = forge_ex2(sc[n][2] - mu1);
+				sc[n][3] = forge_ex2(sc[n][3] - mu1);
+				s0 += sc[n][0] + sc[n][1];
+				s1 += sc[n][2] + sc[n][3];
+			}
+			l0 = l0 * a0 + s0;
+			l1 = l1 * a1 + s1;
+#pragma unroll
+			for (uint32_t n = 0; n < NO; ++n) {
+				oc[n][0] *= a0;
+				oc[n][1] *= a0;
+				oc[n][2] *= a1;
+				oc[n][3] *= a1;
+			}
+			const uint32_t mi = lane / 8, mr = lane % 8; // ldmatrix: this lane's matrix and row
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+				uint32_t pa[4];
+				pa[0] = forge_half2_bits(sc[2 * kk][0], sc[2 * kk][1]);
+				pa[1] = forge_half2_bits(sc[2 * kk][2], sc[2 * kk][3]);
+				pa[2] = forge_half2_bits(sc[2 * kk + 1][0], sc[2 * kk + 1][1]);
+				pa[3] = forge_half2_bits(sc[2 * kk + 1][2], sc[2 * kk + 1][3]);
+				const __half* const vrow = vs + (kk * 16 + (mi % 2) * 8 + mr) * LDK + (mi / 2) * 8;
+#pragma unroll
+				for (uint32_t n = 0; n < NO / 2; ++n) {
+					uint32_t b[4];
+					forge_ldsm_x4_t(b, vrow + n * 16);
+					forge_mma16816(oc[2 * n], pa, b[0], b[1]);
+					forge_mma16816(oc[2 * n + 1], pa, b[2], b[3]);
+				}
+			}
+			__syncwarp(); // every lane is done with this stage before it is refilled
+			st ^= 1u;
+		}
+#undef FORGE_ATTN_DEC_ASYNC
+		// A row's sum over its four lanes; then the warps' states merge.
+		l0 += forge_shfl_xor(l0, 1, 32);
+		l0 += forge_shfl_xor(l0, 2, 32);
+		l1 += forge_shfl_xor(l1, 1, 32);
+		l1 += forge_shfl_xor(l1, 2, 32);
+		forge_syncthreads(); // every warp's copies are done with the buffers
+#pragma unroll
+		for (uint32_t n = 0; n < NO; ++n) {
+			redo[(warp * 16 + g) * D + n * 8 + 2 * t4] = oc[n][0];
+			redo[(warp * 16 + g) * D + n * 8 + 2 * t4 + 1] = oc[n][1];
+			redo[(warp * 16 + g + 8) * D + n * 8 + 2 * t4] = oc[n][2];
+			redo[(warp * 16 + g + 8) * D + n * 8 + 2 * t4 + 1] = oc[n][3];
+		}
+		if (t4 == 0) {
+			redm[warp * 16 + g] = m0;
+			redl[warp * 16 + g] = l0;
+			redm[warp * 16 + g + 8] = m1;
+			redl[warp * 16 + g + 8] = l1;
+		}
+		forge_syncthreads();
+		for (uint32_t i = tid; i < 16 * D; i += Threads) {
+			const uint32_t rr = i / D, d = i % D;
+			const int64_t r = r0 + rr;
+			if (r >= rows) {
+				continue;
+			}
+			float mm = redm[rr], ll = redl[rr], aa = redo[rr * D + d];
+			for (uint32_t w = 1; w < Warps; ++w) {
+				forge_attn_merge2<1>(mm, ll, &aa, redm[w * 16 + rr], redl[w * 16 + rr], &redo[(w * 16 + rr) * D + d]);
+			}
+			const int64_t row = x * rows + r;
+			if (splits == 1) {
+				forge_attn_st(o + row * D + d, ll > 0.0f ? aa / ll : 0.0f);
+			} else {
+				float* const pp = part + (row * splits + sp) * (D + 2);
+				pp[d] = aa;
+				if (d == 0) {
+					pp[D] = mm;
+					pp[D + 1] = ll;
+				}
+			}
+		}
+		forge_syncthreads(); // the buffers are refilled by the next unit
+	}
+}
 #endif
 
 // forge_attn_check returns FORGE_ERR_INVALID for arguments a launcher
@@ -1045,8 +1291,24 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_ATTN_MMA)
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path on the tensor cores
+		const forge_attn_plan p = forge_attn_decode_plan(16, (int64_t)FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS * FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS,
+			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split_mma<64, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS>),
+			dim3(p.grid), dim3(32 * FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS), 0, stream,
+			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
+#endif
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
-		const forge_attn_plan p = forge_attn_decode_plan(sizeof(uint16_t), 64, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(uint16_t), 64),
+			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
 		FORGE_LAUNCH((forge_attn_split<uint16_t, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
@@ -1085,8 +1347,24 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_ATTN_MMA)
+	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path on the tensor cores
+		const forge_attn_plan p = forge_attn_decode_plan(16, (int64_t)FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS * FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS,
+			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		FORGE_LAUNCH((forge_attn_split_mma<128, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS>),
+			dim3(p.grid), dim3(32 * FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS), 0, stream,
+			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
+		if (p.splits > 1) {
+			FORGE_LAUNCH((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
+			forge_scratch_free(p.part, stream);
+		}
+		return forge_last_error();
+	}
+#endif
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
-		const forge_attn_plan p = forge_attn_decode_plan(sizeof(uint16_t), 128, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(uint16_t), 128),
+			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
 		FORGE_LAUNCH((forge_attn_split<uint16_t, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
@@ -1126,7 +1404,8 @@ FORGE_EXPORT int forge_attention_f32_d64(const void* q, const void* k, const voi
 	// is this launch's.
 	(void)forge_last_error();
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
-		const forge_attn_plan p = forge_attn_decode_plan(sizeof(float), 64, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(float), 64),
+			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
 		FORGE_LAUNCH((forge_attn_split<float, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
@@ -1156,7 +1435,8 @@ FORGE_EXPORT int forge_attention_f32_d128(const void* q, const void* k, const vo
 	// is this launch's.
 	(void)forge_last_error();
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
-		const forge_attn_plan p = forge_attn_decode_plan(sizeof(float), 128, batch, heads, heads_kv, seq_q, seq_kv, stream);
+		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(float), 128),
+			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
 		FORGE_LAUNCH((forge_attn_split<float, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);

@@ -9,7 +9,9 @@
 // seq_q 100 against seq_kv 300 with 8 query heads over 2 key/value heads;
 // for decode, DecodeCheckShapes — within suite.AttentionTolerances; a
 // failure is the scenario's error. Decode cases also report kv_gb_per_s,
-// the K and V bytes over the time.
+// the K and V bytes over the time. A sample is one call, or the mean of
+// Env.LaunchesPerSample calls back to back (forgebench run
+// --launches-per-sample).
 // Then every case is timed with its data resident on the device (device
 // events), and the cpu reference is timed once on the same case where
 // that costs at most CPUMaxFLOPs, giving gpu_cpu_speedup (omitted, shown
@@ -240,7 +242,14 @@ func measure(env *suite.Env, ab backend.Attention, dev bool, ref *cpu.Backend, c
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
-	samples, err := env.Sample(func() (time.Duration, error) { return res.Run(1) })
+	n := max(1, env.LaunchesPerSample)
+	if n > 1 {
+		m.LaunchesPerSample = n
+	}
+	samples, err := env.Sample(func() (time.Duration, error) {
+		d, err := res.Run(n)
+		return d / time.Duration(n), err
+	})
 	if cerr := res.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

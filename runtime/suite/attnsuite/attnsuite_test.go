@@ -53,6 +53,7 @@ type fakeDevice struct {
 	*cpu.Backend
 	broken   bool
 	prepared int
+	calls    int
 }
 
 func (*fakeDevice) Name() string                                { return "fake" }
@@ -70,10 +71,13 @@ func (f *fakeDevice) Attention(dtype string, s cpu.AttentionShape, q, k, v, o []
 	return nil
 }
 
-type fakeResident struct{}
+// fakeResident takes 1 ms per call, plus a 3 ms gap per Run (a launch gap
+// that back-to-back calls hide), and counts its calls.
+type fakeResident struct{ calls *int }
 
-func (fakeResident) Run(n int) (time.Duration, error) {
-	return time.Duration(n) * time.Millisecond, nil
+func (r fakeResident) Run(n int) (time.Duration, error) {
+	*r.calls += n
+	return 3*time.Millisecond + time.Duration(n)*time.Millisecond, nil
 }
 func (fakeResident) Close() error { return nil }
 
@@ -82,13 +86,17 @@ func (f *fakeDevice) PrepareAttention(dtype string, s cpu.AttentionShape, q, k, 
 	if len(q) != s.QElems() || len(k) != s.KVElems() || len(v) != s.KVElems() {
 		return nil, errors.New("bad sizes")
 	}
-	return fakeResident{}, nil
+	return fakeResident{&f.calls}, nil
 }
 
 func runEnv(t *testing.T, b backend.Backend, spec workloads.Attention) ([]suite.Measurement, error) {
+	return runEnvN(t, b, spec, 0)
+}
+
+func runEnvN(t *testing.T, b backend.Backend, spec workloads.Attention, launches int) ([]suite.Measurement, error) {
 	var ms []suite.Measurement
 	env := &suite.Env{
-		Ctx: context.Background(), Backend: b, Quick: true,
+		Ctx: context.Background(), Backend: b, Quick: true, LaunchesPerSample: launches,
 		Sample: func(once func() (time.Duration, error)) ([]time.Duration, error) {
 			var out []time.Duration
 			for range 3 {
@@ -156,8 +164,20 @@ func TestScenarioDevice(t *testing.T) {
 	if x, ok := ms[0].Metric("gpu_cpu_speedup"); !ok || !(x.Value > 0) {
 		t.Errorf("speedup %+v %v", x, ok)
 	}
-	if x, _ := ms[0].Metric("tflops"); x.Value != float64(ms[0].FLOPs)/1e-3/1e12 {
-		t.Errorf("tflops %v for %d FLOPs in 1 ms", x.Value, ms[0].FLOPs)
+	// One call per sample: 1 ms of kernel and the 3 ms gap.
+	if x, _ := ms[0].Metric("tflops"); x.Value != float64(ms[0].FLOPs)/4e-3/1e12 || ms[0].LaunchesPerSample != 0 {
+		t.Errorf("tflops %v for %d FLOPs in 4 ms (launches per sample %d)", x.Value, ms[0].FLOPs, ms[0].LaunchesPerSample)
+	}
+	// 8 calls per sample: 11 ms / 8 each, 3 samples of each of 4 cases.
+	dev.calls = 0
+	ms, err = runEnvN(t, dev, spec, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 11 * time.Millisecond / 8
+	if len(ms) != 4 || ms[0].Samples[0] != want || ms[0].LaunchesPerSample != 8 || dev.calls != 4*3*8 {
+		t.Errorf("launches per sample 8: %d measurements, sample %v (want %v), launches per sample %d, %d calls",
+			len(ms), ms[0].Samples, want, ms[0].LaunchesPerSample, dev.calls)
 	}
 	dev.broken = true
 	if _, err := runEnv(t, dev, spec); err == nil || !strings.Contains(err.Error(), "differs from the cpu reference") {

@@ -183,6 +183,7 @@ func TestProfileKernelNames(t *testing.T) {
 		{"forge_attn_generic", "<double, 64>", ""},
 		{"forge_attn_split", "<unsigned short, 128u, 128u, 4u, 4u>(...)", "forge_attention_f16_d128"},
 		{"forge_attn_merge", "IfLj64EEvPKfPT_li", "forge_attention_f32_d64"},
+		{"forge_attn_split_mma", "<128u, 2u, 16u>(...)", "forge_attention_f16_d128"},
 	} {
 		got, ok := Attention.Profile.Launcher(tc.template, tc.args)
 		if got != tc.want || ok != (tc.want != "") {
