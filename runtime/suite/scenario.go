@@ -74,7 +74,7 @@ type Measurement struct {
 	// LaunchesPerSample is the calls each sample averages (0: one), as
 	// Env.LaunchesPerSample asked and the scenario honoured.
 	LaunchesPerSample int
-	Metrics      []Metric        // in the order a table shows them
+	Metrics           []Metric // in the order a table shows them
 }
 
 // Metric is one figure of a Measurement that the generic columns (times,
