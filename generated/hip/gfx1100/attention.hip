@@ -269,6 +269,7 @@ forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __re
 	const uint32_t kg = tid / G, c = tid % G, wave = tid / W;
 	const int64_t rblocks = (rows + DR - 1) / DR;
 	const int64_t units = nkv * rblocks * splits;
+	forge_dependency_wait(); // a dependent launch: q, k and v are the previous kernels'
 	const int64_t off = seq_kv - seq_q; // row i attends keys j <= i + off (causal)
 	forge_vec16 zero;
 	zero.x = zero.y = zero.z = zero.w = 0u;
@@ -473,6 +474,7 @@ forge_attn_merge(const float* __restrict__ part, T* __restrict__ o, int64_t nrow
 	FORGE_SHARED float sl[MR][forge_attn_max_splits];
 	const uint32_t tid = forge_thread_idx();
 	const int64_t blocks = (nrows + MR - 1) / MR;
+	forge_dependency_wait(); // a dependent launch: the split kernel's states are complete
 	for (int64_t b = forge_block_idx(); b < blocks; b += forge_grid_dim()) {
 		for (uint32_t i = tid; i < MR * splits; i += 256) {
 			const uint32_t rr = i / splits, sp = i % splits;
@@ -1036,7 +1038,10 @@ forge_attn_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, c
 #ifndef FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS
 #define FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS 16
 #endif
-template <uint32_t D, uint32_t Warps, uint32_t BK>
+#ifndef FORGE_TUNE_ATTENTION_DECODE_MMA_STAGES
+#define FORGE_TUNE_ATTENTION_DECODE_MMA_STAGES 2
+#endif
+template <uint32_t D, uint32_t Warps, uint32_t BK, uint32_t S>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Warps * 32)
 forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, const uint16_t* __restrict__ v, uint16_t* __restrict__ o,
 	float* __restrict__ part, int64_t nkv, int64_t rows, int64_t seq_q, int64_t seq_kv, int64_t chunk, uint32_t splits,
@@ -1044,12 +1049,13 @@ forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict_
 	static_assert(Warps >= 1 && Warps <= 16, "FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS must be in [1, 16]");
 	static_assert(BK >= 16 && BK % 16 == 0 && BK <= 128, "FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS must be a multiple of 16 in [16, 128]");
 	static_assert(D % 16 == 0, "the tensor-core path needs a head dimension that is a multiple of 16");
+	static_assert(S >= 2 && S <= 8, "FORGE_TUNE_ATTENTION_DECODE_MMA_STAGES must be in [2, 8]");
 	constexpr uint32_t Threads = Warps * 32;
 	constexpr uint32_t LDK = D + 8;          // halves: row pitch of K and V in shared memory
 	constexpr uint32_t TILE = BK * LDK;      // halves per K or V tile
-	constexpr uint32_t WBUF = 4 * TILE;      // halves per warp: two stages of K and V
+	constexpr uint32_t WBUF = 2 * S * TILE;  // halves per warp: S stages of K and V
 	constexpr uint32_t Bytes = Warps * WBUF * 2;
-	static_assert(Bytes <= 49152, "FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, _KEYS: the K/V stages exceed 49152 bytes of shared memory");
+	static_assert(Bytes <= 49152, "FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, _KEYS, _STAGES: the K/V stages exceed 49152 bytes of shared memory");
 	static_assert(Warps * 16 * (D + 2) * 4 <= Bytes, "the warps' merge buffers must fit in the K/V stages' space");
 	constexpr uint32_t KD = D / 16, NO = D / 8, NT = BK / 8, DC = D / 8;
 	constexpr uint32_t KC = BK * DC; // 16-byte chunks per tile
@@ -1058,12 +1064,13 @@ forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict_
 	__shared__ __align__(128) __half smem[Warps * WBUF];
 	const uint32_t tid = forge_thread_idx();
 	const uint32_t warp = tid / 32, lane = tid % 32, g = lane / 4, t4 = lane % 4;
-	__half* const wb = smem + warp * WBUF; // K0, V0, K1, V1
+	__half* const wb = smem + warp * WBUF; // K0, V0, K1, V1, ...
 	float* const redo = reinterpret_cast<float*>(smem);        // after the key loop: [Warps][16][D]
 	float* const redm = redo + Warps * 16 * D;                  // [Warps][16]
 	float* const redl = redm + Warps * 16;                      // [Warps][16]
 	const int64_t rblocks = (rows + 15) / 16;
 	const int64_t units = nkv * rblocks * splits;
+	forge_dependency_wait(); // a dependent launch: q, k and v are the previous kernels'
 	const int64_t off = seq_kv - seq_q;
 	for (int64_t t = forge_block_idx(); t < units; t += forge_grid_dim()) {
 		const uint32_t sp = (uint32_t)(t % splits);
@@ -1110,18 +1117,28 @@ forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict_
 		}                                                                                               \
 		forge_cp_async_commit();                                                                        \
 	} while (0)
+		// S-1 of this warp's tiles in flight ahead of the one in use; a
+		// group is committed at every step, empty past the last tile, so
+		// that waiting for all but S-1 groups always means this tile.
 		uint32_t st = 0;
-		if ((int64_t)warp < nt) {
-			FORGE_ATTN_DEC_ASYNC((int64_t)warp, 0u);
+#pragma unroll
+		for (uint32_t i = 0; i + 1 < S; ++i) {
+			const int64_t tl = (int64_t)warp + (int64_t)i * Warps;
+			if (tl < nt) {
+				FORGE_ATTN_DEC_ASYNC(tl, i);
+			} else {
+				forge_cp_async_commit();
+			}
 		}
 		for (int64_t tl = warp; tl < nt; tl += Warps) {
-			const bool more = tl + Warps < nt;
-			if (more) {
-				FORGE_ATTN_DEC_ASYNC(tl + Warps, st ^ 1u); // its last readers were done at the previous __syncwarp
-				forge_cp_async_wait<1>();
+			const int64_t ahead = tl + (int64_t)(S - 1) * Warps;
+			const uint32_t sa = (st + S - 1) % S; // its last readers were done at the previous __syncwarp
+			if (ahead < nt) {
+				FORGE_ATTN_DEC_ASYNC(ahead, sa);
 			} else {
-				forge_cp_async_wait<0>();
+				forge_cp_async_commit();
 			}
+			forge_cp_async_wait<S - 1>();
 			__syncwarp();
 			const __half* const ks = wb + st * 2 * TILE;
 			const __half* const vs = ks + TILE;
@@ -1193,8 +1210,9 @@ forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict_
 				}
 			}
 			__syncwarp(); // every lane is done with this stage before it is refilled
-			st ^= 1u;
+			st = (st + 1) % S;
 		}
+		forge_cp_async_wait<0>(); // the empty groups
 #undef FORGE_ATTN_DEC_ASYNC
 		// A row's sum over its four lanes; then the warps' states merge.
 		l0 += forge_shfl_xor(l0, 1, 32);
@@ -1295,11 +1313,11 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path on the tensor cores
 		const forge_attn_plan p = forge_attn_decode_plan(16, (int64_t)FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS * FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS,
 			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split_mma<64, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split_mma<64, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS, FORGE_TUNE_ATTENTION_DECODE_MMA_STAGES>),
 			dim3(p.grid), dim3(32 * FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
@@ -1309,11 +1327,11 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
 		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(uint16_t), 64),
 			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split<uint16_t, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split<uint16_t, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<uint16_t, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
@@ -1351,11 +1369,11 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path on the tensor cores
 		const forge_attn_plan p = forge_attn_decode_plan(16, (int64_t)FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS * FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS,
 			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split_mma<128, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split_mma<128, FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS, FORGE_TUNE_ATTENTION_DECODE_MMA_KEYS, FORGE_TUNE_ATTENTION_DECODE_MMA_STAGES>),
 			dim3(p.grid), dim3(32 * FORGE_TUNE_ATTENTION_DECODE_MMA_WARPS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
@@ -1365,11 +1383,11 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
 		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(uint16_t), 128),
 			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split<uint16_t, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split<uint16_t, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<uint16_t, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (uint16_t*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
@@ -1406,11 +1424,11 @@ FORGE_EXPORT int forge_attention_f32_d64(const void* q, const void* k, const voi
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
 		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(float), 64),
 			64, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split<float, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split<float, 64, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<float, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<float, 64>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (float*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
@@ -1437,11 +1455,11 @@ FORGE_EXPORT int forge_attention_f32_d128(const void* q, const void* k, const vo
 	if (seq_q <= forge_attn_decode_max_seq_q) { // the split-KV path
 		const forge_attn_plan p = forge_attn_decode_plan(FORGE_TUNE_ATTENTION_DECODE_ROWS, forge_attn_decode_step(sizeof(float), 128),
 			128, batch, heads, heads_kv, seq_q, seq_kv, stream);
-		FORGE_LAUNCH((forge_attn_split<float, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
+		FORGE_LAUNCH_AFTER((forge_attn_split<float, 128, FORGE_TUNE_ATTENTION_DECODE_THREADS, FORGE_TUNE_ATTENTION_DECODE_ROWS, FORGE_TUNE_ATTENTION_DECODE_KEYS>),
 			dim3(p.grid), dim3(FORGE_TUNE_ATTENTION_DECODE_THREADS), 0, stream,
 			(const float*)q, (const float*)k, (const float*)v, (float*)o, p.part, p.nkv, p.rows, seq_q, seq_kv, p.chunk, (uint32_t)p.splits, scale_log2, causal);
 		if (p.splits > 1) {
-			FORGE_LAUNCH((forge_attn_merge<float, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
+			FORGE_LAUNCH_AFTER((forge_attn_merge<float, 128>), dim3(p.merge_grid), dim3(256), 0, stream,
 				(const float*)p.part, (float*)o, p.nkv * p.rows, (uint32_t)p.splits);
 			forge_scratch_free(p.part, stream);
 		}
