@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,13 +65,16 @@ func TestCacheKeySensitivity(t *testing.T) {
 // configuration does not compile.
 type fakeBuilder struct {
 	source string
+	mu     sync.Mutex // Run builds candidates concurrently
 	builds int
 }
 
 func (b *fakeBuilder) Fingerprint(format string) (string, error) { return b.source + format, nil }
 
 func (b *fakeBuilder) Build(_ context.Context, format string, c Candidate) (string, error) {
+	b.mu.Lock()
 	b.builds++
+	b.mu.Unlock()
 	if c["threads"] == 512 && c["rows"] == 8 {
 		return "", &CompileError{Output: "matvec.hip:1: error: static_assert failed"}
 	}
