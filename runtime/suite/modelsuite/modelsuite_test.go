@@ -267,8 +267,8 @@ func TestScenarioCPU(t *testing.T) {
 	}
 	want := map[string][]string{
 		"prefill_p16":   {"ttft_ms", "projections_pct", "attention_ms", "ffn_ms", "norms_glue_ms", "kv_append_ms", "transfers_ms", "ttft_roofline_ms"},
-		"decode_c64":    {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct"},
-		"decode_x8_c64": {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct", "speedup_vs_f32"},
+		"decode_c64":    {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct", "kv_bytes_per_token", "roofline_kv_tokens_per_s", "roofline_kv_pct"},
+		"decode_x8_c64": {"tokens_per_s", "roofline_tokens_per_s", "roofline_pct", "roofline_kv_pct", "speedup_vs_f32"},
 		"memory":        {"weights_bytes", "kv_cache_bytes", "scratch_bytes", "peak_device_bytes"},
 	}
 	n := 0
@@ -305,6 +305,35 @@ func TestScenarioCPU(t *testing.T) {
 	}
 	if math.Abs(pct-100) > 0.01 {
 		t.Errorf("the breakdown's percentages add up to %g", pct)
+	}
+	// The K/V a decode token reads at context 64: every layer's K and V,
+	// f16, 65 positions; the roofline with them is the weights' scaled by
+	// weights ÷ (weights + K/V).
+	sh := ShapeOf(workloads.DecoderSmall)
+	seen := 0
+	for _, m := range ms {
+		if !strings.HasSuffix(m.Case, "/decode_c64") {
+			continue
+		}
+		seen++
+		kv, _ := m.Metric("kv_bytes_per_token")
+		w, _ := m.Metric("weight_bytes_per_token")
+		r, _ := m.Metric("roofline_tokens_per_s")
+		rkv, _ := m.Metric("roofline_kv_tokens_per_s")
+		pw, _ := m.Metric("roofline_pct")
+		pkv, _ := m.Metric("roofline_kv_pct")
+		if want := float64(sh.Layers * 2 * 2 * sh.KVHeads * 65 * sh.HeadDim); kv.Value != want {
+			t.Errorf("%s: kv_bytes_per_token %g, want %g", m.Case, kv.Value, want)
+		}
+		if got, want := rkv.Value, r.Value*w.Value/(w.Value+kv.Value); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: roofline_kv_tokens_per_s %g, want %g", m.Case, got, want)
+		}
+		if !(pkv.Value > pw.Value) {
+			t.Errorf("%s: roofline_kv_pct %g is not above roofline_pct %g", m.Case, pkv.Value, pw.Value)
+		}
+	}
+	if seen == 0 {
+		t.Error("no decode_c64 case")
 	}
 }
 

@@ -47,6 +47,10 @@
 //     DecodeSteps steps per sample; tokens_per_s, and
 //     roofline_tokens_per_s = copy bandwidth ÷ weight bytes per token
 //     (every matrix, the LM head and the norms), roofline_pct the ratio;
+//     kv_bytes_per_token, the K/V cache a token's attention reads at that
+//     context (every layer's K and V, f16, context + 1 positions), and
+//     roofline_kv_tokens_per_s = copy bandwidth ÷ (weight + K/V bytes per
+//     token), roofline_kv_pct the ratio: what a token really reads;
 //     launches_per_token the step's kernel launches (Launches);
 //   - memory: weights_bytes, kv_cache_bytes, scratch_bytes (at the largest
 //     case) and peak_device_bytes, the caching allocator's PeakInUse.
@@ -348,7 +352,11 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			m.Add("ms_per_token", 1e3/tps, "ms")
 			m.Add("roofline_tokens_per_s", rtps, "1/s")
 			m.Add("roofline_pct", 100*tps/rtps, "%")
+			rkv := roof.GBps * 1e9 / float64(uint64(weightBytes)+kv)
+			m.Add("roofline_kv_tokens_per_s", rkv, "1/s")
+			m.Add("roofline_kv_pct", 100*tps/rkv, "%")
 			m.Add("weight_bytes_per_token", float64(weightBytes), "B")
+			m.Add("kv_bytes_per_token", float64(kv), "B")
 			m.Add("launches_per_token", float64(Launches(s, path)), "")
 			if path == PathF32 {
 				f32tps = tps
