@@ -525,7 +525,6 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_zero(flo
 #if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
 #define FORGE_MM_INT 1
 #include <atomic>
-#include <mutex> // the scratch pools
 // ---------------------------------------------------------------------------
 // matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
 // the target spec's MatMulInt): llama.cpp's MMQ design on Q6_K's integer form.
@@ -907,44 +906,6 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 	}
 }
 
-// forge_matmul_f32_q6_k_kernel_scratch returns bytes of device memory, stream-ordered (for
-// forge_matmul_f32_q6_k_kernel_scratch_free on the same stream), from a pool of this file's
-// per device that keeps up to 256 MiB between launches; or nullptr, with
-// the runtime's error cleared.
-static void* forge_matmul_f32_q6_k_kernel_scratch(size_t bytes, forge_stream_t stream) {
-	static std::mutex mu;
-	static cudaMemPool_t pools[256]; // by device ordinal
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
-		(void)cudaGetLastError();
-		return nullptr;
-	}
-	cudaMemPool_t pool = nullptr;
-	{
-		std::lock_guard<std::mutex> lock(mu);
-		if (!pools[dev]) {
-			cudaMemPoolProps props = {};
-			props.allocType = cudaMemAllocationTypePinned;
-			props.location.type = cudaMemLocationTypeDevice;
-			props.location.id = dev;
-			if (cudaMemPoolCreate(&pools[dev], &props) != cudaSuccess) {
-				pools[dev] = nullptr;
-				(void)cudaGetLastError();
-				return nullptr;
-			}
-			uint64_t keep = (uint64_t)256 << 20;
-			(void)cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		}
-		pool = pools[dev];
-	}
-	void* p = nullptr;
-	if (cudaMallocFromPoolAsync(&p, bytes, pool, stream) != cudaSuccess) {
-		(void)cudaGetLastError();
-		return nullptr;
-	}
-	return p;
-}
-
 // forge_matmul_f32_q6_k_kernel_int_launch runs the integer path with one configuration (a
 // MatMulInt class's knobs) and reports whether it could: false launches
 // nothing.
@@ -982,7 +943,7 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 			return false;
 		}
 		const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
-		uint8_t* const xq = static_cast<uint8_t*>(forge_matmul_f32_q6_k_kernel_scratch((size_t)(n + n / 8 + n / 4), stream));
+		uint8_t* const xq = static_cast<uint8_t*>(forge_scratch((size_t)(n + n / 8 + n / 4), stream));
 		if (!xq) {
 			return false;
 		}
@@ -991,7 +952,7 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 		int dev = 0;
 		if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
 			(void)cudaGetLastError();
-			(void)cudaFreeAsync(xq, stream);
+			forge_scratch_free(xq, stream);
 			return false;
 		}
 		const uint64_t bit = (uint64_t)1 << (dev % 64);
@@ -999,7 +960,7 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 			if (cudaFuncSetAttribute(copy == 0 ? forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
 					cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes) != cudaSuccess) {
 				(void)cudaGetLastError();
-				(void)cudaFreeAsync(xq, stream);
+				forge_scratch_free(xq, stream);
 				return false;
 			}
 			opted[copy][dev / 64].fetch_or(bit, std::memory_order_release);
@@ -1022,7 +983,7 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 			FORGE_LAUNCH((forge_matmul_f32_q6_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>), grid, dim3(Threads), L::bytes, stream,
 				static_cast<const uint8_t*>(w), xq, y, rows, cols, batch, splits);
 		}
-		(void)cudaFreeAsync(xq, stream);
+		forge_scratch_free(xq, stream);
 		return true;
 	}
 }
