@@ -144,40 +144,12 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 		if s.N == 0 {
 			continue // a scenario's figures alone: its metrics table has it
 		}
-		ci, sd, pct, gflops, ratio := "-", "-", "-", "-", "-"
+		ci := "-"
 		if s.P50Lo > 0 && s.P50Hi > 0 {
 			ci = FormatDuration(s.P50Lo) + " – " + FormatDuration(s.P50Hi)
 		}
-		if s.Mean > 0 && s.N > 1 {
-			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
-			if s.Noisy() { // as WriteTable marks it
-				sd += "!"
-			}
-		}
-		p95, p99 := "-", "-" // too few samples to be more than the maximum (QuantileMinN)
-		if s.HasP95() {
-			p95 = FormatDuration(s.P95)
-		}
-		if s.HasP99() {
-			p99 = FormatDuration(s.P99)
-		}
-		if s.PctCopy > 0 {
-			pct = fmt.Sprintf("%.1f", s.PctCopy)
-		}
-		if s.GFLOPS > 0 {
-			gflops = fmt.Sprintf("%.1f", s.GFLOPS)
-		}
-		if r.Compression > 0 {
-			ratio = fmt.Sprintf("%.2fx", r.Compression)
-		}
-		gbps, gelems := fmt.Sprintf("%.2f", s.GBps), fmt.Sprintf("%.3f", s.ElemsPS/1e9)
-		if r.BytesRead+r.BytesWritten == 0 {
-			gbps = "-"
-		}
-		if r.Elements == 0 {
-			gelems = "-"
-		}
-		rows = append(rows, []string{r.Name, fmt.Sprint(s.N), FormatDuration(s.P50), ci, p95, p99, sd, gbps, pct, gelems, gflops, ratio})
+		c := cellsOf(r)
+		rows = append(rows, []string{r.Name, fmt.Sprint(s.N), FormatDuration(s.P50), ci, c.p95, c.p99, c.sd, c.gbps, c.pct, c.gelems, c.gflops, c.ratio})
 	}
 	numeric := func(col int) bool { return col > 0 }
 	if len(rows) > 0 {

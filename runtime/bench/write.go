@@ -67,42 +67,10 @@ func WriteTable(w io.Writer, run *Run) error {
 		if s.N == 0 {
 			continue // a scenario's case of figures alone: its metrics table has it
 		}
-		sd := "-"
-		if s.Mean > 0 && s.N > 1 {
-			sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
-			if s.Noisy() { // stats.go: NoiseCV
-				sd += "!"
-			}
-		}
-		p95, p99 := "-", "-" // too few samples to be more than the maximum (QuantileMinN)
-		if s.HasP95() {
-			p95 = FormatDuration(s.P95)
-		}
-		if s.HasP99() {
-			p99 = FormatDuration(s.P99)
-		}
-		pct := "-"
-		if s.PctCopy > 0 {
-			pct = fmt.Sprintf("%.1f", s.PctCopy)
-		}
-		gflops := "-" // only where the family does arithmetic (matvec, matmul)
-		if s.GFLOPS > 0 {
-			gflops = fmt.Sprintf("%.1f", s.GFLOPS)
-		}
-		ratio := "-"
-		if r.Compression > 0 {
-			ratio = fmt.Sprintf("%.2fx", r.Compression)
-		}
-		gbps, gelems := fmt.Sprintf("%.2f", s.GBps), fmt.Sprintf("%.3f", s.ElemsPS/1e9)
-		if r.BytesRead+r.BytesWritten == 0 { // a scenario case that moves no data (allocation)
-			gbps = "-"
-		}
-		if r.Elements == 0 {
-			gelems = "-"
-		}
+		c := cellsOf(r)
 		rows = append(rows, []string{r.Name, strconv.Itoa(s.N),
-			FormatDuration(s.Min), FormatDuration(s.P50), p95, p99, FormatDuration(s.Max),
-			sd, gbps, pct, gelems, gflops, ratio})
+			FormatDuration(s.Min), FormatDuration(s.P50), c.p95, c.p99, FormatDuration(s.Max),
+			c.sd, c.gbps, c.pct, c.gelems, c.gflops, c.ratio})
 	}
 	if len(rows) > 1 {
 		alignRows(&b, rows)
@@ -625,4 +593,49 @@ func WeightsSummary(run *Run) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// cells is a result's figures as the text and markdown tables print them,
+// "-" where there is none.
+type cells struct {
+	sd, p95, p99, gbps, pct, gelems, gflops, ratio string
+}
+
+// cellsOf formats r's figures: the spread (marked ! when noisy), p95 and
+// p99 where there are enough samples (QuantileMinN), GB/s where the case
+// moves data, % of copy where the roofline applies, G elements/s where it
+// produces elements, GFLOPS where the family does arithmetic (matvec,
+// matmul), and the compression ratio.
+func cellsOf(r *Result) cells {
+	s := r.Stats
+	c := cells{sd: "-", p95: "-", p99: "-", pct: "-", gflops: "-", ratio: "-",
+		gbps: fmt.Sprintf("%.2f", s.GBps), gelems: fmt.Sprintf("%.3f", s.ElemsPS/1e9)}
+	if s.Mean > 0 && s.N > 1 {
+		c.sd = fmt.Sprintf("±%.1f%%", 100*float64(s.StdDev)/float64(s.Mean))
+		if s.Noisy() { // stats.go: NoiseCV
+			c.sd += "!"
+		}
+	}
+	if s.HasP95() {
+		c.p95 = FormatDuration(s.P95)
+	}
+	if s.HasP99() {
+		c.p99 = FormatDuration(s.P99)
+	}
+	if s.PctCopy > 0 {
+		c.pct = fmt.Sprintf("%.1f", s.PctCopy)
+	}
+	if s.GFLOPS > 0 {
+		c.gflops = fmt.Sprintf("%.1f", s.GFLOPS)
+	}
+	if r.Compression > 0 {
+		c.ratio = fmt.Sprintf("%.2fx", r.Compression)
+	}
+	if r.BytesRead+r.BytesWritten == 0 { // a scenario case that moves no data (allocation)
+		c.gbps = "-"
+	}
+	if r.Elements == 0 {
+		c.gelems = "-"
+	}
+	return c
 }

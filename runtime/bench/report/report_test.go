@@ -130,18 +130,7 @@ func TestStructure(t *testing.T) {
 		t.Fatalf("want one html, head and body")
 	}
 	// Header: the run's metadata.
-	meta := doc.byID("meta")
-	if meta == nil {
-		t.Fatal("no metadata")
-	}
-	dts, dds := meta.all("dt"), meta.all("dd")
-	if len(dts) != len(dds) {
-		t.Fatalf("%d dt, %d dd", len(dts), len(dds))
-	}
-	got := map[string]string{}
-	for i := range dts {
-		got[dts[i].Text] = dds[i].Text
-	}
+	got := metaOf(t, doc)
 	for k, v := range map[string]string{
 		"device": "NVIDIA H100 80GB HBM3", "backend": "cuda", "arch": "sm_90", "target": "sm_90",
 		"wave size": "32", "Go": "go1.26.8", "forge": "devel 7464704c0ffe",
@@ -537,6 +526,9 @@ func TestFormatting(t *testing.T) {
 func metaOf(t *testing.T, doc *node) map[string]string {
 	t.Helper()
 	meta := doc.byID("meta")
+	if meta == nil {
+		t.Fatal("no metadata")
+	}
 	dts, dds := meta.all("dt"), meta.all("dd")
 	if len(dts) != len(dds) {
 		t.Fatalf("%d dt, %d dd", len(dts), len(dds))
