@@ -236,6 +236,23 @@ FORGE_DEVICE void forge_attn_merge2(float& m, float& l, float* a, float m2, floa
 	m = mn;
 }
 
+// forge_attn_split_store writes element d of row's merged state (m, l and
+// the unnormalised sum a) from split sp: o itself when there is one split,
+// else the split's slot of part (D sums, then m and l).
+template <uint32_t D, typename T>
+FORGE_DEVICE void forge_attn_split_store(T* o, float* part, int64_t row, uint32_t d, uint32_t splits, uint32_t sp, float m, float l, float a) {
+	if (splits == 1) {
+		forge_attn_st(o + row * D + d, l > 0.0f ? a / l : 0.0f);
+		return;
+	}
+	float* const pp = part + (row * splits + sp) * (D + 2);
+	pp[d] = a;
+	if (d == 0) {
+		pp[D] = m;
+		pp[D + 1] = l;
+	}
+}
+
 // forge_attn_split: x indexes (batch, key/value head) in [0, nkv); its
 // rows = (heads/heads_kv)·seq_q query rows are contiguous in q and o (the
 // query heads of a key/value head are consecutive), row r being query
@@ -443,17 +460,7 @@ forge_attn_split(const T* __restrict__ q, const T* __restrict__ k, const T* __re
 			for (uint32_t w = 1; w < NW; ++w) {
 				forge_attn_merge2<1>(mm, ll, &aa, redm[w][rr], redl[w][rr], &red[w][rr][d]);
 			}
-			const int64_t row = x * rows + r;
-			if (splits == 1) {
-				forge_attn_st(o + row * D + d, ll > 0.0f ? aa / ll : 0.0f);
-			} else {
-				float* const pp = part + (row * splits + sp) * (D + 2);
-				pp[d] = aa;
-				if (d == 0) {
-					pp[D] = mm;
-					pp[D + 1] = ll;
-				}
-			}
+			forge_attn_split_store<D>(o, part, x * rows + r, d, splits, sp, mm, ll, aa);
 		}
 		forge_syncthreads(); // red is rewritten by the next unit
 	}
@@ -1244,17 +1251,7 @@ forge_attn_split_mma(const uint16_t* __restrict__ q, const uint16_t* __restrict_
 			for (uint32_t w = 1; w < Warps; ++w) {
 				forge_attn_merge2<1>(mm, ll, &aa, redm[w * 16 + rr], redl[w * 16 + rr], &redo[(w * 16 + rr) * D + d]);
 			}
-			const int64_t row = x * rows + r;
-			if (splits == 1) {
-				forge_attn_st(o + row * D + d, ll > 0.0f ? aa / ll : 0.0f);
-			} else {
-				float* const pp = part + (row * splits + sp) * (D + 2);
-				pp[d] = aa;
-				if (d == 0) {
-					pp[D] = mm;
-					pp[D + 1] = ll;
-				}
-			}
+			forge_attn_split_store<D>(o, part, x * rows + r, d, splits, sp, mm, ll, aa);
 		}
 		forge_syncthreads(); // the buffers are refilled by the next unit
 	}
