@@ -73,6 +73,10 @@ var RuntimeSymbols = []string{
 	"forge_rt_event_record",
 	"forge_rt_event_elapsed_ms",
 	"forge_copy",
+	"forge_rt_graph_begin",
+	"forge_rt_graph_end",
+	"forge_rt_graph_launch",
+	"forge_rt_graph_destroy",
 }
 
 // lineResetMark is what the templates' lineReset emits; render replaces it

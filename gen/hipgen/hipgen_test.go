@@ -2,6 +2,7 @@ package hipgen
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/runtime/device/abi"
 	"github.com/rocmforge/forge/specs/families"
 	"github.com/rocmforge/forge/templates/hip"
 )
@@ -261,6 +263,7 @@ func TestRuntimeText(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
+		fmt.Sprintf("\n#define FORGE_ABI_VERSION %d\n", abi.ABIVersion), // what the Go side's Bind and Open accept
 		`static_assert(sizeof(forge_device_info) == 416, "forge_device_info: 416 bytes");`,
 		"\tint32_t pad;",
 		"\tuint64_t l2_bytes;",

@@ -27,7 +27,7 @@
 // FORGE_ABI_VERSION is what every library's forge_abi_version() returns; the
 // Go wrappers refuse a library whose version differs. Bump it whenever a
 // launcher's signature or meaning changes.
-#define FORGE_ABI_VERSION 1
+#define FORGE_ABI_VERSION 2
 
 // Launcher results: 0 is success, FORGE_ERR_INVALID an argument the launcher
 // refused before touching the GPU; anything else is the runtime's error code.
@@ -744,9 +744,12 @@ FORGE_HOST_DEVICE uint32_t forge_lut16(uint32_t t0, uint32_t t1, uint32_t t2, ui
 // GetDevice, DeviceSynchronize, StreamCreate, StreamDestroy,
 // StreamSynchronize, EventCreate, EventDestroy, EventRecord,
 // EventSynchronize, EventElapsedTime, RuntimeGetVersion, DriverGetVersion,
-// GetErrorString, GetLastError, DeviceGetAttribute, GetDeviceProperties, the
-// constants Success and ErrorInvalidDevice, and the types Error_t, Stream_t,
-// Event_t and MemcpyKind. Only calls
+// GetErrorString, GetLastError, DeviceGetAttribute, GetDeviceProperties,
+// StreamBeginCapture, StreamEndCapture, GraphGetNodes, GraphNodeGetType,
+// GraphInstantiateWithFlags, GraphDestroy, GraphLaunch, GraphExecDestroy,
+// the constants Success, ErrorInvalidDevice, StreamCaptureModeThreadLocal
+// and GraphNodeTypeKernel, and the types Error_t, Stream_t, Event_t,
+// Graph_t, GraphNode_t, GraphNodeType, GraphExec_t and MemcpyKind. Only calls
 // that exist in CUDA 12 and 13 are used (CUDA 13 removed fields of
 // cudaDeviceProp, clockRate among them: read attributes instead).
 // Where the names differ they are spelled out below.
@@ -843,6 +846,20 @@ FORGE_EXPORT int forge_rt_event_create(void** out);
 FORGE_EXPORT int forge_rt_event_destroy(void* event);           // NULL: nothing to do
 FORGE_EXPORT int forge_rt_event_record(void* event, void* stream); // async
 FORGE_EXPORT int forge_rt_event_elapsed_ms(void* start, void* end, float* ms); // waits for end
+// Graphs: the launches a stream receives between forge_rt_graph_begin and
+// forge_rt_graph_end are recorded, not run, into an executable graph that
+// forge_rt_graph_launch replays as one submission (CUDA and HIP graphs),
+// reading and writing the same buffers with the same arguments each time.
+// The stream must be one of forge_rt_stream_create's: the default stream
+// cannot be captured (FORGE_ERR_INVALID). The capture is the calling
+// thread's (thread-local mode): that thread must not make synchronous calls
+// (copies, memset, malloc, synchronize) until it ends. forge_rt_graph_end
+// always ends the capture; on failure *out is NULL and nothing is kept.
+// *kernels (unless NULL) is the graph's kernel nodes: the launches recorded.
+FORGE_EXPORT int forge_rt_graph_begin(void* stream);
+FORGE_EXPORT int forge_rt_graph_end(void* stream, void** out, uint64_t* kernels);
+FORGE_EXPORT int forge_rt_graph_launch(void* graph, void* stream); // async
+FORGE_EXPORT int forge_rt_graph_destroy(void* graph);              // NULL: nothing to do
 // forge_copy: the device-to-device copy kernel (not the runtime's memcpy),
 // the memory roofline runs are compared with. bytes from src to dst (device
 // memory, not overlapping); any alignment. async, on stream; returns the

@@ -243,4 +243,69 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t end) {
 	return hipSuccess;
 }
 
+hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode) {
+	if (stub.capturing_stream) {
+		return fail(hipErrorIllegalState);
+	}
+	stub.capturing_stream = (void*)s;
+	stub.capture_mode = (int)mode;
+	return hipSuccess;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t* g) {
+	if (stub.capturing_stream != (void*)s) {
+		return fail(hipErrorStreamCaptureUnmatched);
+	}
+	stub.capturing_stream = NULL;
+	*g = (hipGraph_t)malloc(1);
+	stub.live_graphs++;
+	return fail((hipError_t)stub.end_capture_error);
+}
+
+hipError_t hipGraphGetNodes(hipGraph_t g, hipGraphNode_t* nodes, size_t* n) {
+	(void)g;
+	const size_t all = (size_t)(stub.graph_kernels + stub.graph_others);
+	if (nodes) {
+		for (size_t i = 0; i < all && i < *n; i++) {
+			nodes[i] = (hipGraphNode_t)(uintptr_t)(i + 1); // the others first, then the kernels
+		}
+	}
+	*n = all;
+	return hipSuccess;
+}
+
+hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType* t) {
+	*t = (uintptr_t)node > (uintptr_t)stub.graph_others ? hipGraphNodeTypeKernel : hipGraphNodeTypeMemset;
+	return hipSuccess;
+}
+
+hipError_t hipGraphDestroy(hipGraph_t g) {
+	free((void*)g);
+	stub.live_graphs--;
+	return hipSuccess;
+}
+
+hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* e, hipGraph_t g, unsigned long long flags) {
+	(void)g;
+	(void)flags;
+	if (stub.instantiate_error) {
+		return fail((hipError_t)stub.instantiate_error);
+	}
+	*e = (hipGraphExec_t)malloc(1);
+	stub.live_execs++;
+	return hipSuccess;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t e, hipStream_t s) {
+	stub.launched_graph = (void*)e;
+	stub.launched_graph_stream = (void*)s;
+	return hipSuccess;
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t e) {
+	free((void*)e);
+	stub.live_execs--;
+	return hipSuccess;
+}
+
 } // extern "C"

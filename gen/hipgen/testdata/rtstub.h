@@ -17,6 +17,8 @@ struct StubState {
 	int sync_error;   // hipDeviceSynchronize's result
 	int launch_error; // a launch fails with it
 	int last_error;   // what hipGetLastError returns next
+	int end_capture_error;  // hipStreamEndCapture fails with it (and still hands back a graph)
+	int instantiate_error;  // hipGraphInstantiateWithFlags fails with it
 
 	// Recorded by the stub.
 	int set_device_calls;
@@ -27,6 +29,11 @@ struct StubState {
 	int live_streams, live_events;
 	void *recorded_event, *recorded_stream, *synced_event;
 	int launches;
+	void* capturing_stream; // between hipStreamBeginCapture and hipStreamEndCapture
+	int capture_mode;
+	int graph_kernels, graph_others; // a captured graph's kernel nodes and other nodes
+	int live_graphs, live_execs;
+	void *launched_graph, *launched_graph_stream;
 };
 
 extern StubState stub;

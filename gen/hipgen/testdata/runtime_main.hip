@@ -180,7 +180,7 @@ static void reset_stub(void) {
 }
 
 static void test_device(void) {
-	CHECK(forge_abi_version() == 1, "forge_abi_version %d", forge_abi_version());
+	CHECK(forge_abi_version() == FORGE_ABI_VERSION, "forge_abi_version %d", forge_abi_version());
 	CHECK(strcmp(forge_rt_error_string(0), "stub: no error") == 0, "%s", forge_rt_error_string(0));
 	CHECK(strcmp(forge_rt_error_string(FORGE_ERR_INVALID), "stub: invalid argument") == 0, "%s",
 		forge_rt_error_string(1));
@@ -324,11 +324,52 @@ static void test_streams_events(void) {
 		"stream_destroy");
 }
 
+static void test_graphs(void) {
+	void *s = NULL, *g = (void*)1;
+	uint64_t kernels = 99;
+	CHECK(forge_rt_stream_create(&s) == 0, "stream_create");
+	CHECK(forge_rt_graph_begin(NULL) == FORGE_ERR_INVALID && stub.capturing_stream == NULL,
+		"the default stream cannot be captured");
+	CHECK(forge_rt_graph_begin(s) == 0 && stub.capturing_stream == s &&
+		      stub.capture_mode == (int)hipStreamCaptureModeThreadLocal,
+		"begin: thread-local capture of s");
+	CHECK(forge_rt_graph_end(NULL, &g, NULL) == FORGE_ERR_INVALID && forge_rt_graph_end(s, NULL, NULL) == FORGE_ERR_INVALID,
+		"end(NULL)");
+	stub.graph_kernels = 5;
+	stub.graph_others = 2;
+	CHECK(forge_rt_graph_end(s, &g, &kernels) == 0 && g != NULL && stub.capturing_stream == NULL &&
+		      stub.live_graphs == 0 && stub.live_execs == 1 && kernels == 5,
+		"end: an executable graph of %d kernels, the captured one destroyed", (int)kernels);
+	CHECK(forge_rt_graph_launch(NULL, s) == FORGE_ERR_INVALID, "launch(NULL)");
+	CHECK(forge_rt_graph_launch(g, s) == 0 && stub.launched_graph == g && stub.launched_graph_stream == s, "launch");
+	CHECK(forge_rt_graph_destroy(g) == 0 && forge_rt_graph_destroy(NULL) == 0 && stub.live_execs == 0, "destroy");
+
+	// A capture that fails at its end, or at instantiation, keeps nothing.
+	stub.end_capture_error = hipErrorStreamCaptureInvalidated;
+	g = (void*)1;
+	CHECK(forge_rt_graph_begin(s) == 0 && forge_rt_graph_end(s, &g, NULL) == (int)hipErrorStreamCaptureInvalidated &&
+		      g == NULL && stub.live_graphs == 0 && stub.live_execs == 0 && stub.capturing_stream == NULL,
+		"an invalidated capture");
+	stub.end_capture_error = 0;
+	stub.instantiate_error = hipErrorOutOfMemory;
+	g = (void*)1;
+	CHECK(forge_rt_graph_begin(s) == 0 && forge_rt_graph_end(s, &g, &kernels) == (int)hipErrorOutOfMemory && g == NULL &&
+		      stub.live_graphs == 0 && stub.live_execs == 0,
+		"instantiation fails");
+	stub.instantiate_error = 0;
+	stub.last_error = 0;
+	CHECK(forge_rt_graph_end(s, &g, &kernels) == (int)hipErrorStreamCaptureUnmatched && g == NULL && kernels == 0,
+		"end without a capture");
+	stub.last_error = 0;
+	CHECK(forge_rt_stream_destroy(s) == 0, "stream_destroy");
+}
+
 int main(void) {
 	reset_stub();
 	test_device();
 	test_memory();
 	test_streams_events();
+	test_graphs();
 	test_copy_args();
 	test_copy_sizes();
 	if (failures) {

@@ -10,6 +10,7 @@
 #include "../forge_portability.h"
 
 #include <stdio.h>  // snprintf
+#include <stdlib.h> // malloc, free
 #include <string.h> // memset, strchr
 
 static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8, "forge libraries are 64-bit");
@@ -334,6 +335,108 @@ FORGE_EXPORT int forge_rt_event_elapsed_ms(void* start, void* end, float* ms) {
 		return rc;
 	}
 	return (int)FORGE_API(EventElapsedTime)(ms, (FORGE_API(Event_t))start, (FORGE_API(Event_t))end);
+}
+
+// ---------------------------------------------------------------------------
+// Graphs: a stream's launches recorded once and replayed as one submission,
+// so that a step of hundreds of small kernels (a decode step) pays one
+// launch on the host instead of one per kernel. Thread-local capture: only
+// the capturing thread is held to capture's rules, so Go code on other
+// threads may go on using the device. Dependent launches (FORGE_LAUNCH_AFTER)
+// become programmatic edges of the graph, and stream-ordered scratch
+// (forge_scratch) allocation and free nodes.
+
+FORGE_EXPORT int forge_rt_graph_begin(void* stream) {
+	if (!stream) {
+		return FORGE_ERR_INVALID; // the legacy default stream cannot be captured
+	}
+	int rc = forge_rt_enter();
+	if (rc != FORGE_OK) {
+		return rc;
+	}
+	return (int)FORGE_API(StreamBeginCapture)((forge_stream_t)stream, FORGE_API(StreamCaptureModeThreadLocal));
+}
+
+// forge_rt_graph_kernels counts graph's kernel nodes.
+static int forge_rt_graph_kernels(FORGE_API(Graph_t) graph, uint64_t* kernels) {
+	size_t n = 0;
+	int rc = (int)FORGE_API(GraphGetNodes)(graph, NULL, &n);
+	if (rc != FORGE_OK || n == 0) {
+		return rc;
+	}
+	FORGE_API(GraphNode_t)* nodes = (FORGE_API(GraphNode_t)*)malloc(n * sizeof *nodes);
+	if (!nodes) {
+		return (int)FORGE_API(ErrorMemoryAllocation);
+	}
+	if ((rc = (int)FORGE_API(GraphGetNodes)(graph, nodes, &n)) == FORGE_OK) {
+		for (size_t i = 0; i < n; i++) {
+			FORGE_API(GraphNodeType) t;
+			if ((rc = (int)FORGE_API(GraphNodeGetType)(nodes[i], &t)) != FORGE_OK) {
+				break;
+			}
+			*kernels += t == FORGE_API(GraphNodeTypeKernel);
+		}
+	}
+	free(nodes);
+	return rc;
+}
+
+FORGE_EXPORT int forge_rt_graph_end(void* stream, void** out, uint64_t* kernels) {
+	if (!stream || !out) {
+		return FORGE_ERR_INVALID;
+	}
+	*out = NULL;
+	if (kernels) {
+		*kernels = 0;
+	}
+	int rc = forge_rt_enter();
+	if (rc != FORGE_OK) {
+		return rc;
+	}
+	FORGE_API(Graph_t) graph = NULL;
+	// A capture that a bad call invalidated still ends here (the graph is
+	// then NULL and the code says why), so the stream is usable again.
+	if ((rc = (int)FORGE_API(StreamEndCapture)((forge_stream_t)stream, &graph)) != FORGE_OK) {
+		if (graph) {
+			(void)FORGE_API(GraphDestroy)(graph);
+		}
+		return rc;
+	}
+	FORGE_API(GraphExec_t) exec = NULL;
+	if (kernels) {
+		rc = forge_rt_graph_kernels(graph, kernels);
+	}
+	if (rc == FORGE_OK) {
+		rc = (int)FORGE_API(GraphInstantiateWithFlags)(&exec, graph, 0);
+	}
+	(void)FORGE_API(GraphDestroy)(graph); // the executable graph keeps what it needs
+	if (rc != FORGE_OK) {
+		return rc;
+	}
+	*out = (void*)exec;
+	return FORGE_OK;
+}
+
+FORGE_EXPORT int forge_rt_graph_launch(void* graph, void* stream) {
+	if (!graph) {
+		return FORGE_ERR_INVALID;
+	}
+	int rc = forge_rt_enter();
+	if (rc != FORGE_OK) {
+		return rc;
+	}
+	return (int)FORGE_API(GraphLaunch)((FORGE_API(GraphExec_t))graph, (forge_stream_t)stream);
+}
+
+FORGE_EXPORT int forge_rt_graph_destroy(void* graph) {
+	if (!graph) {
+		return FORGE_OK;
+	}
+	int rc = forge_rt_enter();
+	if (rc != FORGE_OK) {
+		return rc;
+	}
+	return (int)FORGE_API(GraphExecDestroy)((FORGE_API(GraphExec_t))graph);
 }
 
 // ---------------------------------------------------------------------------

@@ -42,7 +42,7 @@ type EnforceVersion uint
 // ABIVersion is the kernel libraries' C ABI version: the value their
 // `int forge_abi_version(void)` returns (FORGE_ABI_VERSION in
 // forge_portability.h). Bind refuses a library of another version.
-const ABIVersion = 1
+const ABIVersion = 2
 
 // ABIVersionSymbol is the symbol every kernel library exports to report
 // its ABI version.

@@ -158,6 +158,24 @@ static int rt_event_elapsed(const forge_rt* rt, void* fn, uintptr_t start, uintp
 	return rc ? rc : ((int (*)(void*, void*, float*))fn)((void*)start, (void*)end, ms);
 }
 
+static int rt_graph_begin(const forge_rt* rt, void* fn, uintptr_t stream) {
+	int rc = forge_ensure(rt);
+	return rc ? rc : ((int (*)(void*))fn)((void*)stream);
+}
+
+static int rt_graph_end(const forge_rt* rt, void* fn, uintptr_t stream, uintptr_t* out, uint64_t* kernels) {
+	void* g = NULL;
+	int rc = forge_ensure(rt);
+	if (rc == 0) rc = ((int (*)(void*, void**, uint64_t*))fn)((void*)stream, &g, kernels);
+	*out = (uintptr_t)g;
+	return rc;
+}
+
+static int rt_graph_launch(const forge_rt* rt, void* fn, uintptr_t g, uintptr_t stream) {
+	int rc = forge_ensure(rt);
+	return rc ? rc : ((int (*)(void*, void*))fn)((void*)g, (void*)stream);
+}
+
 static int rt_copy(const forge_rt* rt, void* fn, uintptr_t src, uintptr_t dst, uint64_t bytes, uintptr_t stream) {
 	int rc = forge_ensure(rt);
 	return rc ? rc : ((int (*)(const void*, void*, uint64_t, void*))fn)((const void*)src, (void*)dst, bytes, (void*)stream);
@@ -323,4 +341,19 @@ func (r *cRuntime) elapsedMs(start, end uintptr) (float32, int) {
 	var ms C.float
 	rc := C.rt_event_elapsed(r.rt, r.fn[rtEventElapsed], C.uintptr_t(start), C.uintptr_t(end), &ms)
 	return float32(ms), int(rc)
+}
+
+func (r *cRuntime) graphBegin(stream abi.Stream) int {
+	return int(C.rt_graph_begin(r.rt, r.fn[rtGraphBegin], C.uintptr_t(stream)))
+}
+
+func (r *cRuntime) graphEnd(stream abi.Stream) (uintptr, uint64, int) {
+	var g C.uintptr_t
+	var k C.uint64_t
+	rc := C.rt_graph_end(r.rt, r.fn[rtGraphEnd], C.uintptr_t(stream), &g, &k)
+	return uintptr(g), uint64(k), int(rc)
+}
+
+func (r *cRuntime) graphLaunch(g uintptr, stream abi.Stream) int {
+	return int(C.rt_graph_launch(r.rt, r.fn[rtGraphLaunch], C.uintptr_t(g), C.uintptr_t(stream)))
 }

@@ -59,6 +59,10 @@ const (
 	rtEventRecord
 	rtEventElapsed
 	rtCopy
+	rtGraphBegin
+	rtGraphEnd
+	rtGraphLaunch
+	rtGraphDestroy
 	rtN
 )
 
@@ -82,6 +86,10 @@ var rtSymbols = [rtN]string{
 	rtEventRecord:   "forge_rt_event_record",
 	rtEventElapsed:  "forge_rt_event_elapsed_ms",
 	rtCopy:          "forge_copy",
+	rtGraphBegin:    "forge_rt_graph_begin",
+	rtGraphEnd:      "forge_rt_graph_end",
+	rtGraphLaunch:   "forge_rt_graph_launch",
+	rtGraphDestroy:  "forge_rt_graph_destroy",
 }
 
 // RuntimeSymbols lists the functions of the runtime ABI a kernel library
@@ -231,6 +239,9 @@ type runtimeLib interface {
 	destroyHandle(k handleKind, h uintptr) int
 	recordEvent(e uintptr, stream abi.Stream) int
 	elapsedMs(start, end uintptr) (float32, int)
+	graphBegin(stream abi.Stream) int
+	graphEnd(stream abi.Stream) (g uintptr, kernels uint64, code int)
+	graphLaunch(g uintptr, stream abi.Stream) int
 }
 
 // Device is one device driven by one kernel library. It is safe for
@@ -556,12 +567,14 @@ type handleKind int
 const (
 	streamHandle handleKind = iota
 	eventHandle
+	graphHandle // created by capture (graphEnd), not by createHandle
 )
 
 // handleFns are the indices in rtSymbols of each kind's functions.
 var handleFns = [...]struct{ create, destroy int }{
 	streamHandle: {rtStreamCreate, rtStreamDestroy},
 	eventHandle:  {rtEventCreate, rtEventDestroy},
+	graphHandle:  {-1, rtGraphDestroy},
 }
 
 func (d *Device) createHandle(k handleKind) (uintptr, error) {

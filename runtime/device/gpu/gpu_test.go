@@ -7,6 +7,7 @@ package gpu_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,8 +125,8 @@ func TestOpenAndInfo(t *testing.T) {
 	if got := d.ErrorString(2); got != "out of memory" {
 		t.Errorf("ErrorString(2) = %q", got)
 	}
-	if n := len(gpu.RuntimeSymbols()); n != 18 {
-		t.Errorf("%d runtime symbols, want 18", n)
+	if n := len(gpu.RuntimeSymbols()); n != 22 {
+		t.Errorf("%d runtime symbols, want 22", n)
 	}
 }
 
@@ -181,7 +182,7 @@ func TestOpenABIMismatch(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Have != abi.ABIVersion+1 || ae.Want != abi.ABIVersion {
 		t.Fatalf("Open: %v, want an *ABIVersionError", err)
 	}
-	if !strings.Contains(err.Error(), "kernel ABI version 2, but this build of forge needs 1") {
+	if !strings.Contains(err.Error(), fmt.Sprintf("kernel ABI version %d, but this build of forge needs %d", abi.ABIVersion+1, abi.ABIVersion)) {
 		t.Errorf("error: %v", err)
 	}
 }
@@ -488,4 +489,103 @@ func TestClosed(t *testing.T) {
 		t.Errorf("Launch after Close: %v", err)
 	}
 	_ = p
+}
+
+// TestGraph captures forge_copy launches into a graph and replays it: the
+// capture runs nothing, each replay copies what the buffers hold then, a
+// synchronous call inside a capture breaks it (and the stream is usable
+// again after), and the default stream cannot be captured.
+func TestGraph(t *testing.T) {
+	d, err := gpu.Open(fake(t, "default", gputest.Options{}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s, err := d.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, _ := d.Malloc(8)
+	b, _ := d.Malloc(8)
+	c, _ := d.Malloc(8)
+	defer d.Free(a)
+	defer d.Free(b)
+	defer d.Free(c)
+	put := func(p abi.DevicePtr, v byte) {
+		t.Helper()
+		if err := d.H2D(p, []byte{v, v, v, v, v, v, v, v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(p abi.DevicePtr) byte {
+		t.Helper()
+		h := make([]byte, 8)
+		if err := d.D2H(h, p); err != nil {
+			t.Fatal(err)
+		}
+		return h[7]
+	}
+	put(a, 1)
+	put(b, 0)
+	put(c, 0)
+	g, err := s.Capture(func() error {
+		if err := d.Copy(b, a, 8, s.Handle()); err != nil {
+			return err
+		}
+		return d.Copy(c, b, 8, s.Handle())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if get(b) != 0 || get(c) != 0 {
+		t.Fatal("the capture ran its copies")
+	}
+	if g.Kernels() != 2 {
+		t.Errorf("the graph has %d kernels, want 2", g.Kernels())
+	}
+	for _, v := range []byte{1, 7} {
+		put(a, v)
+		if err := g.Launch(s.Handle()); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		if get(b) != v || get(c) != v {
+			t.Errorf("replay with a = %d: b = %d, c = %d", v, get(b), get(c))
+		}
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Launch(s.Handle()); err == nil {
+		t.Error("a closed graph launched")
+	}
+
+	// A synchronous call breaks the capture: its own error, then the end's.
+	_, err = s.Capture(func() error { return d.Synchronize() })
+	var ge *gpu.Error
+	if !errors.As(err, &ge) || ge.Code != gputest.CodeCaptureUnsupported || !strings.Contains(err.Error(), "capture") {
+		t.Errorf("Synchronize inside a capture: %v", err)
+	}
+	_, err = s.Capture(func() error { d.Memset(a, 0, 8); return nil })
+	if !errors.As(err, &ge) || ge.Code != gputest.CodeCaptureInvalidated || ge.Op != "forge_rt_graph_end" {
+		t.Errorf("a capture broken by Memset ended: %v", err)
+	}
+	if get(a) != 7 {
+		t.Error("the Memset inside the capture ran")
+	}
+	// The stream is usable again: an empty capture.
+	g, err = s.Capture(func() error { return nil })
+	if err != nil {
+		t.Fatalf("capture after a broken one: %v", err)
+	}
+	g.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture(func() error { return nil }); err == nil || !strings.Contains(err.Error(), "default stream cannot be captured") {
+		t.Errorf("capture of a closed stream: %v", err)
+	}
 }

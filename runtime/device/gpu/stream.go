@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -136,4 +137,79 @@ func (t *Timer) Close() error {
 		return err1
 	}
 	return err2
+}
+
+// Graph is a recorded sequence of a stream's launches (a CUDA or HIP
+// executable graph), replayed as one submission: the launches' host cost is
+// paid once, at capture, instead of at every replay. A replay runs the
+// recorded kernels with the recorded arguments, on whatever the buffers
+// hold at that time.
+type Graph struct {
+	d       *Device
+	h       uintptr
+	kernels int
+}
+
+// Capture records the work fn enqueues on s into a Graph without running
+// it. fn runs inside Launch (one OS thread, the device selected), so it
+// calls launchers directly; it must enqueue only on s (never the default
+// stream) and make no synchronous calls (copies, Memset, Malloc,
+// Synchronize): the runtime refuses those during a capture, and the capture
+// then fails. The capture ends whatever fn returns; on any error nothing
+// is kept.
+func (s *Stream) Capture(fn func() error) (*Graph, error) {
+	if s.h == 0 {
+		return nil, errors.New("gpu: capture: the stream is closed (the default stream cannot be captured)")
+	}
+	d := s.d
+	var g uintptr
+	var kernels uint64
+	err := d.Launch(func() error {
+		if rc := d.rt.graphBegin(s.h); rc != 0 {
+			return d.err("forge_rt_graph_begin", rc)
+		}
+		ferr := fn()
+		h, k, rc := d.rt.graphEnd(s.h)
+		if ferr != nil {
+			if h != 0 {
+				d.rt.destroyHandle(graphHandle, h)
+			}
+			return fmt.Errorf("gpu: capture: %w", ferr)
+		}
+		if rc != 0 {
+			return d.err("forge_rt_graph_end", rc)
+		}
+		g, kernels = h, k
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Graph{d: d, h: g, kernels: int(kernels)}, nil
+}
+
+// Kernels is the kernel launches the graph recorded (its kernel nodes).
+func (g *Graph) Kernels() int { return g.kernels }
+
+// Launch replays the graph on stream (0: the default stream), asynchronously.
+func (g *Graph) Launch(stream abi.Stream) error {
+	if g.h == 0 {
+		return errors.New("gpu: launch of a closed graph")
+	}
+	return g.d.Launch(func() error {
+		if rc := g.d.rt.graphLaunch(g.h, stream); rc != 0 {
+			return g.d.err("forge_rt_graph_launch", rc)
+		}
+		return nil
+	})
+}
+
+// Close destroys the graph (after the replays already enqueued).
+func (g *Graph) Close() error {
+	if g.h == 0 {
+		return nil
+	}
+	err := g.d.destroyHandle(graphHandle, g.h)
+	g.h = 0
+	return err
 }

@@ -46,6 +46,7 @@ func (e *cpuEngine) x8() error {
 	return nil
 }
 
+func (e *cpuEngine) replay() error       { return errNoReplay }
 func (e *cpuEngine) inUse() uint64       { return e.held }
 func (e *cpuEngine) peak() uint64        { return e.top }
 func (e *cpuEngine) peakTFLOPS() float64 { return 0 }
@@ -66,6 +67,12 @@ func (s *cpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 		}
 	}
 	return time.Since(t0), nil
+}
+
+func (s *cpuSession) launches() (int, error) { return Launches(s.e.w.Shape, s.path), nil }
+
+func (s *cpuSession) replayed([]float32, []float32, int) (time.Duration, error) {
+	return 0, errNoReplay
 }
 
 func (s *cpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
@@ -113,16 +120,18 @@ func (e *gpuEngine) session(seq, capacity int, kvSeed uint64, path Path) (sessio
 }
 
 func (e *gpuEngine) x8() error           { return e.g.x8 }
+func (e *gpuEngine) replay() error       { return nil }
 func (e *gpuEngine) inUse() uint64       { return e.g.mem.Stats().InUse }
 func (e *gpuEngine) peak() uint64        { return e.g.mem.Stats().PeakInUse }
 func (e *gpuEngine) peakTFLOPS() float64 { return PeakTFLOPS(e.g.d.Info()) }
 func (e *gpuEngine) close() error        { return e.g.close() }
 
 type gpuSession struct {
-	o    *gpuOps
-	t    *gpu.Timer
-	pos  int
-	path Path
+	o     *gpuOps
+	t     *gpu.Timer
+	pos   int
+	path  Path
+	graph *gpu.Graph // the recorded forward, at the first replayed
 }
 
 func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
@@ -149,6 +158,52 @@ func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
 	return dt, s.o.g.d.Synchronize()
 }
 
+// recorded is the session's forward recorded into a graph, at the first call.
+func (s *gpuSession) recorded() (*gpu.Graph, error) {
+	if s.graph == nil {
+		g, err := s.o.record(s.pos, s.path)
+		if err != nil {
+			return nil, fmt.Errorf("recording the forward: %w", err)
+		}
+		s.graph = g
+	}
+	return s.graph, nil
+}
+
+// launches counts the recorded graph's kernels: what the launchers really
+// launch (the split-KV attention's two kernels, say), where Launches counts
+// launcher calls.
+func (s *gpuSession) launches() (int, error) {
+	g, err := s.recorded()
+	if err != nil {
+		return 0, err
+	}
+	return g.Kernels(), nil
+}
+
+func (s *gpuSession) replayed(x, logits []float32, n int) (time.Duration, error) {
+	if _, err := s.recorded(); err != nil {
+		return 0, err
+	}
+	s.o.timed = false
+	var dt time.Duration
+	err := s.o.g.d.Launch(func() error {
+		if err := s.t.Start(); err != nil {
+			return err
+		}
+		if err := s.o.replay(s.graph, x, logits, n); err != nil {
+			return err
+		}
+		var err error
+		dt, err = s.t.Stop()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return dt, s.o.g.d.Synchronize()
+}
+
 func (s *gpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
 	s.o.timed = true
 	defer func() { s.o.timed = false }()
@@ -159,7 +214,14 @@ func (s *gpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duratio
 }
 
 func (s *gpuSession) close() error {
-	err := s.t.Close()
+	var err error
+	if s.graph != nil {
+		err = s.graph.Close()
+		s.graph = nil
+	}
+	if terr := s.t.Close(); err == nil {
+		err = terr
+	}
 	if cerr := s.o.close(); err == nil {
 		err = cerr
 	}
@@ -172,8 +234,8 @@ func (s *gpuSession) close() error {
 // form and the library its launchers, against the cpu forward on the cpu
 // backend's matvec_x8), and fails when the logits or the residual stream
 // after layer 1 differ by more than CheckTolerance (CheckToleranceX8 on the
-// x8 path; NMSE). It returns the
-// paths it checked.
+// x8 path; NMSE). Each decode step is also recorded into a graph and
+// replayed (checkReplay). It returns the paths it checked.
 func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 	w, err := NewWeights(s, f, false, 42)
 	if err != nil {
@@ -228,6 +290,9 @@ func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 		if err == nil {
 			err = d.Synchronize()
 		}
+		if err == nil && c.seq == 1 {
+			err = checkReplay(d, o, x, c.pos, c.path, wantLogits)
+		}
 		o.close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: gpu: %w", what, err)
@@ -244,4 +309,34 @@ func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 		}
 	}
 	return paths, nil
+}
+
+// checkReplay records o's decode forward at pos on path into a graph,
+// clears the logits, replays the graph with its transfers and compares the
+// logits with the cpu forward's: a graph that recorded nothing, or other
+// arguments than the launched forward's, fails.
+func checkReplay(d *gpu.Device, o *gpuOps, x []float32, pos int, path Path, want []float32) error {
+	g, err := o.record(pos, path)
+	if err != nil {
+		return fmt.Errorf("recording the forward: %w", err)
+	}
+	defer g.Close()
+	if err := d.Memset(o.bufs[bLogits], 0, 4*uint64(len(want))); err != nil {
+		return err
+	}
+	logits := make([]float32, len(want))
+	if err := d.Launch(func() error { return o.replay(g, x, logits, 1) }); err != nil {
+		return fmt.Errorf("replaying the recorded forward: %w", err)
+	}
+	if err := d.Synchronize(); err != nil {
+		return err
+	}
+	tol := CheckTolerance
+	if path == PathX8 {
+		tol = CheckToleranceX8
+	}
+	if e := NMSE(logits, want); !(e <= tol) {
+		return fmt.Errorf("the forward replayed as a graph: the logits differ from the cpu forward's: NMSE %.3g (bound %.0e)", e, tol)
+	}
+	return nil
 }

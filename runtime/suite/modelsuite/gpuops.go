@@ -165,13 +165,19 @@ func (r deviceRaw) Alloc(bytes uint64) (abi.DevicePtr, error) { return r.d.Mallo
 func (r deviceRaw) Free(p abi.DevicePtr) error                { return r.d.Free(p) }
 
 // gpuOps is the forward on a device: every step a generated launcher on
-// the default stream (matvec_f32 for one token, or on the x8 path
+// the ops' own stream (matvec_f32 for one token, or on the x8 path
 // glue_quantize_x8 into xq and matvec_x8 reading it; matmul_f32 for more,
 // attention_f16_d<hd>, the glue), the transfers the runtime's synchronous
-// copies. With timed set, mark records a device event at each component
-// boundary and breakdown reads the intervals.
+// copies, which wait for the stream's work (it is a blocking stream) and
+// which it waits for. With timed set, mark records a device event at each
+// component boundary and breakdown reads the intervals. With capturing
+// set, upload and download do nothing: the forward's launches are being
+// recorded into a graph (gpu.Stream.Capture), and the transfers, which a
+// capture refuses, are the replay's.
 type gpuOps struct {
 	g        *gpuModel
+	st       *gpu.Stream
+	stream   abi.Stream
 	seq      int
 	capacity int
 	bufs     [numBufs]abi.DevicePtr
@@ -184,6 +190,8 @@ type gpuOps struct {
 	// path: one OS-thread lock and device selection for all its launches,
 	// not one per launch).
 	inLaunch bool
+
+	capturing bool
 
 	timed  bool
 	events []*gpu.Event
@@ -206,6 +214,10 @@ func newGPUOps(g *gpuModel, seq, capacity int) (o *gpuOps, err error) {
 		}
 		return p, err
 	}
+	if o.st, err = g.d.NewStream(); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	o.stream = o.st.Handle()
 	for b := range numBufs {
 		n, half := bufSize(g.s, b, seq)
 		size := uint64(4)
@@ -266,7 +278,36 @@ func (o *gpuOps) close() error {
 		errs = append(errs, e.Close())
 	}
 	o.events = nil
+	if o.st != nil {
+		errs = append(errs, o.st.Close())
+		o.st = nil
+	}
 	return errors.Join(errs...)
+}
+
+// record captures one forward of the ops' tokens at position pos on path
+// into a graph, its transfers left out (a replay does them around it).
+func (o *gpuOps) record(pos int, path Path) (*gpu.Graph, error) {
+	o.capturing, o.inLaunch = true, true
+	defer func() { o.capturing, o.inLaunch = false, false }()
+	return o.st.Capture(func() error { return forward(o, o.g.s, nil, o.seq, pos, nil, path, nil) })
+}
+
+// replay runs a recorded forward n times, each with its transfers: x's
+// upload, the graph, the logits' download. Inside a Launch.
+func (o *gpuOps) replay(g *gpu.Graph, x, logits []float32, n int) error {
+	for range n {
+		if err := gpu.Upload(o.g.d, o.bufs[bH], x); err != nil {
+			return err
+		}
+		if err := g.Launch(o.stream); err != nil {
+			return err
+		}
+		if err := gpu.Download(o.g.d, logits, o.bufs[bLogits]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (o *gpuOps) launch(fn func() error) error {
@@ -276,7 +317,12 @@ func (o *gpuOps) launch(fn func() error) error {
 	return o.g.d.Launch(fn)
 }
 
-func (o *gpuOps) upload(x []float32) error { return gpu.Upload(o.g.d, o.bufs[bH], x) }
+func (o *gpuOps) upload(x []float32) error {
+	if o.capturing {
+		return nil
+	}
+	return gpu.Upload(o.g.d, o.bufs[bH], x)
+}
 
 func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 	w := o.g.norm
@@ -287,7 +333,7 @@ func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 		}
 	}
 	return o.launch(func() error {
-		return o.g.rms(o.bufs[src], w, o.bufs[dst], int64(rows), int64(o.g.s.Hidden), o.g.s.Eps, 0)
+		return o.g.rms(o.bufs[src], w, o.bufs[dst], int64(rows), int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
 	})
 }
 
@@ -300,9 +346,9 @@ func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 	}
 	return o.launch(func() error {
 		if batch == 1 {
-			return o.g.mv(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), 0)
+			return o.g.mv(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), o.stream)
 		}
-		return o.g.mm(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), int64(batch), 0)
+		return o.g.mm(w, o.bufs[src], o.bufs[dst], int64(rows), int64(cols), int64(batch), o.stream)
 	})
 }
 
@@ -311,7 +357,7 @@ func (o *gpuOps) quantizeX8(src buf, n int) error {
 		return fmt.Errorf("model: no x8 path for %s here: %v", o.g.f.Name, o.g.x8)
 	}
 	o.xn = n
-	return o.launch(func() error { return o.g.qx8(o.bufs[src], o.xq, int64(n), 0) })
+	return o.launch(func() error { return o.g.qx8(o.bufs[src], o.xq, int64(n), o.stream) })
 }
 
 func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
@@ -324,29 +370,29 @@ func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	if o.xq == 0 || cols != o.xn {
 		return fmt.Errorf("model: matvec_x8 of %s: %d columns, but %d activations were quantized", matrixName(layer, m), cols, o.xn)
 	}
-	return o.launch(func() error { return o.g.mvx8(w, o.xq, o.bufs[dst], int64(rows), int64(cols), 0) })
+	return o.launch(func() error { return o.g.mvx8(w, o.xq, o.bufs[dst], int64(rows), int64(cols), o.stream) })
 }
 
 func (o *gpuOps) rope(b buf, heads, seq, pos int) error {
 	s := o.g.s
 	return o.launch(func() error {
-		return o.g.rope(o.bufs[b], int64(seq), int64(heads), int64(s.HeadDim), int64(pos), float32(s.Theta), 0, 0)
+		return o.g.rope(o.bufs[b], int64(seq), int64(heads), int64(s.HeadDim), int64(pos), float32(s.Theta), 0, o.stream)
 	})
 }
 
 func (o *gpuOps) toHeads(dst, src buf, heads, seq int) error {
 	return o.launch(func() error {
-		return o.g.hds(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), 0)
+		return o.g.hds(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), o.stream)
 	})
 }
 
 func (o *gpuOps) appendKV(layer int, k, v buf, seq, pos, capacity int) error {
 	s := o.g.s
 	return o.launch(func() error {
-		if err := o.g.hds(o.bufs[k], o.k[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), 0); err != nil {
+		if err := o.g.hds(o.bufs[k], o.k[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), o.stream); err != nil {
 			return err
 		}
-		return o.g.hds(o.bufs[v], o.v[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), 0)
+		return o.g.hds(o.bufs[v], o.v[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), o.stream)
 	})
 }
 
@@ -354,29 +400,32 @@ func (o *gpuOps) attention(dst, q buf, layer int, seq, capacity int) error {
 	s := o.g.s
 	scale := float32(1 / math.Sqrt(float64(s.HeadDim)))
 	return o.launch(func() error {
-		return o.g.attn(o.bufs[q], o.k[layer], o.v[layer], o.bufs[dst], 1, int64(s.Heads), int64(s.KVHeads), int64(seq), int64(capacity), scale, 1, 0)
+		return o.g.attn(o.bufs[q], o.k[layer], o.v[layer], o.bufs[dst], 1, int64(s.Heads), int64(s.KVHeads), int64(seq), int64(capacity), scale, 1, o.stream)
 	})
 }
 
 func (o *gpuOps) toTokens(dst, src buf, heads, seq int) error {
 	return o.launch(func() error {
-		return o.g.tok(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), 0)
+		return o.g.tok(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), o.stream)
 	})
 }
 
 func (o *gpuOps) siluMul(dst, gate, up buf, n int) error {
-	return o.launch(func() error { return o.g.silu(o.bufs[gate], o.bufs[up], o.bufs[dst], int64(n), 0) })
+	return o.launch(func() error { return o.g.silu(o.bufs[gate], o.bufs[up], o.bufs[dst], int64(n), o.stream) })
 }
 
 func (o *gpuOps) add(dst, a, b buf, n int) error {
-	return o.launch(func() error { return o.g.add(o.bufs[a], o.bufs[b], o.bufs[dst], int64(n), 0) })
+	return o.launch(func() error { return o.g.add(o.bufs[a], o.bufs[b], o.bufs[dst], int64(n), o.stream) })
 }
 
 func (o *gpuOps) copyLast(dst, src buf, row, width int) error {
-	return o.g.d.Copy(o.bufs[dst], o.bufs[src]+abi.DevicePtr(4*row*width), 4*uint64(width), 0)
+	return o.g.d.Copy(o.bufs[dst], o.bufs[src]+abi.DevicePtr(4*row*width), 4*uint64(width), o.stream)
 }
 
 func (o *gpuOps) download(logits []float32) error {
+	if o.capturing {
+		return nil
+	}
 	return gpu.Download(o.g.d, logits, o.bufs[bLogits])
 }
 
@@ -391,7 +440,7 @@ func (o *gpuOps) mark(c Component) error {
 		}
 		o.events = append(o.events, e)
 	}
-	if err := o.events[o.used].Record(0); err != nil {
+	if err := o.events[o.used].Record(o.stream); err != nil {
 		return err
 	}
 	o.labels = append(o.labels[:o.used], c)

@@ -51,7 +51,16 @@
 //     context (every layer's K and V, f16, context + 1 positions), and
 //     roofline_kv_tokens_per_s = copy bandwidth ÷ (weight + K/V bytes per
 //     token), roofline_kv_pct the ratio: what a token really reads;
-//     launches_per_token the step's kernel launches (Launches);
+//     launches_per_token the step's kernel launches (on a GPU the kernel
+//     nodes of the step recorded into a graph, on the cpu Launches) and
+//     host_launches_per_token what the host submits for them (the same);
+//   - on a GPU backend, decode_replay_c<C> and decode_x8_replay_c<C>: the
+//     same step recorded once into a graph (gpu.Stream.Capture) and
+//     replayed, the input's upload and the logits' download around each
+//     replay as before: the same metrics, host_launches_per_token 1,
+//     speedup_vs_launched, and launch_overhead_ms, the launched step's
+//     ms_per_token less the replayed one's (what submitting the kernels one
+//     by one costs). Check replays each decode step it checks;
 //   - memory: weights_bytes, kv_cache_bytes, scratch_bytes (at the largest
 //     case) and peak_device_bytes, the caching allocator's PeakInUse.
 //
@@ -65,6 +74,7 @@
 package modelsuite
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -84,6 +94,9 @@ type DeviceBackend interface {
 	backend.Device
 	Device() *gpu.Device
 }
+
+// errNoReplay is the cpu engine's replay error.
+var errNoReplay = errors.New("the cpu backend has no graphs: its forward is Go calls")
 
 // CPUMaxFLOPs is the most work of one forward the cpu backend is given.
 const CPUMaxFLOPs = 20e9
@@ -228,6 +241,9 @@ type engine interface {
 	session(seq, capacity int, kvSeed uint64, path Path) (session, error)
 	// x8 says why the engine has no x8 decode path (nil: it has one).
 	x8() error
+	// replay says why the engine cannot record a forward and replay it
+	// (nil: it can).
+	replay() error
 	inUse() uint64 // device (or host) bytes held now
 	peak() uint64  // the allocator's peak
 	peakTFLOPS() float64
@@ -238,6 +254,11 @@ type session interface {
 	// timed runs n forwards and returns their time in all (device events
 	// around them on a GPU, the wall clock on the cpu).
 	timed(x, logits []float32, n int) (time.Duration, error)
+	// replayed is timed with the forward recorded once (at the first call)
+	// and replayed as one graph, its transfers around each replay.
+	replayed(x, logits []float32, n int) (time.Duration, error)
+	// launches is the kernel launches of one forward.
+	launches() (int, error)
 	// breakdown runs one forward and returns its time by component.
 	breakdown(x, logits []float32) ([NumComponents]time.Duration, error)
 	close() error
@@ -313,6 +334,10 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 	} else {
 		paths = append(paths, PathX8)
 	}
+	replay := e.replay()
+	if replay != nil {
+		env.Logf("%s: %s decode launched only, not replayed: %v", spec.Name, f.Name, replay)
+	}
 	for _, c := range contexts {
 		var f32tps float64
 		for _, path := range paths {
@@ -330,7 +355,38 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			if in := e.inUse(); in > base+kv {
 				maxScratch = max(maxScratch, in-base-kv)
 			}
+			d := decodeReport{s: s, f: f, c: c, path: path, steps: steps, weightBytes: weightBytes, kv: kv, roof: roof}
+			if d.launches, err = ss.launches(); err != nil {
+				ss.close()
+				return fmt.Errorf("decode at %d (%v): %w", c, path, err)
+			}
 			samples, err := env.Sample(func() (time.Duration, error) { return ss.timed(x, logits, steps) })
+			var tps float64
+			if err == nil && samples != nil {
+				if err = finite(logits); err == nil {
+					var m suite.Measurement
+					m, tps = d.measure(samples, false)
+					if path == PathF32 {
+						f32tps = tps
+					} else if f32tps > 0 {
+						m.Add("speedup_vs_f32", tps/f32tps, "x")
+					}
+					env.Report(m)
+				}
+			}
+			if err == nil && samples != nil && replay == nil && env.Ctx.Err() == nil {
+				clear(logits)
+				var rs []time.Duration
+				rs, err = env.Sample(func() (time.Duration, error) { return ss.replayed(x, logits, steps) })
+				if err == nil && rs != nil {
+					if err = finite(logits); err == nil {
+						m, rtps := d.measure(rs, true)
+						m.Add("speedup_vs_launched", rtps/tps, "x")
+						m.Add("launch_overhead_ms", 1e3/tps-1e3/rtps, "ms")
+						env.Report(m)
+					}
+				}
+			}
 			if cerr := ss.close(); err == nil {
 				err = cerr
 			}
@@ -340,30 +396,6 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			if samples == nil {
 				return nil
 			}
-			if err := finite(logits); err != nil {
-				return fmt.Errorf("decode at %d (%v): %w", c, path, err)
-			}
-			med := median(samples).Seconds()
-			m := suite.Measurement{Case: DecodeCase(f, c, path), Shape: []int{c, s.Hidden, s.Layers},
-				Elements: int64(steps), BytesRead: int64(steps) * weightBytes, FLOPs: int64(float64(steps) * s.FLOPs(1, c)), Samples: samples}
-			tps := float64(steps) / med
-			rtps := roof.GBps * 1e9 / float64(weightBytes)
-			m.Add("tokens_per_s", tps, "1/s")
-			m.Add("ms_per_token", 1e3/tps, "ms")
-			m.Add("roofline_tokens_per_s", rtps, "1/s")
-			m.Add("roofline_pct", 100*tps/rtps, "%")
-			rkv := roof.GBps * 1e9 / float64(uint64(weightBytes)+kv)
-			m.Add("roofline_kv_tokens_per_s", rkv, "1/s")
-			m.Add("roofline_kv_pct", 100*tps/rkv, "%")
-			m.Add("weight_bytes_per_token", float64(weightBytes), "B")
-			m.Add("kv_bytes_per_token", float64(kv), "B")
-			m.Add("launches_per_token", float64(Launches(s, path)), "")
-			if path == PathF32 {
-				f32tps = tps
-			} else if f32tps > 0 {
-				m.Add("speedup_vs_f32", tps/f32tps, "x")
-			}
-			env.Report(m)
 		}
 	}
 	m := suite.Measurement{Case: f.Name + "/memory", Shape: []int{s.Hidden, s.Layers}}
@@ -378,12 +410,57 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 // DecodeCase is the case name of format f's decode at context c on path:
 // "<fmt>/decode_c<C>" for matvec_f32 (the name the suite has always
 // reported, so that baselines compare) and "<fmt>/decode_x8_c<C>" for
-// matvec_x8.
-func DecodeCase(f *formats.Format, c int, path Path) string {
+// matvec_x8; replayed, "<fmt>/decode_replay_c<C>" and
+// "<fmt>/decode_x8_replay_c<C>".
+func DecodeCase(f *formats.Format, c int, path Path, replayed bool) string {
+	name := "decode"
 	if path == PathX8 {
-		return fmt.Sprintf("%s/decode_x8_c%d", f.Name, c)
+		name += "_x8"
 	}
-	return fmt.Sprintf("%s/decode_c%d", f.Name, c)
+	if replayed {
+		name += "_replay"
+	}
+	return fmt.Sprintf("%s/%s_c%d", f.Name, name, c)
+}
+
+// decodeReport is what a decode case's measurement is computed from.
+type decodeReport struct {
+	s           Shape
+	f           *formats.Format
+	c, steps    int
+	launches    int // kernel launches per token
+	path        Path
+	weightBytes int64
+	kv          uint64
+	roof        suite.Roofline
+}
+
+// measure is the decode case of samples (each of d.steps forwards), and
+// its tokens/s. A replayed forward is one host launch (the graph) of the
+// step's kernels.
+func (d decodeReport) measure(samples []time.Duration, replayed bool) (suite.Measurement, float64) {
+	s, steps := d.s, d.steps
+	med := median(samples).Seconds()
+	m := suite.Measurement{Case: DecodeCase(d.f, d.c, d.path, replayed), Shape: []int{d.c, s.Hidden, s.Layers},
+		Elements: int64(steps), BytesRead: int64(steps) * d.weightBytes, FLOPs: int64(float64(steps) * s.FLOPs(1, d.c)), Samples: samples}
+	tps := float64(steps) / med
+	rtps := d.roof.GBps * 1e9 / float64(d.weightBytes)
+	m.Add("tokens_per_s", tps, "1/s")
+	m.Add("ms_per_token", 1e3/tps, "ms")
+	m.Add("roofline_tokens_per_s", rtps, "1/s")
+	m.Add("roofline_pct", 100*tps/rtps, "%")
+	rkv := d.roof.GBps * 1e9 / float64(uint64(d.weightBytes)+d.kv)
+	m.Add("roofline_kv_tokens_per_s", rkv, "1/s")
+	m.Add("roofline_kv_pct", 100*tps/rkv, "%")
+	m.Add("weight_bytes_per_token", float64(d.weightBytes), "B")
+	m.Add("kv_bytes_per_token", float64(d.kv), "B")
+	m.Add("launches_per_token", float64(d.launches), "")
+	host := d.launches
+	if replayed {
+		host = 1
+	}
+	m.Add("host_launches_per_token", float64(host), "")
+	return m, tps
 }
 
 // footprint reports, per format, what a shape that is not run would

@@ -10,7 +10,13 @@
 // code (2); every function fails with code 3 (initialization error) on a
 // thread that has not called forge_rt_init, as the CUDA and HIP runtimes
 // keep the current device per thread; events read the host's monotonic
-// clock. The Q4_0 launchers (forge_dequant_f32_q4_0, forge_dequant_f16_q4_0,
+// clock. Graphs follow the runtimes' thread-local capture: between
+// forge_rt_graph_begin and forge_rt_graph_end on a thread, forge_copy on the
+// capturing stream is recorded (not run) and forge_rt_graph_launch runs the
+// recorded copies again; a synchronous call on that thread (copies, memset,
+// malloc, free, synchronize), or a computing launcher on the capturing
+// stream, fails with CodeCaptureUnsupported and breaks the capture, whose
+// end then fails with CodeCaptureInvalidated. The Q4_0 launchers (forge_dequant_f32_q4_0, forge_dequant_f16_q4_0,
 // forge_matvec_f32_q4_0, forge_matvec_x8_q4_0) and the activations'
 // quantization for the latter (forge_glue_quantize_x8) really compute, in C
 // written from the spec; every other launcher (with its family's signature)
@@ -38,6 +44,11 @@ const (
 	CodeNoDevice       = 100 // cudaErrorNoDevice
 	CodeInvalidDevice  = 101 // cudaErrorInvalidDevice
 	CodeNotImplemented = 98  // the fake's own: a launcher it does not implement
+
+	CodeCaptureUnsupported = 900 // cudaErrorStreamCaptureUnsupported: a synchronous call, or a launcher the fake cannot record, during a capture
+	CodeCaptureInvalidated = 901 // cudaErrorStreamCaptureInvalidated: forge_rt_graph_end of a capture an earlier error broke
+	CodeCaptureUnmatched   = 903 // cudaErrorStreamCaptureUnmatched: forge_rt_graph_end of a stream that is not capturing
+	CodeIllegalState       = 401 // cudaErrorIllegalState: forge_rt_graph_begin while this thread captures
 )
 
 // HostKernels are the launchers the fake implements (forge_matvec_x8_q4_0
@@ -209,6 +220,11 @@ const fakeHead = `// A fake forge kernel library over host memory (runtime/devic
 #define FAKE_NOT_IMPLEMENTED 98
 #define FAKE_NO_DEVICE 100
 #define FAKE_INVALID_DEVICE 101
+#define FAKE_ILLEGAL_STATE 401
+#define FAKE_CAPTURE_UNSUPPORTED 900
+#define FAKE_CAPTURE_INVALIDATED 901
+#define FAKE_CAPTURE_UNMATCHED 903
+#define FAKE_GRAPH_OPS 64
 #define FAKE_HEADER 256
 
 typedef struct forge_device_info {
@@ -223,6 +239,20 @@ static __thread int fake_device = -1;
 static uint64_t fake_used;
 
 #define FAKE_CHECK_INIT do { if (fake_device < 0) return FAKE_NOT_INITIALIZED; } while (0)
+
+// A graph: the copies a capture recorded. The capture in progress is the
+// thread's, as in the runtimes' thread-local mode.
+typedef struct { const void* src; void* dst; uint64_t bytes; } fake_op;
+typedef struct { int n; fake_op ops[FAKE_GRAPH_OPS]; } fake_graph;
+static __thread void* fake_capturing;
+static __thread int fake_capture_broken;
+static __thread fake_graph fake_capture;
+
+// FAKE_NO_SYNC_IN_CAPTURE: a synchronous call on a capturing thread fails
+// and breaks the capture; FAKE_NOT_CAPTURED(stream): so does a launcher the
+// fake cannot record, on the capturing stream.
+#define FAKE_NO_SYNC_IN_CAPTURE do { if (fake_capturing) { fake_capture_broken = 1; return FAKE_CAPTURE_UNSUPPORTED; } } while (0)
+#define FAKE_NOT_CAPTURED(stream) do { if (fake_capturing && (stream) == fake_capturing) { fake_capture_broken = 1; return FAKE_CAPTURE_UNSUPPORTED; } } while (0)
 
 static double fake_now_ms(void) {
 	struct timespec ts;
@@ -303,6 +333,10 @@ FAKE_EXPORT const char* forge_rt_error_string(int code) {
 	case FAKE_NOT_IMPLEMENTED: return "fake: launcher not implemented";
 	case FAKE_NO_DEVICE: return "no CUDA-capable device is detected";
 	case FAKE_INVALID_DEVICE: return "invalid device ordinal";
+	case FAKE_ILLEGAL_STATE: return "operation not permitted when stream is capturing";
+	case FAKE_CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
+	case FAKE_CAPTURE_INVALIDATED: return "operation failed due to a previous error during capture";
+	case FAKE_CAPTURE_UNMATCHED: return "capture was not initiated in this stream";
 	}
 	return "unrecognized error code";
 }
@@ -340,6 +374,7 @@ FAKE_EXPORT int forge_rt_mem_info(uint64_t* free_bytes, uint64_t* total_bytes) {
 	"forge_rt_malloc": `
 FAKE_EXPORT int forge_rt_malloc(uint64_t bytes, void** out) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	if (out == NULL) return 1;
 	*out = NULL;
 	uint64_t used = __atomic_add_fetch(&fake_used, bytes, __ATOMIC_SEQ_CST);
@@ -356,6 +391,7 @@ FAKE_EXPORT int forge_rt_malloc(uint64_t bytes, void** out) {
 	"forge_rt_free": `
 FAKE_EXPORT int forge_rt_free(void* p) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	if (p == NULL) return 0;
 	char* base = (char*)p - FAKE_HEADER;
 	__atomic_sub_fetch(&fake_used, *(uint64_t*)base, __ATOMIC_SEQ_CST);
@@ -366,6 +402,7 @@ FAKE_EXPORT int forge_rt_free(void* p) {
 	"forge_rt_memcpy_h2d": `
 FAKE_EXPORT int forge_rt_memcpy_h2d(void* dst, const void* src, uint64_t bytes) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	if (bytes && (dst == NULL || src == NULL)) return 1;
 	memcpy(dst, src, bytes);
 	return 0;
@@ -374,6 +411,7 @@ FAKE_EXPORT int forge_rt_memcpy_h2d(void* dst, const void* src, uint64_t bytes) 
 	"forge_rt_memcpy_d2h": `
 FAKE_EXPORT int forge_rt_memcpy_d2h(void* dst, const void* src, uint64_t bytes) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	if (bytes && (dst == NULL || src == NULL)) return 1;
 	memcpy(dst, src, bytes);
 	return 0;
@@ -382,6 +420,7 @@ FAKE_EXPORT int forge_rt_memcpy_d2h(void* dst, const void* src, uint64_t bytes) 
 	"forge_rt_memset": `
 FAKE_EXPORT int forge_rt_memset(void* p, int value, uint64_t bytes) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	if (bytes && p == NULL) return 1;
 	memset(p, value, bytes);
 	return 0;
@@ -390,6 +429,7 @@ FAKE_EXPORT int forge_rt_memset(void* p, int value, uint64_t bytes) {
 	"forge_rt_synchronize": `
 FAKE_EXPORT int forge_rt_synchronize(void) {
 	FAKE_CHECK_INIT;
+	FAKE_NO_SYNC_IN_CAPTURE;
 	return 0;
 }
 `,
@@ -442,10 +482,62 @@ FAKE_EXPORT int forge_rt_event_elapsed_ms(void* start, void* end, float* ms) {
 `,
 	"forge_copy": `
 FAKE_EXPORT int forge_copy(const void* src, void* dst, uint64_t bytes, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
 	if (bytes && (src == NULL || dst == NULL)) return 1;
+	if (fake_capturing && stream == fake_capturing) {
+		if (fake_capture.n == FAKE_GRAPH_OPS) {
+			fake_capture_broken = 1;
+			return FAKE_CAPTURE_UNSUPPORTED;
+		}
+		fake_capture.ops[fake_capture.n++] = (fake_op){src, dst, bytes};
+		return 0;
+	}
 	memmove(dst, src, bytes);
+	return 0;
+}
+`,
+	"forge_rt_graph_begin": `
+FAKE_EXPORT int forge_rt_graph_begin(void* stream) {
+	FAKE_CHECK_INIT;
+	if (stream == NULL) return 1;
+	if (fake_capturing) return FAKE_ILLEGAL_STATE;
+	fake_capturing = stream;
+	fake_capture_broken = 0;
+	fake_capture.n = 0;
+	return 0;
+}
+`,
+	"forge_rt_graph_end": `
+FAKE_EXPORT int forge_rt_graph_end(void* stream, void** out, uint64_t* kernels) {
+	FAKE_CHECK_INIT;
+	if (stream == NULL || out == NULL) return 1;
+	*out = NULL;
+	if (kernels) *kernels = 0;
+	if (fake_capturing != stream) return FAKE_CAPTURE_UNMATCHED;
+	fake_capturing = NULL;
+	if (fake_capture_broken) return FAKE_CAPTURE_INVALIDATED;
+	fake_graph* g = malloc(sizeof *g);
+	if (g == NULL) return FAKE_OUT_OF_MEMORY;
+	*g = fake_capture;
+	*out = g;
+	if (kernels) *kernels = (uint64_t)g->n;
+	return 0;
+}
+`,
+	"forge_rt_graph_launch": `
+FAKE_EXPORT int forge_rt_graph_launch(void* graph, void* stream) {
+	FAKE_CHECK_INIT;
+	if (graph == NULL) return 1;
+	FAKE_NOT_CAPTURED(stream);
+	const fake_graph* g = graph;
+	for (int i = 0; i < g->n; i++) memmove(g->ops[i].dst, g->ops[i].src, g->ops[i].bytes);
+	return 0;
+}
+`,
+	"forge_rt_graph_destroy": `
+FAKE_EXPORT int forge_rt_graph_destroy(void* graph) {
+	FAKE_CHECK_INIT;
+	free(graph);
 	return 0;
 }
 `,
@@ -453,8 +545,8 @@ FAKE_EXPORT int forge_copy(const void* src, void* dst, uint64_t bytes, void* str
 
 const fakeQ4_0F32 = `
 FAKE_EXPORT int forge_dequant_f32_q4_0(const void* src, float* dst, int64_t n, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
+	FAKE_NOT_CAPTURED(stream);
 	if (n < 0 || (n > 0 && (src == NULL || dst == NULL))) return 1;
 	for (int64_t i = 0; i < n * 32; i++) dst[i] = fake_q4_0((const uint8_t*)src + (i / 32) * 18, (int)(i % 32));
 	return 0;
@@ -465,8 +557,8 @@ FAKE_EXPORT int forge_dequant_f32_q4_0(const void* src, float* dst, int64_t n, v
 // order (well within suite.MatVecTolerance of the reference).
 const fakeMatVecQ4_0 = `
 FAKE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, int64_t rows, int64_t cols, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
+	FAKE_NOT_CAPTURED(stream);
 	if (rows < 0 || cols < 0 || cols % 32 != 0 || (rows > 0 && (w == NULL || x == NULL || y == NULL))) return 1;
 	for (int64_t i = 0; i < rows; i++) {
 		const uint8_t* row = (const uint8_t*)w + i * (cols / 32) * 18;
@@ -483,8 +575,8 @@ FAKE_EXPORT int forge_matvec_f32_q4_0(const void* w, const float* x, float* y, i
 // in double, where x/d is exact).
 const fakeQuantizeX8 = `
 FAKE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
+	FAKE_NOT_CAPTURED(stream);
 	if (n < 0 || n % 32 != 0 || (n > 0 && (x == NULL || xq == NULL))) return 1;
 	int8_t* q = (int8_t*)xq;
 	float* d = (float*)(q + n);
@@ -518,8 +610,8 @@ FAKE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, void
 // activations: per block, d·D·Σ nibble·Q + (−8d)·(S[2b] + S[2b+1]).
 const fakeMatVecX8Q4_0 = `
 FAKE_EXPORT int forge_matvec_x8_q4_0(const void* w, const void* xq, float* y, int64_t rows, int64_t cols, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
+	FAKE_NOT_CAPTURED(stream);
 	if (rows < 0 || cols < 0 || cols % 32 != 0 || (rows > 0 && (w == NULL || xq == NULL || y == NULL))) return 1;
 	const int8_t* q = (const int8_t*)xq;
 	const float* d = (const float*)(q + cols);
@@ -545,8 +637,8 @@ FAKE_EXPORT int forge_matvec_x8_q4_0(const void* w, const void* xq, float* y, in
 
 const fakeQ4_0F16 = `
 FAKE_EXPORT int forge_dequant_f16_q4_0(const void* src, uint16_t* dst, int64_t n, void* stream) {
-	(void)stream;
 	FAKE_CHECK_INIT;
+	FAKE_NOT_CAPTURED(stream);
 	if (n < 0 || (n > 0 && (src == NULL || dst == NULL))) return 1;
 	for (int64_t i = 0; i < n * 32; i++) dst[i] = fake_f32_to_half(fake_q4_0((const uint8_t*)src + (i / 32) * 18, (int)(i % 32)));
 	return 0;
