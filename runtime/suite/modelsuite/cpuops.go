@@ -75,6 +75,14 @@ func (o *cpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 }
 
 func (o *cpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
+	if parts, outs := fused(m); parts != nil {
+		for i, p := range parts {
+			if err := o.matmul(outs[i], src, layer, p, batch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	s := o.w.Shape
 	w, rows, cols := o.w.Head, s.Vocab, s.Hidden
 	if layer >= 0 {
@@ -99,6 +107,14 @@ func (o *cpuOps) quantizeX8(src buf, n int) error {
 }
 
 func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
+	if parts, outs := fused(m); parts != nil {
+		for i, p := range parts {
+			if err := o.matvecX8(outs[i], layer, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	s := o.w.Shape
 	w, rows, cols := o.w.Head, s.Vocab, s.Hidden
 	if layer >= 0 {
@@ -111,9 +127,10 @@ func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	return o.be.RunMatrix(o.xk, o.bufs[dst][:rows], w, o.xin, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1})
 }
 
-func (o *cpuOps) rope(b buf, heads, seq, pos int) error {
+func (o *cpuOps) ropeQK(seq, pos int) error {
 	s := o.w.Shape
-	cpu.RoPE(o.bufs[b], seq, heads, s.HeadDim, pos, s.Theta, false)
+	cpu.RoPE(o.bufs[bQ], seq, s.Heads, s.HeadDim, pos, s.Theta, false)
+	cpu.RoPE(o.bufs[bK], seq, s.KVHeads, s.HeadDim, pos, s.Theta, false)
 	return nil
 }
 

@@ -57,12 +57,37 @@ const (
 	numMatrices
 )
 
+// The fused projections of a decode step: q, k and v as one matrix of
+// Q + 2·KV rows, gate and up as one of 2·FFN, whose outputs are the
+// consecutive buffers bQ, bK, bV and bG, bU (fused names the parts).
+const (
+	mQKV matrix = numMatrices + iota
+	mGateUp
+)
+
+// fused is the matrices a fused projection stacks, and the buffers their
+// outputs go to; nil for a single matrix.
+func fused(m matrix) (parts []matrix, outs []buf) {
+	switch m {
+	case mQKV:
+		return []matrix{mQ, mK, mV}, []buf{bQ, bK, bV}
+	case mGateUp:
+		return []matrix{mGate, mUp}, []buf{bG, bU}
+	}
+	return nil, nil
+}
+
 var matrixNames = [numMatrices]string{"q", "k", "v", "o", "gate", "up", "down"}
 
 // matrixName names layer's matrix m for an error; layer -1 is the LM head.
 func matrixName(layer int, m matrix) string {
-	if layer < 0 {
+	switch {
+	case layer < 0:
 		return "the LM head"
+	case m == mQKV:
+		return fmt.Sprintf("layer %d's q, k and v", layer)
+	case m == mGateUp:
+		return fmt.Sprintf("layer %d's gate and up", layer)
 	}
 	return fmt.Sprintf("layer %d's %s", layer, matrixNames[m])
 }
@@ -78,6 +103,10 @@ func (s Shape) dims(m matrix) (rows, cols int) {
 		return s.Hidden, s.Q()
 	case mGate, mUp:
 		return s.FFN, s.Hidden
+	case mQKV:
+		return s.Q() + 2*s.KV(), s.Hidden
+	case mGateUp:
+		return 2 * s.FFN, s.Hidden
 	default:
 		return s.Hidden, s.FFN
 	}

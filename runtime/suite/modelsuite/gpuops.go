@@ -49,6 +49,11 @@ type gpuModel struct {
 type gpuLayer struct {
 	m                 [numMatrices]abi.DevicePtr
 	attnNorm, ffnNorm abi.DevicePtr
+	// stacked is the fused projections' matrices (mQKV, mGateUp): one
+	// buffer each, of which m[mQ], m[mK], m[mV] (m[mGate], m[mUp]) are the
+	// parts; 0 where a part's bytes would not start 16-byte aligned (each
+	// is then its own buffer and a fused projection its parts' launches).
+	stacked [2]abi.DevicePtr
 }
 
 func (g *gpuModel) alloc(bytes uint64) (abi.DevicePtr, error) {
@@ -108,7 +113,33 @@ func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 	g.x8 = g.findX8()
 	for l, ly := range w.Layers {
 		var gl gpuLayer
+		for i, st := range []matrix{mQKV, mGateUp} {
+			parts, _ := fused(st)
+			var b []byte
+			for _, p := range parts[:len(parts)-1] {
+				if len(ly.M[p])%16 != 0 {
+					b = nil
+					break
+				}
+				b = append(b, ly.M[p]...)
+			}
+			if b == nil {
+				continue
+			}
+			b = append(b, ly.M[parts[len(parts)-1]]...)
+			if gl.stacked[i], err = g.upload(b); err != nil {
+				return nil, fmt.Errorf("model: %s: %w", matrixName(l, st), err)
+			}
+			off := gl.stacked[i]
+			for _, p := range parts {
+				gl.m[p] = off
+				off += abi.DevicePtr(len(ly.M[p]))
+			}
+		}
 		for m := range numMatrices {
+			if gl.m[m] != 0 {
+				continue
+			}
 			if gl.m[m], err = g.upload(ly.M[m]); err != nil {
 				return nil, fmt.Errorf("model: layer %d %s: %w", l, matrixNames[m], err)
 			}
@@ -218,14 +249,37 @@ func newGPUOps(g *gpuModel, seq, capacity int) (o *gpuOps, err error) {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	o.stream = o.st.Handle()
+	// A fused projection's outputs are consecutive: bQ, bK, bV in one
+	// allocation, bG, bU in another.
+	groups := [][]buf{{bQ, bK, bV}, {bG, bU}}
 	for b := range numBufs {
-		n, half := bufSize(g.s, b, seq)
-		size := uint64(4)
-		if half {
-			size = 2
+		if b != bQ && b != bG && o.bufs[b] != 0 {
+			continue // a later member of a group
 		}
-		if o.bufs[b], err = alloc(uint64(n) * size); err != nil {
+		group := []buf{b}
+		for _, gr := range groups {
+			if gr[0] == b {
+				group = gr
+			}
+		}
+		var bytes []uint64
+		var all uint64
+		for _, m := range group {
+			n, half := bufSize(g.s, m, seq)
+			size := uint64(4)
+			if half {
+				size = 2
+			}
+			bytes = append(bytes, uint64(n)*size)
+			all += uint64(n) * size
+		}
+		p, err := alloc(all)
+		if err != nil {
 			return nil, fmt.Errorf("model: scratch: %w", err)
+		}
+		for i, m := range group {
+			o.bufs[m] = p
+			p += abi.DevicePtr(bytes[i])
 		}
 	}
 	if seq == 1 && g.mvx8 != nil {
@@ -337,12 +391,37 @@ func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 	})
 }
 
-func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
+// weights is the device matrix of layer's m (layer -1: the LM head) and
+// its rows and columns; for a fused projection whose parts are not
+// stacked, ok false.
+func (o *gpuOps) weights(layer int, m matrix) (w abi.DevicePtr, rows, cols int, ok bool) {
 	s := o.g.s
-	w, rows, cols := o.g.head, s.Vocab, s.Hidden
-	if layer >= 0 {
+	if layer < 0 {
+		return o.g.head, s.Vocab, s.Hidden, true
+	}
+	rows, cols = s.dims(m)
+	switch m {
+	case mQKV, mGateUp:
+		w = o.g.layers[layer].stacked[m-mQKV]
+	default:
 		w = o.g.layers[layer].m[m]
-		rows, cols = s.dims(m)
+	}
+	return w, rows, cols, w != 0
+}
+
+func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
+	if parts, outs := fused(m); parts != nil && (batch != 1 || dst != outs[0]) {
+		return fmt.Errorf("model: %s: a fused projection of %d tokens into buffer %d", matrixName(layer, m), batch, dst)
+	}
+	w, rows, cols, ok := o.weights(layer, m)
+	if !ok {
+		parts, outs := fused(m)
+		for i, p := range parts {
+			if err := o.matmul(outs[i], src, layer, p, batch); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return o.launch(func() error {
 		if batch == 1 {
@@ -361,11 +440,18 @@ func (o *gpuOps) quantizeX8(src buf, n int) error {
 }
 
 func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
-	s := o.g.s
-	w, rows, cols := o.g.head, s.Vocab, s.Hidden
-	if layer >= 0 {
-		w = o.g.layers[layer].m[m]
-		rows, cols = s.dims(m)
+	if parts, outs := fused(m); parts != nil && dst != outs[0] {
+		return fmt.Errorf("model: %s into buffer %d", matrixName(layer, m), dst)
+	}
+	w, rows, cols, ok := o.weights(layer, m)
+	if !ok {
+		parts, outs := fused(m)
+		for i, p := range parts {
+			if err := o.matvecX8(outs[i], layer, p); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if o.xq == 0 || cols != o.xn {
 		return fmt.Errorf("model: matvec_x8 of %s: %d columns, but %d activations were quantized", matrixName(layer, m), cols, o.xn)
@@ -373,10 +459,21 @@ func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	return o.launch(func() error { return o.g.mvx8(w, o.xq, o.bufs[dst], int64(rows), int64(cols), o.stream) })
 }
 
-func (o *gpuOps) rope(b buf, heads, seq, pos int) error {
+// ropeQK rotates q and k; one token's q and k, consecutive in memory, are
+// one token of heads + kv_heads heads to the kernel: one launch.
+func (o *gpuOps) ropeQK(seq, pos int) error {
 	s := o.g.s
-	return o.launch(func() error {
+	rope := func(b buf, heads int) error {
 		return o.g.rope(o.bufs[b], int64(seq), int64(heads), int64(s.HeadDim), int64(pos), float32(s.Theta), 0, o.stream)
+	}
+	return o.launch(func() error {
+		if seq == 1 {
+			return rope(bQ, s.Heads+s.KVHeads)
+		}
+		if err := rope(bQ, s.Heads); err != nil {
+			return err
+		}
+		return rope(bK, s.KVHeads)
 	})
 }
 

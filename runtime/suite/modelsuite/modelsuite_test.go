@@ -444,12 +444,16 @@ func TestScenarioDecodePaths(t *testing.T) {
 	mf, mx := cases["Q4_0/decode_c32"], cases["Q4_0/decode_x8_c32"]
 	f32, _ := mf.Metric("launches_per_token")
 	x8, _ := mx.Metric("launches_per_token")
-	// 19 a layer (norm, q, k, v, two RoPEs, q's layout, the KV append's
-	// two, attention, its layout back, o, add, norm, gate, up, SiLU-gate,
-	// down, add) and the final norm and LM head; on x8, one quantization
-	// more per distinct projection input: four a layer and the LM head's.
-	if s := ShapeOf(spec); f32.Value != float64(19*s.Layers+2) || x8.Value != float64(23*s.Layers+3) {
-		t.Errorf("launches per token: %g (f32), %g (x8), want %d and %d", f32.Value, x8.Value, 19*s.Layers+2, 23*s.Layers+3)
+	// 15 a layer (norm, q·k·v stacked, one RoPE of q and k, q's layout,
+	// the KV append's two, attention, its layout back, o, add, norm,
+	// gate·up stacked, SiLU-gate, down, add) and the final norm and LM
+	// head; on x8, one quantization more per distinct projection input:
+	// four a layer and the LM head's.
+	if s := ShapeOf(spec); f32.Value != float64(15*s.Layers+2) || x8.Value != float64(19*s.Layers+3) {
+		t.Errorf("launches per token: %g (f32), %g (x8), want %d and %d", f32.Value, x8.Value, 15*s.Layers+2, 19*s.Layers+3)
+	}
+	if _, ok := cases["Q4_0/decode_replay_c32"]; ok {
+		t.Error("the cpu reported a replayed decode")
 	}
 	if _, ok := cases["F16/decode_x8_c32"]; ok {
 		t.Error("F16, which has no integer form, reported an x8 decode")

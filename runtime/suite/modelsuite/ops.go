@@ -74,10 +74,10 @@ func bufSize(s Shape, b buf, seq int) (n int, half bool) {
 type ops interface {
 	upload(x []float32) error                                   // x → bH
 	rmsnorm(dst, src buf, layer int, ffn bool, rows int) error  // the layer's attention (or FFN) norm; layer -1: final
-	matmul(dst, src buf, layer int, m matrix, batch int) error  // dst = W·src; layer -1: the LM head
+	matmul(dst, src buf, layer int, m matrix, batch int) error  // dst = W·src; layer -1: the LM head; mQKV, mGateUp: one token
 	quantizeX8(src buf, n int) error                            // src's first n values → the X8 scratch (one token)
 	matvecX8(dst buf, layer int, m matrix) error                // dst = W·(the X8 scratch), matvec_x8; layer -1: the LM head
-	rope(b buf, heads, seq, pos int) error                      // in place, token-major
+	ropeQK(seq, pos int) error                                  // bQ and bK in place, token-major
 	toHeads(dst, src buf, heads, seq int) error                 // q: token-major → f16 head-major
 	appendKV(layer int, k, v buf, seq, pos, capacity int) error // into the layer's caches
 	attention(dst, q buf, layer int, seq, capacity int) error   // causal, the layer's caches
@@ -107,6 +107,12 @@ func (p Path) String() string { return [...]string{"f32", "x8"}[p] }
 // the context it attends), x the tokens' hidden states; logits receives the
 // last token's. after, if not nil, is called with the residual stream
 // after each layer (a check reads it).
+//
+// A decode step (one token) multiplies q, k and v as one stacked matrix
+// (mQKV) and gate and up as another (mGateUp), as inference engines
+// store them: one launch each on a device, the same rows as the separate
+// matrices'; a prompt multiplies them one by one (a batch's outputs of a
+// stacked matrix would interleave the parts token by token).
 //
 // On PathX8 (one token only) each distinct input of the projections is
 // quantized once and its X8 form read by every projection of it, as an
@@ -147,17 +153,19 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 		return func() error { return o.matmul(dst, src, l, m, batch) }
 	}
 	for l := range s.Layers {
+		qkv := []func() error{proj(bQ, bXN, l, mQ), proj(bK, bXN, l, mK), proj(bV, bXN, l, mV)}
+		gateUp := []func() error{proj(bG, bXN, l, mGate), proj(bU, bXN, l, mUp)}
+		if seq == 1 {
+			qkv = []func() error{proj(bQ, bXN, l, mQKV)}
+			gateUp = []func() error{proj(bG, bXN, l, mGateUp)}
+		}
 		err := run(slices.Concat([]func() error{
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.rmsnorm(bXN, bH, l, false, seq) },
 			func() error { return o.mark(Projections) },
-		}, in(bXN, s.Hidden), []func() error{
-			proj(bQ, bXN, l, mQ),
-			proj(bK, bXN, l, mK),
-			proj(bV, bXN, l, mV),
+		}, in(bXN, s.Hidden), qkv, []func() error{
 			func() error { return o.mark(NormsGlue) },
-			func() error { return o.rope(bQ, s.Heads, seq, pos) },
-			func() error { return o.rope(bK, s.KVHeads, seq, pos) },
+			func() error { return o.ropeQK(seq, pos) },
 			func() error { return o.toHeads(bQH, bQ, s.Heads, seq) },
 			func() error { return o.mark(KVAppend) },
 			func() error { return o.appendKV(l, bK, bV, seq, pos, capacity) },
@@ -172,9 +180,7 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
 			func() error { return o.rmsnorm(bXN, bH, l, true, seq) },
 			func() error { return o.mark(FFN) },
-		}, in(bXN, s.Hidden), []func() error{
-			proj(bG, bXN, l, mGate),
-			proj(bU, bXN, l, mUp),
+		}, in(bXN, s.Hidden), gateUp, []func() error{
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.siluMul(bG, bG, bU, seq*s.FFN) },
 			func() error { return o.mark(FFN) },
@@ -224,7 +230,7 @@ func (c *launchCounter) rmsnorm(buf, buf, int, bool, int) error      { return c.
 func (c *launchCounter) matmul(buf, buf, int, matrix, int) error     { return c.launch(1) }
 func (c *launchCounter) quantizeX8(buf, int) error                   { return c.launch(1) }
 func (c *launchCounter) matvecX8(buf, int, matrix) error             { return c.launch(1) }
-func (c *launchCounter) rope(buf, int, int, int) error               { return c.launch(1) }
+func (c *launchCounter) ropeQK(seq, _ int) error                     { return c.launch(min(seq, 2)) }
 func (c *launchCounter) toHeads(buf, buf, int, int) error            { return c.launch(1) }
 func (c *launchCounter) appendKV(int, buf, buf, int, int, int) error { return c.launch(2) }
 func (c *launchCounter) attention(buf, buf, int, int, int) error     { return c.launch(1) }

@@ -51,7 +51,8 @@
 //     context (every layer's K and V, f16, context + 1 positions), and
 //     roofline_kv_tokens_per_s = copy bandwidth ÷ (weight + K/V bytes per
 //     token), roofline_kv_pct the ratio: what a token really reads;
-//     launches_per_token the step's kernel launches (on a GPU the kernel
+//     the breakdown of one more step, as prefill's (its events' own cost
+//     included); launches_per_token the step's kernel launches (on a GPU the kernel
 //     nodes of the step recorded into a graph, on the cpu Launches) and
 //     host_launches_per_token what the host submits for them (the same);
 //   - on a GPU backend, decode_replay_c<C> and decode_x8_replay_c<C>: the
@@ -306,20 +307,7 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			Elements: int64(p), BytesRead: weightBytes, FLOPs: int64(flops), Samples: samples}
 		m.Add("ttft_ms", med*1e3, "ms")
 		m.Add("tokens_per_s", float64(p)/med, "1/s")
-		var total time.Duration
-		for _, d := range parts {
-			total += d
-		}
-		for c, d := range parts {
-			m.Add(ComponentNames[c]+"_ms", d.Seconds()*1e3, "ms")
-		}
-		for c, d := range parts {
-			pct := 0.0
-			if total > 0 {
-				pct = 100 * d.Seconds() / total.Seconds()
-			}
-			m.Add(ComponentNames[c]+"_pct", pct, "%")
-		}
+		addBreakdown(&m, parts)
 		est := float64(weightBytes) / (roof.GBps * 1e9)
 		if pk := e.peakTFLOPS(); pk > 0 {
 			est = math.Max(est, flops/(pk*1e12))
@@ -362,10 +350,15 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 			}
 			samples, err := env.Sample(func() (time.Duration, error) { return ss.timed(x, logits, steps) })
 			var tps float64
+			var parts [NumComponents]time.Duration
+			if err == nil && samples != nil {
+				parts, err = ss.breakdown(x, logits)
+			}
 			if err == nil && samples != nil {
 				if err = finite(logits); err == nil {
 					var m suite.Measurement
 					m, tps = d.measure(samples, false)
+					addBreakdown(&m, parts)
 					if path == PathF32 {
 						f32tps = tps
 					} else if f32tps > 0 {
@@ -405,6 +398,25 @@ func measureFormat(env *suite.Env, spec workloads.Decoder, s Shape, f *formats.F
 	m.Add("peak_device_bytes", float64(e.peak()), "B")
 	env.Report(m)
 	return nil
+}
+
+// addBreakdown adds a forward's time by component to m: <component>_ms and
+// <component>_pct of their sum.
+func addBreakdown(m *suite.Measurement, parts [NumComponents]time.Duration) {
+	var total time.Duration
+	for _, d := range parts {
+		total += d
+	}
+	for c, d := range parts {
+		m.Add(ComponentNames[c]+"_ms", d.Seconds()*1e3, "ms")
+	}
+	for c, d := range parts {
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * d.Seconds() / total.Seconds()
+		}
+		m.Add(ComponentNames[c]+"_pct", pct, "%")
+	}
 }
 
 // DecodeCase is the case name of format f's decode at context c on path:
