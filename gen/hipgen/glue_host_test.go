@@ -1,6 +1,7 @@
 package hipgen_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -19,8 +20,9 @@ import (
 // vectors' scale at positions near 100 and 4e-4 near 4000 (the float32
 // angle: see the template), silu within 1e-6 relative, the add and the
 // layout kernels exactly (f16 rounding included), rows of the cache outside
-// the appended ones untouched; and the refusals (rc=1) and no-ops (rc=0),
-// none of which launches.
+// the appended ones untouched; rmsnorm_x8 bit for bit formats.QuantizeX8
+// of the emulated rmsnorm's output; and the refusals (rc=1) and no-ops
+// (rc=0), none of which launches.
 func TestGlueKernelHost(t *testing.T) {
 	e := newEmuHost(t)
 	for _, target := range []string{"gfx1100", "gfx90a"} {
@@ -30,6 +32,8 @@ func TestGlueKernelHost(t *testing.T) {
 			g := &glueRun{t: t, e: e, exe: e.link(t, "glue", "glue_"+target, obj), prefix: target}
 			g.rmsnorm(3, 300)
 			g.rmsnorm(2, 4096)
+			g.rmsnormX8(1, 4096)
+			g.rmsnormX8(3, 96)
 			g.rope(5, 3, 32, 100, false, 2e-5)
 			g.rope(5, 3, 32, 100, true, 2e-5)
 			g.rope(2, 2, 128, 4000, false, 4e-4)
@@ -107,6 +111,24 @@ func (g *glueRun) rmsnorm(rows, dim int) {
 	g.closeTo(fmt.Sprintf("rmsnorm %d×%d", rows, dim), g.floats(yp), want, 2e-6, false)
 }
 
+// rmsnormX8 runs rmsnorm and rmsnorm_x8 on the same rows: the fused
+// kernel's X8 bytes must be formats.QuantizeX8 of rmsnorm's output.
+func (g *glueRun) rmsnormX8(rows, dim int) {
+	x, w := glueData(rows*dim, uint64(dim)+1, 1.5), glueData(dim, 8, 1)
+	xp, wp, yp := g.file(f32Bytes(x)), g.file(f32Bytes(w)), g.file(make([]byte, 4*rows*dim))
+	g.run(launched(0, 1), "rmsnorm", xp, wp, yp, rows, dim, 1e-5)
+	want := suite.X8Layout(formats.QuantizeX8(g.floats(yp)))
+	qp := g.file(make([]byte, len(want)))
+	g.run(launched(0, 1), "rmsnorm_x8", xp, wp, qp, rows, dim, 1e-5)
+	got, err := os.ReadFile(qp)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		g.t.Errorf("rmsnorm_x8 %d×%d: %s", rows, dim, x8Diff(got, want, rows*dim))
+	}
+}
+
 func (g *glueRun) rope(seq, heads, hd, pos int, neox bool, tol float64) {
 	x := glueData(seq*heads*hd, uint64(pos+hd), 1)
 	xp := g.file(f32Bytes(x))
@@ -170,6 +192,10 @@ func (g *glueRun) refusals() {
 		{[]any{"rmsnorm", buf, "null", buf, 2, 4, 1e-5}, 1},
 		{[]any{"rmsnorm", buf, buf, buf, int64(1) << 40, int64(1) << 40, 1e-5}, 1},
 		{[]any{"rmsnorm", "null", "null", "null", 0, 4, 1e-5}, 0},
+		{[]any{"rmsnorm_x8", buf, buf, buf, 1, 48, 1e-5}, 1}, // dim not whole 32-element groups
+		{[]any{"rmsnorm_x8", buf, "null", buf, 1, 32, 1e-5}, 1},
+		{[]any{"rmsnorm_x8", buf, buf, buf, -1, 32, 1e-5}, 1},
+		{[]any{"rmsnorm_x8", "null", "null", "null", 0, 32, 1e-5}, 0},
 		{[]any{"rope", buf, 2, 2, 7, 0, 10000, 0}, 1}, // odd head dim
 		{[]any{"rope", buf, 2, 2, 8, 0, 10000, 2}, 1}, // neox 2
 		{[]any{"rope", buf, 2, 2, 8, -1, 10000, 0}, 1},

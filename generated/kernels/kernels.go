@@ -87,6 +87,7 @@ const (
 	fnGlueHeadsF16
 	fnGlueTokensF32
 	fnGlueQuantizeX8
+	fnGlueRMSNormX8
 	fnMatMulF32F32
 	fnMatMulF32F16
 	fnMatMulF32Q4_0
@@ -219,6 +220,7 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_glue_heads_f16", Family: "glue", Kernel: "glue_heads_f16", Output: "f16", Signature: "glue_layout"},
 	{Symbol: "forge_glue_tokens_f32", Family: "glue", Kernel: "glue_tokens_f32", Output: "f32", Signature: "glue_layout"},
 	{Symbol: "forge_glue_quantize_x8", Family: "glue", Kernel: "glue_quantize_x8", Output: "f32", Signature: "glue_quantize"},
+	{Symbol: "forge_glue_rmsnorm_x8", Family: "glue", Kernel: "glue_rmsnorm_x8", Output: "f32", Signature: "glue_norm"},
 	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 4},
 	{Symbol: "forge_matmul_f32_f16", Format: "F16", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 2},
 	{Symbol: "forge_matmul_f32_q4_0", Format: "Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 32, BlockBytes: 18},
@@ -1123,11 +1125,19 @@ func (l *Library) GlueRMSNormF32(x, w, y abi.DevicePtr, rows, dim int64, eps flo
 	return l.glueNorm(fnGlueRMSNormF32, x, w, y, rows, dim, eps, stream)
 }
 
+// GlueRMSNormX8 calls forge_glue_rmsnorm_x8: RMSNorm of rows × dim float32 straight into the X8 layout (y is the X8 buffer): glue_rmsnorm_f32 then glue_quantize_x8 in one launch, on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueRMSNormX8(x, w, y abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {
+	return l.glueNorm(fnGlueRMSNormX8, x, w, y, rows, dim, eps, stream)
+}
+
 // GlueNorm returns the glue_norm launcher of kernel ("glue_rmsnorm_f32"), false if there is none.
 func (l *Library) GlueNorm(kernel string) (GlueNormFunc, bool) {
 	switch kernel {
 	case "glue_rmsnorm_f32":
 		return l.GlueRMSNormF32, true
+	case "glue_rmsnorm_x8":
+		return l.GlueRMSNormX8, true
 	}
 	return nil, false
 }

@@ -19,5 +19,6 @@ var Glue = register(Family{
 		{Name: "glue_tokens_f32", Output: "f32", Signature: "glue_layout", Doc: "f16 rows pos.. of [heads, cap, head_dim] → float32 [seq, heads, head_dim] (attention output)"},
 		// Output f32: the layout's scales and sums are float32 (its codes int8).
 		{Name: "glue_quantize_x8", Output: "f32", Signature: "glue_quantize", Doc: "float32 x → the X8 layout (int8 codes, a float32 scale per 32 and a sum per 16) that matvec_x8 reads"},
+		{Name: "glue_rmsnorm_x8", Output: "f32", Signature: "glue_norm", Doc: "RMSNorm of rows × dim float32 straight into the X8 layout (y is the X8 buffer): glue_rmsnorm_f32 then glue_quantize_x8 in one launch"},
 	},
 })

@@ -1,6 +1,7 @@
 // glue_emu_main.cc: runs a generated glue launcher (glue.hip, emulated by
 // emu.h) on the host. Usage:
 //   ./glue rmsnorm X W Y rows dim eps
+//   ./glue rmsnorm_x8 X W XQ rows dim eps                (XQ: the X8 bytes)
 //   ./glue rope X seq heads head_dim pos theta neox      (X in place)
 //   ./glue silu_mul|add A B OUT n
 //   ./glue heads|tokens SRC DST seq heads head_dim pos cap (DST read first: rows outside pos.. stay)
@@ -11,6 +12,7 @@
 
 extern "C" {
 int forge_glue_rmsnorm_f32(const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, void* stream);
+int forge_glue_rmsnorm_x8(const float* x, const float* w, void* xq, int64_t rows, int64_t dim, float eps, void* stream);
 int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, float theta, int32_t neox, void* stream);
 int forge_glue_silu_mul_f32(const float* gate, const float* up, float* out, int64_t n, void* stream);
 int forge_glue_add_f32(const float* a, const float* b, float* out, int64_t n, void* stream);
@@ -28,6 +30,10 @@ int main(int argc, char** argv) {
 	if (!strcmp(op, "rmsnorm") && argc == 8) {
 		emu_buf x = emu_read(argv[2]), w = emu_read(argv[3]), y = emu_read(argv[4]);
 		rc = forge_glue_rmsnorm_f32((float*)x.p, (float*)w.p, (float*)y.p, atoll(argv[5]), atoll(argv[6]), (float)atof(argv[7]), nullptr);
+		emu_write(argv[4], y.p, y.size);
+	} else if (!strcmp(op, "rmsnorm_x8") && argc == 8) {
+		emu_buf x = emu_read(argv[2]), w = emu_read(argv[3]), y = emu_read(argv[4]);
+		rc = forge_glue_rmsnorm_x8((float*)x.p, (float*)w.p, y.p, atoll(argv[5]), atoll(argv[6]), (float)atof(argv[7]), nullptr);
 		emu_write(argv[4], y.p, y.size);
 	} else if (!strcmp(op, "rope") && argc == 9) {
 		emu_buf x = emu_read(argv[2]);

@@ -2,7 +2,7 @@
 // Target:   specs/targets/amd.go (gfx90a, wave64)
 // Template: templates/hip/glue.hip.tmpl
 //
-// The model glue launchers on gfx90a: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32 forge_glue_quantize_x8.
+// The model glue launchers on gfx90a: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32 forge_glue_quantize_x8 forge_glue_rmsnorm_x8.
 // The template's comment has the contract.
 
 #define FORGE_TARGET "gfx90a"
@@ -55,6 +55,8 @@ forge_glue_rmsnorm_kernel(const float* x, const float* __restrict__ w, float* y,
 	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
 	FORGE_SHARED float part[waves];
 	const uint32_t tid = forge_thread_idx();
+	forge_dependents_launch(); // the next kernel may be scheduled now (it waits for this one's writes)
+	forge_dependency_wait();   // x is an earlier kernel's
 	for (int64_t r = forge_block_idx(); r < rows; r += forge_grid_dim()) {
 		const float* xr = x + r * dim;
 		float s = 0.0f;
@@ -94,7 +96,7 @@ FORGE_EXPORT int forge_glue_rmsnorm_f32(const float* x, const float* w, float* y
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
+	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
 		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, y, rows, dim, eps);
 	return forge_last_error();
 }
@@ -118,6 +120,8 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_rope_kernel(float* x, int64_t pairs, int64_t heads, int64_t head_dim, int64_t pos, float log2_theta, int32_t neox) {
 	const int64_t half = head_dim / 2;
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
 		const int64_t i = p % half;
 		const int64_t row = p / half; // t·heads + h
@@ -147,7 +151,7 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		x, n / 2, heads, head_dim, pos, (float)log2((double)theta), neox);
 	return forge_last_error();
 }
@@ -157,6 +161,8 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		const float g = gate[i];
 		out[i] = g / (1.0f + forge_exp2f(-g * 1.4426950408889634f)) * up[i];
@@ -166,6 +172,8 @@ forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_add_kernel(const float* a, const float* b, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		out[i] = a[i] + b[i];
 	}
@@ -182,7 +190,7 @@ FORGE_EXPORT int forge_glue_silu_mul_f32(const float* gate, const float* up, flo
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
+	FORGE_LAUNCH_AFTER(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
 	return forge_last_error();
 }
 
@@ -197,7 +205,7 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
+	FORGE_LAUNCH_AFTER(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
 	return forge_last_error();
 }
 
@@ -208,6 +216,8 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d; // row = t·heads + h
 		const int64_t h = row % heads, t = row / heads;
@@ -218,6 +228,8 @@ forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ ds
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_tokens_kernel(const uint16_t* __restrict__ src, float* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependents_launch();
+	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d;
 		const int64_t h = row % heads, t = row / heads;
@@ -249,7 +261,7 @@ FORGE_EXPORT int forge_glue_heads_f16(const float* src, uint16_t* dst, int64_t s
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
@@ -261,7 +273,7 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
@@ -276,39 +288,46 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 // away from zero, clamped to ±127, 0 where D is 0; per 16 elements S = D·ΣQ
 // (specs/formats.QuantizeX8 is the reference, bit for bit).
 static_assert(FORGE_GLUE_THREADS % 32 == 0, "quantize_x8: a workgroup is whole 32-element groups");
+
+// forge_glue_x8_store quantizes element i, of value v, into the X8 arrays
+// q, d, s (written only where store): called by 32 aligned lanes at once,
+// lane k of them with element 32·g + k.
+FORGE_DEVICE void forge_glue_x8_store(float v, int64_t i, bool store, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s) {
+	float amax = v < 0.0f ? -v : v;
+#pragma unroll
+	for (int m = 16; m > 0; m >>= 1) {
+		const float o = forge_shfl_xor(amax, m);
+		amax = o > amax ? o : amax;
+	}
+	const float dg = amax / 127.0f;
+	int32_t c = 0;
+	if (dg != 0.0f) {
+		c = (int32_t)forge_glue_roundf(v / dg);
+		c = c > 127 ? 127 : c < -127 ? -127 : c;
+	}
+	int32_t sum = c;
+#pragma unroll
+	for (int m = 8; m > 0; m >>= 1) {
+		sum += forge_shfl_xor(sum, m);
+	}
+	if (store) {
+		q[i] = (int8_t)c;
+		if (i % 32 == 0) {
+			d[i / 32] = dg;
+		}
+		if (i % 16 == 0) {
+			s[i / 16] = dg * (float)sum;
+		}
+	}
+}
+
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_quantize_x8_kernel(const float* __restrict__ x, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n) {
 	forge_dependents_launch(); // the matvec that reads q may be scheduled now (it waits for the writes)
 	forge_dependency_wait();   // x, and the q an earlier matvec may still be reading, are earlier kernels'
 	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
 		const int64_t i = base + forge_thread_idx();
-		const float v = i < n ? x[i] : 0.0f;
-		float amax = v < 0.0f ? -v : v;
-#pragma unroll
-		for (int m = 16; m > 0; m >>= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c = 0;
-		if (dg != 0.0f) {
-			c = (int32_t)forge_glue_roundf(v / dg);
-			c = c > 127 ? 127 : c < -127 ? -127 : c;
-		}
-		int32_t sum = c;
-#pragma unroll
-		for (int m = 8; m > 0; m >>= 1) {
-			sum += forge_shfl_xor(sum, m);
-		}
-		if (i < n) {
-			q[i] = (int8_t)c;
-			if (i % 32 == 0) {
-				d[i / 32] = dg;
-			}
-			if (i % 16 == 0) {
-				s[i / 16] = dg * (float)sum;
-			}
-		}
+		forge_glue_x8_store(i < n ? x[i] : 0.0f, i, i < n, q, d, s);
 	}
 }
 
@@ -330,5 +349,68 @@ FORGE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, for
 	// previous kernel (a matvec that read xq, in a decode step) drains.
 	FORGE_LAUNCH_AFTER(forge_glue_quantize_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		x, q, d, s, n);
+	return forge_last_error();
+}
+
+// ---------------------------------------------------------------------------
+// RMSNorm into X8: rmsnorm's rows, normalised exactly as rmsnorm does (the
+// same sums in the same order, the same products), quantized as
+// quantize_x8 quantizes the rows × dim result, in one launch: a decode
+// step's norm and the quantization of its output for the projections that
+// read it. dim is whole 32-element groups, so a group never crosses a row.
+static_assert(FORGE_GLUE_NORM_THREADS % 32 == 0, "rmsnorm_x8: a row's pass is whole 32-element groups");
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_NORM_THREADS)
+forge_glue_rmsnorm_x8_kernel(const float* x, const float* __restrict__ w, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s,
+	int64_t rows, int64_t dim, float eps) {
+	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
+	FORGE_SHARED float part[waves];
+	const uint32_t tid = forge_thread_idx();
+	forge_dependents_launch(); // the matvec that reads q may be scheduled now (it waits for the writes)
+	forge_dependency_wait();   // x, and the q an earlier matvec may still be reading, are earlier kernels'
+	for (int64_t r = forge_block_idx(); r < rows; r += forge_grid_dim()) {
+		const float* xr = x + r * dim;
+		float sq = 0.0f;
+		for (int64_t j = tid; j < dim; j += FORGE_GLUE_NORM_THREADS) {
+			sq += xr[j] * xr[j];
+		}
+#pragma unroll
+		for (int m = FORGE_WAVE_SIZE / 2; m > 0; m >>= 1) {
+			sq += forge_shfl_xor(sq, m);
+		}
+		if (tid % FORGE_WAVE_SIZE == 0) {
+			part[tid / FORGE_WAVE_SIZE] = sq;
+		}
+		forge_syncthreads();
+		float total = 0.0f;
+#pragma unroll
+		for (uint32_t k = 0; k < waves; ++k) {
+			total += part[k];
+		}
+		forge_syncthreads(); // every thread has read part before the next row writes it
+		const float inv = 1.0f / forge_glue_sqrtf(total / (float)dim + eps);
+		for (int64_t base = 0; base < dim; base += FORGE_GLUE_NORM_THREADS) {
+			const int64_t j = base + tid;
+			forge_glue_x8_store(j < dim ? xr[j] * inv * w[j] : 0.0f, r * dim + j, j < dim, q, d, s);
+		}
+	}
+}
+
+FORGE_EXPORT int forge_glue_rmsnorm_x8(const float* x, const float* w, void* xq, int64_t rows, int64_t dim, float eps, forge_stream_t stream) {
+	const int64_t n = forge_glue_elems(rows, dim, 1);
+	if (n < 0 || dim % 32 != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	if (n == 0) {
+		return FORGE_OK;
+	}
+	if (!x || !w || !xq || (uintptr_t)x % alignof(float) != 0 || (uintptr_t)xq % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	(void)forge_last_error();
+	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_x8_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
+		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, q, d, s, rows, dim, eps);
 	return forge_last_error();
 }

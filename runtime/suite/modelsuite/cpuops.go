@@ -106,6 +106,16 @@ func (o *cpuOps) quantizeX8(src buf, n int) error {
 	return nil
 }
 
+// rmsnormX8 is rmsnorm into bXN, then quantizeX8 of it: the device's one
+// kernel computes the same values (bXN aside, which it does not write and
+// the x8 path does not read).
+func (o *cpuOps) rmsnormX8(src buf, layer int, ffn bool) error {
+	if err := o.rmsnorm(bXN, src, layer, ffn, 1); err != nil {
+		return err
+	}
+	return o.quantizeX8(bXN, o.w.Shape.Hidden)
+}
+
 func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	if parts, outs := fused(m); parts != nil {
 		for i, p := range parts {

@@ -43,7 +43,10 @@ type gpuModel struct {
 	// or the library lacks them (x8 then says why).
 	mvx8 kernels.MatVecX8Func
 	qx8  kernels.GlueQuantizeFunc
-	x8   error
+	// rmsx8 is RMSNorm straight into the X8 layout (glue_rmsnorm_x8);
+	// nil where the library lacks it (a norm and a quantization then).
+	rmsx8 kernels.GlueNormFunc
+	x8    error
 }
 
 type gpuLayer struct {
@@ -175,6 +178,7 @@ func (g *gpuModel) findX8() error {
 		return fmt.Errorf("the kernel library has no glue_quantize_x8 launcher")
 	}
 	g.mvx8, g.qx8 = mv, q
+	g.rmsx8, _ = g.lib.GlueNorm("glue_rmsnorm_x8")
 	return nil
 }
 
@@ -378,16 +382,21 @@ func (o *gpuOps) upload(x []float32) error {
 	return gpu.Upload(o.g.d, o.bufs[bH], x)
 }
 
-func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
-	w := o.g.norm
-	if layer >= 0 {
-		w = o.g.layers[layer].attnNorm
-		if ffn {
-			w = o.g.layers[layer].ffnNorm
-		}
+// normWeights is the norm of layer (attention's, or the FFN's; layer -1:
+// the final norm).
+func (o *gpuOps) normWeights(layer int, ffn bool) abi.DevicePtr {
+	switch {
+	case layer < 0:
+		return o.g.norm
+	case ffn:
+		return o.g.layers[layer].ffnNorm
 	}
+	return o.g.layers[layer].attnNorm
+}
+
+func (o *gpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 	return o.launch(func() error {
-		return o.g.rms(o.bufs[src], w, o.bufs[dst], int64(rows), int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
+		return o.g.rms(o.bufs[src], o.normWeights(layer, ffn), o.bufs[dst], int64(rows), int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
 	})
 }
 
@@ -437,6 +446,22 @@ func (o *gpuOps) quantizeX8(src buf, n int) error {
 	}
 	o.xn = n
 	return o.launch(func() error { return o.g.qx8(o.bufs[src], o.xq, int64(n), o.stream) })
+}
+
+func (o *gpuOps) rmsnormX8(src buf, layer int, ffn bool) error {
+	if o.xq == 0 {
+		return fmt.Errorf("model: no x8 path for %s here: %v", o.g.f.Name, o.g.x8)
+	}
+	if o.g.rmsx8 == nil {
+		if err := o.rmsnorm(bXN, src, layer, ffn, 1); err != nil {
+			return err
+		}
+		return o.quantizeX8(bXN, o.g.s.Hidden)
+	}
+	o.xn = o.g.s.Hidden
+	return o.launch(func() error {
+		return o.g.rmsx8(o.bufs[src], o.normWeights(layer, ffn), o.xq, 1, int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
+	})
 }
 
 func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {

@@ -76,6 +76,7 @@ type ops interface {
 	rmsnorm(dst, src buf, layer int, ffn bool, rows int) error  // the layer's attention (or FFN) norm; layer -1: final
 	matmul(dst, src buf, layer int, m matrix, batch int) error  // dst = W·src; layer -1: the LM head; mQKV, mGateUp: one token
 	quantizeX8(src buf, n int) error                            // src's first n values → the X8 scratch (one token)
+	rmsnormX8(src buf, layer int, ffn bool) error               // rmsnorm of src's one row, quantized into the X8 scratch
 	matvecX8(dst buf, layer int, m matrix) error                // dst = W·(the X8 scratch), matvec_x8; layer -1: the LM head
 	ropeQK(seq, pos int) error                                  // bQ and bK in place, token-major
 	toHeads(dst, src buf, heads, seq int) error                 // q: token-major → f16 head-major
@@ -118,8 +119,10 @@ func (p Path) String() string { return [...]string{"f32", "x8"}[p] }
 // quantized once and its X8 form read by every projection of it, as an
 // inference engine does: the attention norm's output by q, k and v, the
 // attention output by o, the FFN norm's output by gate and up, the
-// SiLU-gate output by down, the final norm's by the LM head. The
-// quantization is timed with the projections it feeds.
+// SiLU-gate output by down, the final norm's by the LM head. A norm's
+// output is quantized by the norm itself (rmsnormX8: one launch, timed
+// with the glue); the others' quantization is timed with the projections
+// it feeds.
 func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path Path, after func(layer int) error) error {
 	if path == PathX8 && seq != 1 {
 		return fmt.Errorf("model: the x8 path is a decode step's (one token), not %d tokens'", seq)
@@ -139,6 +142,15 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 			return nil
 		}
 		return []func() error{func() error { return o.quantizeX8(src, n) }}
+	}
+	// norm is the steps that normalise src into dst (rows tokens), the
+	// input of projections: on PathX8 straight into the X8 scratch
+	// (dst untouched), one launch for the norm and the quantization.
+	norm := func(dst, src buf, l int, ffn bool, rows int) []func() error {
+		if path == PathX8 {
+			return []func() error{func() error { return o.rmsnormX8(src, l, ffn) }}
+		}
+		return []func() error{func() error { return o.rmsnorm(dst, src, l, ffn, rows) }}
 	}
 	// proj is dst = W·src for layer l's matrix m, every token (l -1: the
 	// LM head, the last token only).
@@ -161,9 +173,9 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 		}
 		err := run(slices.Concat([]func() error{
 			func() error { return o.mark(NormsGlue) },
-			func() error { return o.rmsnorm(bXN, bH, l, false, seq) },
+		}, norm(bXN, bH, l, false, seq), []func() error{
 			func() error { return o.mark(Projections) },
-		}, in(bXN, s.Hidden), qkv, []func() error{
+		}, qkv, []func() error{
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.ropeQK(seq, pos) },
 			func() error { return o.toHeads(bQH, bQ, s.Heads, seq) },
@@ -178,9 +190,9 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 			proj(bP, bA, l, mO),
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.add(bH, bH, bP, seq*s.Hidden) },
-			func() error { return o.rmsnorm(bXN, bH, l, true, seq) },
+		}, norm(bXN, bH, l, true, seq), []func() error{
 			func() error { return o.mark(FFN) },
-		}, in(bXN, s.Hidden), gateUp, []func() error{
+		}, gateUp, []func() error{
 			func() error { return o.mark(NormsGlue) },
 			func() error { return o.siluMul(bG, bG, bU, seq*s.FFN) },
 			func() error { return o.mark(FFN) },
@@ -201,9 +213,9 @@ func forward(o ops, s Shape, x []float32, seq, pos int, logits []float32, path P
 	return run(slices.Concat([]func() error{
 		func() error { return o.mark(NormsGlue) },
 		func() error { return o.copyLast(bLast, bH, seq-1, s.Hidden) },
-		func() error { return o.rmsnorm(bLast, bLast, -1, false, 1) },
+	}, norm(bLast, bLast, -1, false, 1), []func() error{
 		func() error { return o.mark(Projections) },
-	}, in(bLast, s.Hidden), []func() error{
+	}, []func() error{
 		proj(bLogits, bLast, -1, 0),
 		func() error { return o.mark(Transfers) },
 		func() error { return o.download(logits) },
@@ -229,6 +241,7 @@ func (c *launchCounter) upload([]float32) error                      { return ni
 func (c *launchCounter) rmsnorm(buf, buf, int, bool, int) error      { return c.launch(1) }
 func (c *launchCounter) matmul(buf, buf, int, matrix, int) error     { return c.launch(1) }
 func (c *launchCounter) quantizeX8(buf, int) error                   { return c.launch(1) }
+func (c *launchCounter) rmsnormX8(buf, int, bool) error              { return c.launch(1) }
 func (c *launchCounter) matvecX8(buf, int, matrix) error             { return c.launch(1) }
 func (c *launchCounter) ropeQK(seq, _ int) error                     { return c.launch(min(seq, 2)) }
 func (c *launchCounter) toHeads(buf, buf, int, int) error            { return c.launch(1) }
