@@ -34,6 +34,7 @@ func TestGlueKernelHost(t *testing.T) {
 			g.rmsnorm(2, 4096)
 			g.rmsnormX8(1, 4096)
 			g.rmsnormX8(3, 96)
+			g.rmsnormX8(2, 800)
 			g.rope(5, 3, 32, 100, false, 2e-5)
 			g.rope(5, 3, 32, 100, true, 2e-5)
 			g.rope(2, 2, 128, 4000, false, 4e-4)

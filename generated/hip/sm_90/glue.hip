@@ -55,8 +55,6 @@ forge_glue_rmsnorm_kernel(const float* x, const float* __restrict__ w, float* y,
 	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
 	FORGE_SHARED float part[waves];
 	const uint32_t tid = forge_thread_idx();
-	forge_dependents_launch(); // the next kernel may be scheduled now (it waits for this one's writes)
-	forge_dependency_wait();   // x is an earlier kernel's
 	for (int64_t r = forge_block_idx(); r < rows; r += forge_grid_dim()) {
 		const float* xr = x + r * dim;
 		float s = 0.0f;
@@ -96,7 +94,7 @@ FORGE_EXPORT int forge_glue_rmsnorm_f32(const float* x, const float* w, float* y
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
+	FORGE_LAUNCH(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
 		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, y, rows, dim, eps);
 	return forge_last_error();
 }
@@ -120,8 +118,6 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_rope_kernel(float* x, int64_t pairs, int64_t heads, int64_t head_dim, int64_t pos, float log2_theta, int32_t neox) {
 	const int64_t half = head_dim / 2;
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	forge_dependents_launch();
-	forge_dependency_wait();
 	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
 		const int64_t i = p % half;
 		const int64_t row = p / half; // t·heads + h
@@ -151,7 +147,7 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		x, n / 2, heads, head_dim, pos, (float)log2((double)theta), neox);
 	return forge_last_error();
 }
@@ -161,8 +157,6 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	forge_dependents_launch();
-	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		const float g = gate[i];
 		out[i] = g / (1.0f + forge_exp2f(-g * 1.4426950408889634f)) * up[i];
@@ -172,8 +166,6 @@ forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_add_kernel(const float* a, const float* b, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	forge_dependents_launch();
-	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		out[i] = a[i] + b[i];
 	}
@@ -190,7 +182,7 @@ FORGE_EXPORT int forge_glue_silu_mul_f32(const float* gate, const float* up, flo
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
+	FORGE_LAUNCH(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
 	return forge_last_error();
 }
 
@@ -205,7 +197,7 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
+	FORGE_LAUNCH(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
 	return forge_last_error();
 }
 
@@ -216,8 +208,6 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	forge_dependents_launch();
-	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d; // row = t·heads + h
 		const int64_t h = row % heads, t = row / heads;
@@ -228,8 +218,6 @@ forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ ds
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_tokens_kernel(const uint16_t* __restrict__ src, float* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
-	forge_dependents_launch();
-	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d;
 		const int64_t h = row % heads, t = row / heads;
@@ -261,7 +249,7 @@ FORGE_EXPORT int forge_glue_heads_f16(const float* src, uint16_t* dst, int64_t s
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
@@ -273,7 +261,7 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
@@ -357,21 +345,27 @@ FORGE_EXPORT int forge_glue_quantize_x8(const float* x, void* xq, int64_t n, for
 // same sums in the same order, the same products), quantized as
 // quantize_x8 quantizes the rows × dim result, in one launch: a decode
 // step's norm and the quantization of its output for the projections that
-// read it. dim is whole 32-element groups, so a group never crosses a row.
-static_assert(FORGE_GLUE_NORM_THREADS % 32 == 0, "rmsnorm_x8: a row's pass is whole 32-element groups");
+// read it. A workgroup per FORGE_GLUE_NORM_THREADS elements of a row (a
+// slice): each sums the squares of its whole row (the same order in every
+// workgroup, so the same factor; the row is read from L2 by all but the
+// first) and quantizes its slice, so one row's quantization spreads over
+// dim/FORGE_GLUE_NORM_THREADS workgroups instead of running in one. dim is
+// whole 32-element groups, so a group never crosses a row.
+static_assert(FORGE_GLUE_NORM_THREADS % 32 == 0, "rmsnorm_x8: a slice is whole 32-element groups");
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_NORM_THREADS)
 forge_glue_rmsnorm_x8_kernel(const float* x, const float* __restrict__ w, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s,
 	int64_t rows, int64_t dim, float eps) {
 	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
 	FORGE_SHARED float part[waves];
 	const uint32_t tid = forge_thread_idx();
-	forge_dependents_launch(); // the matvec that reads q may be scheduled now (it waits for the writes)
-	forge_dependency_wait();   // x, and the q an earlier matvec may still be reading, are earlier kernels'
-	for (int64_t r = forge_block_idx(); r < rows; r += forge_grid_dim()) {
+	const int64_t slices = (dim + FORGE_GLUE_NORM_THREADS - 1) / FORGE_GLUE_NORM_THREADS;
+	forge_dependency_wait(); // x, and the q an earlier matvec may still be reading, are earlier kernels'
+	for (int64_t u = forge_block_idx(); u < rows * slices; u += forge_grid_dim()) {
+		const int64_t r = u / slices, j = u % slices * FORGE_GLUE_NORM_THREADS + tid;
 		const float* xr = x + r * dim;
 		float sq = 0.0f;
-		for (int64_t j = tid; j < dim; j += FORGE_GLUE_NORM_THREADS) {
-			sq += xr[j] * xr[j];
+		for (int64_t k = tid; k < dim; k += FORGE_GLUE_NORM_THREADS) {
+			sq += xr[k] * xr[k];
 		}
 #pragma unroll
 		for (int m = FORGE_WAVE_SIZE / 2; m > 0; m >>= 1) {
@@ -386,12 +380,9 @@ forge_glue_rmsnorm_x8_kernel(const float* x, const float* __restrict__ w, int8_t
 		for (uint32_t k = 0; k < waves; ++k) {
 			total += part[k];
 		}
-		forge_syncthreads(); // every thread has read part before the next row writes it
+		forge_syncthreads(); // every thread has read part before the next unit writes it
 		const float inv = 1.0f / forge_glue_sqrtf(total / (float)dim + eps);
-		for (int64_t base = 0; base < dim; base += FORGE_GLUE_NORM_THREADS) {
-			const int64_t j = base + tid;
-			forge_glue_x8_store(j < dim ? xr[j] * inv * w[j] : 0.0f, r * dim + j, j < dim, q, d, s);
-		}
+		forge_glue_x8_store(j < dim ? xr[j] * inv * w[j] : 0.0f, r * dim + j, j < dim, q, d, s);
 	}
 }
 
@@ -410,7 +401,7 @@ FORGE_EXPORT int forge_glue_rmsnorm_x8(const float* x, const float* w, void* xq,
 	float* d = (float*)(q + n);
 	float* s = d + n / 32;
 	(void)forge_last_error();
-	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_x8_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
+	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_NORM_THREADS)),
 		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, q, d, s, rows, dim, eps);
 	return forge_last_error();
 }
