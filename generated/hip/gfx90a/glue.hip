@@ -55,6 +55,7 @@ forge_glue_rmsnorm_kernel(const float* x, const float* __restrict__ w, float* y,
 	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
 	FORGE_SHARED float part[waves];
 	const uint32_t tid = forge_thread_idx();
+	forge_dependency_wait(); // x is an earlier kernel's
 	for (int64_t r = forge_block_idx(); r < rows; r += forge_grid_dim()) {
 		const float* xr = x + r * dim;
 		float s = 0.0f;
@@ -94,7 +95,7 @@ FORGE_EXPORT int forge_glue_rmsnorm_f32(const float* x, const float* w, float* y
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
+	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_kernel, dim3((uint32_t)(rows < forge_glue_grid_cap ? rows : forge_glue_grid_cap)),
 		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, y, rows, dim, eps);
 	return forge_last_error();
 }
@@ -118,6 +119,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_rope_kernel(float* x, int64_t pairs, int64_t heads, int64_t head_dim, int64_t pos, float log2_theta, int32_t neox) {
 	const int64_t half = head_dim / 2;
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait();
 	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
 		const int64_t i = p % half;
 		const int64_t row = p / half; // t·heads + h
@@ -147,7 +149,7 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_rope_kernel, dim3(forge_glue_grid(n / 2, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		x, n / 2, heads, head_dim, pos, (float)log2((double)theta), neox);
 	return forge_last_error();
 }
@@ -157,6 +159,7 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		const float g = gate[i];
 		out[i] = g / (1.0f + forge_exp2f(-g * 1.4426950408889634f)) * up[i];
@@ -166,6 +169,7 @@ forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_add_kernel(const float* a, const float* b, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
 		out[i] = a[i] + b[i];
 	}
@@ -182,7 +186,7 @@ FORGE_EXPORT int forge_glue_silu_mul_f32(const float* gate, const float* up, flo
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
+	FORGE_LAUNCH_AFTER(forge_glue_silu_mul_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, gate, up, out, n);
 	return forge_last_error();
 }
 
@@ -197,7 +201,7 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 		return FORGE_ERR_INVALID;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
+	FORGE_LAUNCH_AFTER(forge_glue_add_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream, a, b, out, n);
 	return forge_last_error();
 }
 
@@ -208,6 +212,7 @@ FORGE_EXPORT int forge_glue_add_f32(const float* a, const float* b, float* out, 
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d; // row = t·heads + h
 		const int64_t h = row % heads, t = row / heads;
@@ -218,6 +223,7 @@ forge_glue_heads_kernel(const float* __restrict__ src, uint16_t* __restrict__ ds
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_tokens_kernel(const uint16_t* __restrict__ src, float* __restrict__ dst, int64_t n, int64_t heads, int64_t d, int64_t pos, int64_t cap) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait();
 	for (int64_t e = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); e < n; e += stride) {
 		const int64_t j = e % d, row = e / d;
 		const int64_t h = row % heads, t = row / heads;
@@ -249,7 +255,7 @@ FORGE_EXPORT int forge_glue_heads_f16(const float* src, uint16_t* dst, int64_t s
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_heads_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
@@ -261,7 +267,7 @@ FORGE_EXPORT int forge_glue_tokens_f32(const uint16_t* src, float* dst, int64_t 
 		return rc;
 	}
 	(void)forge_last_error();
-	FORGE_LAUNCH(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+	FORGE_LAUNCH_AFTER(forge_glue_tokens_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
 		src, dst, n, heads, head_dim, pos, cap);
 	return forge_last_error();
 }
