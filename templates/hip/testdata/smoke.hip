@@ -5,7 +5,7 @@
 //   #include "../forge_portability.h"
 // It is compiled, never run.
 
-static_assert(FORGE_ABI_VERSION == 1, "ABI version");
+static_assert(FORGE_ABI_VERSION == 2, "ABI version");
 static_assert(FORGE_ERR_INVALID == 1 && FORGE_OK == 0, "result codes");
 static_assert(FORGE_WAVE_SIZE == 32 || FORGE_WAVE_SIZE == 64, "wave size");
 
