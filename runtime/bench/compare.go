@@ -409,6 +409,11 @@ func (c *Comparison) checkMeta(base, cur *Run) {
 		// The cpu backend runs on GOMAXPROCS goroutines.
 		differs("CPUs (GOMAXPROCS)", num(a.CPUs), num(b.CPUs))
 	}
+	// The benchmarks of a --gguf run are named by tensor ("gguf/<tensor>/
+	// <kernel>"): two models share names but not what stands behind them.
+	if w := modelDiffers(a.Model, b.Model); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
 	if len(c.Warnings) > 0 {
 		c.Warnings = append(c.Warnings, "the numbers are not comparable: the runs differ in hardware or in software that sets performance; verdicts below compare them anyway")
 	}
@@ -445,6 +450,35 @@ func (c *Comparison) checkMeta(base, cur *Run) {
 	if cur.Interrupted {
 		c.Warnings = append(c.Warnings, "the current run was interrupted: benchmarks it did not reach are listed as missing")
 	}
+}
+
+// modelDiffers says how the GGUF files of two runs differ ("" where they
+// are the same file, or neither run measured one): by content where both
+// know it (SHA-256), else by size, name and file type.
+func modelDiffers(a, b *Model) string {
+	id := func(m *Model) string {
+		s := fmt.Sprintf("%s (%d bytes", m.Path, m.Size)
+		if m.FileType != "" {
+			s += ", " + m.FileType
+		}
+		return s + ")"
+	}
+	switch {
+	case a == nil && b == nil:
+		return ""
+	case a == nil:
+		return "model differs: the current run measured the GGUF file " + id(b) + ", the baseline none"
+	case b == nil:
+		return "model differs: the baseline measured the GGUF file " + id(a) + ", the current run none"
+	}
+	same := a.Size == b.Size && a.Name == b.Name && a.FileType == b.FileType && a.Tensors == b.Tensors
+	if a.SHA256 != "" && b.SHA256 != "" {
+		same = a.SHA256 == b.SHA256
+	}
+	if same {
+		return ""
+	}
+	return "model differs: baseline " + id(a) + ", current " + id(b)
 }
 
 func cmpOrUnknown(s string) string {

@@ -210,6 +210,36 @@ func TestHardwareDiffers(t *testing.T) {
 	}
 }
 
+// TestModelDiffers: runs of two GGUF files (by content, else by size and
+// type), or of one and none, are not comparable; the same file under
+// another path is.
+func TestModelDiffers(t *testing.T) {
+	m := func(path string, size int64, sha, ft string) *bench.Model {
+		return &bench.Model{Path: path, Size: size, SHA256: sha, FileType: ft, Tensors: 291}
+	}
+	for _, tc := range []struct {
+		name     string
+		a, b     *bench.Model
+		warn     string // "" for none
+		wantComp bool
+	}{
+		{"same file elsewhere", m("a.gguf", 100, "ab", "Q4_K_M"), m("/x/b.gguf", 100, "ab", "Q4_K_M"), "", true},
+		{"other content", m("a.gguf", 100, "ab", "Q4_K_M"), m("a.gguf", 100, "cd", "Q4_K_M"), `model differs: baseline a.gguf (100 bytes, Q4_K_M), current a.gguf (100 bytes, Q4_K_M)`, false},
+		{"no hash, other type", m("a.gguf", 100, "", "Q4_K_M"), m("a.gguf", 100, "", "Q8_0"), "Q8_0", false},
+		{"no hash, same", m("a.gguf", 100, "", "Q4_K_M"), m("b.gguf", 100, "", "Q4_K_M"), "", true},
+		{"baseline only", m("a.gguf", 100, "ab", ""), nil, "the baseline measured the GGUF file a.gguf (100 bytes), the current run none", false},
+		{"current only", nil, m("a.gguf", 100, "ab", ""), "the current run measured the GGUF file a.gguf", false},
+	} {
+		base, cur := pair()
+		base.Meta.Model, cur.Meta.Model = tc.a, tc.b
+		c := bench.Compare(base, cur, bench.DefaultCompareOptions())
+		joined := strings.Join(c.Warnings, "\n")
+		if c.Comparable != tc.wantComp || (tc.warn == "") != !strings.Contains(joined, "model differs") || !strings.Contains(joined, tc.warn) {
+			t.Errorf("%s: comparable %v, warnings %q; want comparable %v and %q", tc.name, c.Comparable, c.Warnings, tc.wantComp, tc.warn)
+		}
+	}
+}
+
 func TestSizeDiffers(t *testing.T) {
 	base, cur := pair()
 	cur.Results[0].BytesRead *= 2
