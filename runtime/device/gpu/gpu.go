@@ -5,7 +5,9 @@
 // build it. It resolves the library's runtime ABI (the forge_rt_* functions
 // and forge_copy) and its generated launchers (generated/kernels.Bind), and
 // offers device info, raw and cached device memory (runtime/device/devmem),
-// copies, streams and event timers (runtime/device/timing).
+// copies, streams, event timers (runtime/device/timing) and graphs: a
+// stream's launches recorded once and replayed as one submission
+// (Stream.Capture).
 //
 // Every failure is a Go error that says what to do: a missing library, one
 // that lacks symbols (all named), one of another ABI version, device and
