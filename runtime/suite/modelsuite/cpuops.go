@@ -75,13 +75,8 @@ func (o *cpuOps) rmsnorm(dst, src buf, layer int, ffn bool, rows int) error {
 }
 
 func (o *cpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
-	if parts, outs := fused(m); parts != nil {
-		for i, p := range parts {
-			if err := o.matmul(outs[i], src, layer, p, batch); err != nil {
-				return err
-			}
-		}
-		return nil
+	if parts, _ := fused(m); parts != nil {
+		return eachPart(m, func(dst buf, p matrix) error { return o.matmul(dst, src, layer, p, batch) })
 	}
 	s := o.w.Shape
 	w, rows, cols := o.w.Head, s.Vocab, s.Hidden
@@ -117,13 +112,8 @@ func (o *cpuOps) rmsnormX8(src buf, layer int, ffn bool) error {
 }
 
 func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
-	if parts, outs := fused(m); parts != nil {
-		for i, p := range parts {
-			if err := o.matvecX8(outs[i], layer, p); err != nil {
-				return err
-			}
-		}
-		return nil
+	if parts, _ := fused(m); parts != nil {
+		return eachPart(m, func(dst buf, p matrix) error { return o.matvecX8(dst, layer, p) })
 	}
 	s := o.w.Shape
 	w, rows, cols := o.w.Head, s.Vocab, s.Hidden

@@ -135,18 +135,29 @@ type gpuSession struct {
 }
 
 func (s *gpuSession) timed(x, logits []float32, n int) (time.Duration, error) {
-	s.o.timed = false
-	var dt time.Duration
-	err := s.o.g.d.Launch(func() error {
+	return s.timeOf(func() error {
 		s.o.inLaunch = true
 		defer func() { s.o.inLaunch = false }()
-		if err := s.t.Start(); err != nil {
-			return err
-		}
 		for range n {
 			if err := forward(s.o, s.o.g.s, x, s.o.seq, s.pos, logits, s.path, nil); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// timeOf is the device time of the work run enqueues, inside one Launch,
+// between the session timer's events; it returns once the work is done.
+func (s *gpuSession) timeOf(run func() error) (time.Duration, error) {
+	s.o.timed = false
+	var dt time.Duration
+	err := s.o.g.d.Launch(func() error {
+		if err := s.t.Start(); err != nil {
+			return err
+		}
+		if err := run(); err != nil {
+			return err
 		}
 		var err error
 		dt, err = s.t.Stop()
@@ -182,26 +193,11 @@ func (s *gpuSession) launches() (int, error) {
 }
 
 func (s *gpuSession) replayed(x, logits []float32, n int) (time.Duration, error) {
-	if _, err := s.recorded(); err != nil {
-		return 0, err
-	}
-	s.o.timed = false
-	var dt time.Duration
-	err := s.o.g.d.Launch(func() error {
-		if err := s.t.Start(); err != nil {
-			return err
-		}
-		if err := s.o.replay(s.graph, x, logits, n); err != nil {
-			return err
-		}
-		var err error
-		dt, err = s.t.Stop()
-		return err
-	})
+	g, err := s.recorded()
 	if err != nil {
 		return 0, err
 	}
-	return dt, s.o.g.d.Synchronize()
+	return s.timeOf(func() error { return s.o.replay(g, x, logits, n) })
 }
 
 func (s *gpuSession) breakdown(x, logits []float32) ([NumComponents]time.Duration, error) {
@@ -297,10 +293,7 @@ func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: gpu: %w", what, err)
 		}
-		tol := CheckTolerance
-		if c.path == PathX8 {
-			tol = CheckToleranceX8
-		}
+		tol := c.path.tolerance()
 		if e := NMSE(l1, wantL1); !(e <= tol) {
 			return nil, fmt.Errorf("%s: the residual stream after layer 1 differs from the cpu forward's: NMSE %.3g (bound %.0e)", what, e, tol)
 		}
@@ -331,11 +324,7 @@ func checkReplay(d *gpu.Device, o *gpuOps, x []float32, pos int, path Path, want
 	if err := d.Synchronize(); err != nil {
 		return err
 	}
-	tol := CheckTolerance
-	if path == PathX8 {
-		tol = CheckToleranceX8
-	}
-	if e := NMSE(logits, want); !(e <= tol) {
+	if e, tol := NMSE(logits, want), path.tolerance(); !(e <= tol) {
 		return fmt.Errorf("the forward replayed as a graph: the logits differ from the cpu forward's: NMSE %.3g (bound %.0e)", e, tol)
 	}
 	return nil

@@ -77,6 +77,18 @@ func fused(m matrix) (parts []matrix, outs []buf) {
 	return nil, nil
 }
 
+// eachPart runs f on each part of fused projection m with the buffer its
+// output goes to, in order, stopping at the first error.
+func eachPart(m matrix, f func(dst buf, part matrix) error) error {
+	parts, outs := fused(m)
+	for i, p := range parts {
+		if err := f(outs[i], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 var matrixNames = [numMatrices]string{"q", "k", "v", "o", "gate", "up", "down"}
 
 // matrixName names layer's matrix m for an error; layer -1 is the LM head.

@@ -424,13 +424,7 @@ func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 	}
 	w, rows, cols, ok := o.weights(layer, m)
 	if !ok {
-		parts, outs := fused(m)
-		for i, p := range parts {
-			if err := o.matmul(outs[i], src, layer, p, batch); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachPart(m, func(dst buf, p matrix) error { return o.matmul(dst, src, layer, p, batch) })
 	}
 	return o.launch(func() error {
 		if batch == 1 {
@@ -470,13 +464,7 @@ func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	}
 	w, rows, cols, ok := o.weights(layer, m)
 	if !ok {
-		parts, outs := fused(m)
-		for i, p := range parts {
-			if err := o.matvecX8(outs[i], layer, p); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachPart(m, func(dst buf, p matrix) error { return o.matvecX8(dst, layer, p) })
 	}
 	if o.xq == 0 || cols != o.xn {
 		return fmt.Errorf("model: matvec_x8 of %s: %d columns, but %d activations were quantized", matrixName(layer, m), cols, o.xn)

@@ -102,6 +102,14 @@ const (
 
 func (p Path) String() string { return [...]string{"f32", "x8"}[p] }
 
+// tolerance is Check's NMSE bound for a forward on p.
+func (p Path) tolerance() float64 {
+	if p == PathX8 {
+		return CheckToleranceX8
+	}
+	return CheckTolerance
+}
+
 // forward runs the decoder on seq tokens at positions pos..pos+seq-1, the
 // layers' caches holding capacity = pos+seq rows (the attention kernels
 // read [kv_heads, seq_kv, head_dim] contiguous, so a cache's capacity is
