@@ -189,6 +189,21 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 		}
 		claim("file "+f.Lower()+"_test.go", "format "+f.Name)
 	}
+	// Every signature the spec names gets a lookup, a method of Library as
+	// the launchers' own are: claimed first, so that a launcher whose method
+	// would take a lookup's name (a kernel named as its signature,
+	// glue_rope_kv) yields it, and any other clash is reported.
+	lookups := map[string]string{} // lookup → its signature
+	for _, fam := range s.Families {
+		for _, k := range fam.Kernels {
+			if sig, ok := signatures[fam.SignatureOf(k)]; ok {
+				lookups[camel(sig.name)] = sig.name
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(lookups)) {
+		claim("method "+name, "the "+lookups[name]+" lookup")
+	}
 	var ls []launcher
 	for _, fam := range s.Families {
 		if fam.File == "" {
@@ -231,6 +246,12 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 				if f != nil {
 					l.method += f.Name
 				}
+				if _, clash := lookups[l.method]; clash {
+					// The lookup keeps the name its callers spell every
+					// signature's lookup by: GlueRoPEKV("glue_rope_kv")
+					// returns GlueRoPEKVKernel.
+					l.method += "Kernel"
+				}
 				l.index = "fn" + l.method
 				claim("method "+l.method, l.symbol)
 				ls = append(ls, l)
@@ -247,8 +268,9 @@ func launchers(s *ir.Spec) ([]launcher, error) {
 }
 
 // words spells the parts of kernel names that are two words run together,
-// so that Go names read as they are said: "matvec" is MatVec.
-var words = map[string]string{"matvec": "MatVec", "matmul": "MatMul", "rmsnorm": "RMSNorm", "rope": "RoPE", "silu": "SiLU"}
+// so that Go names read as they are said: "matvec" is MatVec; and the
+// initialisms Go spells in capitals: "kv" is KV (glue_rope_kv's GlueRoPEKV).
+var words = map[string]string{"matvec": "MatVec", "matmul": "MatMul", "rmsnorm": "RMSNorm", "rope": "RoPE", "silu": "SiLU", "kv": "KV"}
 
 // camel turns "dequant_f32" into "DequantF32" and "matvec_f32" into "MatVecF32".
 func camel(s string) string {

@@ -163,7 +163,9 @@ func TestFilesErrors(t *testing.T) {
 		{Family: families.Family{Name: "scale", Signature: "scale", Kernels: []families.Kernel{{Name: "scale_f32", Output: "f32"}}}, File: file},
 		{Family: families.Family{Name: "shared", Signature: "blocks", Shared: true, Kernels: []families.Kernel{{Name: "shared_f32", Output: "f32"}}}, File: file},
 		{Family: families.Family{Name: "matmul", Signature: "matmul", Kernels: []families.Kernel{{Name: "matmul_f16", Output: "f16"}}}, File: file},
-		{Family: families.Family{Name: "matvec", Signature: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: file}}
+		{Family: families.Family{Name: "matvec", Signature: "matvec", Kernels: []families.Kernel{{Name: "matvec_f16", Output: "f16"}}}, File: file},
+		// The first yields its method's name to the lookup, and takes the second's.
+		{Family: families.Family{Name: "glue", Signature: "glue_rope_kv", Shared: true, Kernels: []families.Kernel{{Name: "glue_rope_kv", Output: "f32"}, {Name: "glue_rope_kv_kernel", Output: "f32"}}}, File: file}}
 	files, err := Files(s)
 	if err == nil {
 		t.Fatal("Files accepted a broken spec")
@@ -176,10 +178,11 @@ func TestFilesErrors(t *testing.T) {
 		`format "Q4-0": the name is not a Go identifier`,
 		`format ` + dup.Name + ` and format ` + dup.Name + ` both map to "file ` + dup.Lower() + `_test.go"`,
 		`kernel "dequant_f8": unknown output "f8"`,
-		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_binary, glue_layout, glue_norm, glue_quantize, glue_rope, matmul, matvec, matvec_x8)`,
+		`family "scale" kernel "scale_f32": gen/gogen has no launcher signature "scale" (it binds: attention, blocks, glue_add_norm, glue_binary, glue_layout, glue_norm, glue_quantize, glue_rope, glue_rope_kv, matmul, matvec, matvec_x8)`,
 		`family "shared" kernel "shared_f32": signature "blocks" is for format-specific families`,
 		`family "matmul" kernel "matmul_f16": output "f16": matmul kernels write float32`,
 		`family "matvec" kernel "matvec_f16": output "f16": matvec kernels write float32`,
+		`forge_glue_rope_kv and forge_glue_rope_kv_kernel both map to "method GlueRoPEKVKernel"`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error\n%v\nlacks %q", err, want)
@@ -246,6 +249,29 @@ func TestIntFormKernels(t *testing.T) {
 	for _, f := range plain {
 		if strings.Contains(string(f.Data), "forge_matvec_x8_") {
 			t.Errorf("%s names a matvec_x8 launcher with no format having the integer form", f.Path)
+		}
+	}
+}
+
+// TestLookupNames checks that a kernel named as its signature (glue_rope_kv)
+// leaves the signature's lookup its name, as every other lookup has its
+// signature's, and takes another for its own method.
+func TestLookupNames(t *testing.T) {
+	var kernels string
+	for _, f := range render(t) {
+		if f.Path == KernelsDir+"/kernels.go" {
+			kernels = string(f.Data)
+		}
+	}
+	for _, want := range []string{
+		"func (l *Library) GlueRoPEKV(kernel string) (GlueRoPEKVFunc, bool) {",
+		"func (l *Library) GlueRoPEKVKernel(q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) error {",
+		`case "glue_rope_kv":` + "\n\t\treturn l.GlueRoPEKVKernel, true",
+		"func (l *Library) GlueAddNorm(kernel string) (GlueAddNormFunc, bool) {",
+		"func (l *Library) GlueAddRMSNormX8(a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {",
+	} {
+		if !strings.Contains(kernels, want) {
+			t.Errorf("kernels.go lacks %q", want)
 		}
 	}
 }

@@ -452,7 +452,8 @@ before the call.`, l.method, l.symbol, l.kernel.Output, l.kernel.HeadDim, l.kern
 var signatures = map[string]*signature{}
 
 func init() {
-	for _, sig := range []*signature{sigBlocks, sigMatVec, sigMatVecX8, sigMatMul, sigAttention, sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout, sigGlueQuantize} {
+	for _, sig := range []*signature{sigBlocks, sigMatVec, sigMatVecX8, sigMatMul, sigAttention, sigGlueNorm, sigGlueRoPE, sigGlueBinary, sigGlueLayout, sigGlueQuantize,
+		sigGlueAddNorm, sigGlueRoPEKV} {
 		signatures[sig.name] = sig
 	}
 }

@@ -94,7 +94,7 @@ func workloadsTestFile(s *ir.Spec) *jen.File {
 }
 
 // scenarioIdent is a scenario suite's Go name, each path element in
-// CamelCase: "memory/kv_cache" → "MemoryKvCache".
+// CamelCase: "memory/kv_cache" → "MemoryKVCache".
 func scenarioIdent(name string) string {
 	var b strings.Builder
 	for _, part := range strings.Split(name, "/") {

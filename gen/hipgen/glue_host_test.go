@@ -21,8 +21,12 @@ import (
 // angle: see the template), silu within 1e-6 relative, the add and the
 // layout kernels exactly (f16 rounding included), rows of the cache outside
 // the appended ones untouched; rmsnorm_x8 bit for bit formats.QuantizeX8
-// of the emulated rmsnorm's output; and the refusals (rc=1) and no-ops
-// (rc=0), none of which launches.
+// of the emulated rmsnorm's output; the other fused kernels bit for bit
+// the unfused ones they replace, emulated on the same inputs (silu_mul_x8,
+// tokens_x8 and add_rmsnorm_x8 against formats.QuantizeX8 of silu_mul's,
+// tokens' and add's then rmsnorm's outputs; rope_kv against rope, then
+// heads three times, its inputs left as they were); and the refusals
+// (rc=1) and no-ops (rc=0), none of which launches.
 func TestGlueKernelHost(t *testing.T) {
 	e := newEmuHost(t)
 	for _, target := range []string{"gfx1100", "gfx90a"} {
@@ -43,6 +47,16 @@ func TestGlueKernelHost(t *testing.T) {
 			g.layout(3, 2, 8, 5, 10)
 			g.layout(1, 4, 128, 63, 64)
 			g.layout(7, 2, 16, 0, 7)
+			g.siluMulX8(1024)
+			g.siluMulX8(96)
+			g.tokensX8(1, 4, 64, 9, 12)
+			g.tokensX8(3, 2, 16, 2, 8)
+			g.addRMSNormX8(1, 4096)
+			g.addRMSNormX8(3, 96)
+			g.addRMSNormX8(2, 800)
+			g.ropeKV(1, 8, 2, 64, 100, 128, false)
+			g.ropeKV(3, 4, 4, 32, 5, 9, true)
+			g.ropeKV(2, 6, 2, 16, 0, 2, false)
 			g.refusals()
 		})
 	}
@@ -183,6 +197,115 @@ func (g *glueRun) layout(seq, heads, hd, pos, capacity int) {
 	g.closeTo(what+" (tokens)", g.floats(back), wantBack, 0, true)
 }
 
+// x8Equal fails unless the X8 bytes in file p are want.
+func (g *glueRun) x8Equal(what, p string, want []byte, n int) {
+	g.t.Helper()
+	got, err := os.ReadFile(p)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		g.t.Errorf("%s: %s", what, x8Diff(got, want, n))
+	}
+}
+
+// bytesOf is file p's bytes.
+func (g *glueRun) bytesOf(p string) []byte {
+	g.t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return b
+}
+
+// siluMulX8 runs silu_mul and silu_mul_x8 on the same gate and up.
+func (g *glueRun) siluMulX8(n int) {
+	a, b := glueData(n, 11, 4), glueData(n, 12, 1)
+	ap, bp, op := g.file(f32Bytes(a)), g.file(f32Bytes(b)), g.file(make([]byte, 4*n))
+	g.run(launched(0, 1), "silu_mul", ap, bp, op, n)
+	want := suite.X8Layout(formats.QuantizeX8(g.floats(op)))
+	qp := g.file(make([]byte, len(want)))
+	g.run(launched(0, 1), "silu_mul_x8", ap, bp, qp, n)
+	g.x8Equal(fmt.Sprintf("silu_mul_x8 %d", n), qp, want, n)
+}
+
+// tokensX8 runs tokens and tokens_x8 on the same f16 cache rows.
+func (g *glueRun) tokensX8(seq, heads, hd, pos, capacity int) {
+	n := seq * heads * hd
+	cache := glueData(heads*capacity*hd, uint64(n+pos), 2)
+	cp := g.file(attnBytes("f16", cache))
+	back := g.file(make([]byte, 4*n))
+	g.run(launched(0, 1), "tokens", cp, back, seq, heads, hd, pos, capacity)
+	want := suite.X8Layout(formats.QuantizeX8(g.floats(back)))
+	qp := g.file(make([]byte, len(want)))
+	g.run(launched(0, 1), "tokens_x8", cp, qp, seq, heads, hd, pos, capacity)
+	g.x8Equal(fmt.Sprintf("tokens_x8 s%d h%d d%d at %d of %d", seq, heads, hd, pos, capacity), qp, want, n)
+}
+
+// addRMSNormX8 runs add then rmsnorm_x8, and add_rmsnorm_x8, on the same
+// rows: the same h and the same X8 bytes.
+func (g *glueRun) addRMSNormX8(rows, dim int) {
+	n := rows * dim
+	a, b, w := glueData(n, uint64(dim)+5, 1.5), glueData(n, uint64(dim)+6, 0.5), glueData(dim, 9, 1)
+	ap, bp, wp := g.file(f32Bytes(a)), g.file(f32Bytes(b)), g.file(f32Bytes(w))
+	sum := g.file(make([]byte, 4*n))
+	g.run(launched(0, 1), "add", ap, bp, sum, n)
+	x8 := int(formats.X8Bytes(n))
+	wq := g.file(make([]byte, x8))
+	g.run(launched(0, 1), "rmsnorm_x8", sum, wp, wq, rows, dim, 1e-5)
+	hp, qp := g.file(make([]byte, 4*n)), g.file(make([]byte, x8))
+	g.run(launched(0, 1), "add_rmsnorm_x8", ap, bp, wp, hp, qp, rows, dim, 1e-5)
+	what := fmt.Sprintf("add_rmsnorm_x8 %d×%d", rows, dim)
+	if !bytes.Equal(g.bytesOf(hp), g.bytesOf(sum)) {
+		g.t.Errorf("%s: h is not add's a + b", what)
+	}
+	g.x8Equal(what, qp, g.bytesOf(wq), n)
+}
+
+// ropeKV runs rope on copies of q and k, then heads on q, k and v, and
+// rope_kv on the originals: the same f16 bytes in qh and both caches
+// (rows outside pos.. included), and q, k, v unchanged.
+func (g *glueRun) ropeKV(seq, heads, hkv, hd, pos, capacity int, neox bool) {
+	what := fmt.Sprintf("rope_kv s%d h%d/%d d%d at %d of %d neox=%v", seq, heads, hkv, hd, pos, capacity, neox)
+	nx := 0
+	if neox {
+		nx = 1
+	}
+	q, k, v := glueData(seq*heads*hd, uint64(pos)+21, 1), glueData(seq*hkv*hd, uint64(pos)+22, 1), glueData(seq*hkv*hd, uint64(pos)+23, 1)
+	caches := func() (string, string) {
+		return g.file(attnBytes("f16", glueData(hkv*capacity*hd, 31, 1))), g.file(attnBytes("f16", glueData(hkv*capacity*hd, 32, 1)))
+	}
+	// Unfused: rope in place on copies, then the three layouts.
+	rq, rk, rv := g.file(f32Bytes(q)), g.file(f32Bytes(k)), g.file(f32Bytes(v))
+	g.run(launched(0, 1), "rope", rq, seq, heads, hd, pos, 500000, nx)
+	g.run(launched(0, 1), "rope", rk, seq, hkv, hd, pos, 500000, nx)
+	wqh := g.file(make([]byte, 2*seq*heads*hd))
+	wkc, wvc := caches()
+	g.run(launched(0, 1), "heads", rq, wqh, seq, heads, hd, 0, seq)
+	g.run(launched(0, 1), "heads", rk, wkc, seq, hkv, hd, pos, capacity)
+	g.run(launched(0, 1), "heads", rv, wvc, seq, hkv, hd, pos, capacity)
+	// Fused.
+	qp, kp, vp := g.file(f32Bytes(q)), g.file(f32Bytes(k)), g.file(f32Bytes(v))
+	qh := g.file(make([]byte, 2*seq*heads*hd))
+	kc, vc := caches()
+	g.run(launched(0, 1), "rope_kv", qp, kp, vp, qh, kc, vc, seq, heads, hkv, hd, pos, capacity, 500000, nx)
+	for _, c := range []struct{ name, got, want string }{{"qh", qh, wqh}, {"k cache", kc, wkc}, {"v cache", vc, wvc}} {
+		if !bytes.Equal(g.bytesOf(c.got), g.bytesOf(c.want)) {
+			g.t.Errorf("%s: %s differs from rope then heads", what, c.name)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		p    string
+		x    []float32
+	}{{"q", qp, q}, {"k", kp, k}, {"v", vp, v}} {
+		if !bytes.Equal(g.bytesOf(c.p), f32Bytes(c.x)) {
+			g.t.Errorf("%s: wrote its input %s", what, c.name)
+		}
+	}
+}
+
 func (g *glueRun) refusals() {
 	buf := g.file(make([]byte, 4096))
 	for _, tc := range []struct {
@@ -211,6 +334,28 @@ func (g *glueRun) refusals() {
 		{[]any{"heads", buf, "null", 1, 2, 8, 0, 7}, 1},
 		{[]any{"tokens", buf, buf, 1, int64(1) << 40, 8, 0, int64(1) << 40}, 1},
 		{[]any{"heads", "null", "null", 0, 2, 8, 7, 7}, 0},
+		{[]any{"silu_mul_x8", buf, buf, buf, 48}, 1}, // not whole 32-element groups
+		{[]any{"silu_mul_x8", buf, "null", buf, 32}, 1},
+		{[]any{"silu_mul_x8", buf, buf, buf, -32}, 1},
+		{[]any{"silu_mul_x8", "null", "null", "null", 0}, 0},
+		{[]any{"tokens_x8", buf, buf, 1, 3, 8, 0, 4}, 1}, // heads·head_dim 24
+		{[]any{"tokens_x8", buf, buf, 2, 4, 8, 3, 4}, 1}, // pos + seq > cap
+		{[]any{"tokens_x8", buf, "null", 1, 4, 8, 0, 4}, 1},
+		{[]any{"tokens_x8", "null", "null", 0, 4, 8, 0, 4}, 0},
+		{[]any{"add_rmsnorm_x8", buf, buf, buf, buf, buf, 1, 48, 1e-5}, 1}, // dim not whole groups
+		{[]any{"add_rmsnorm_x8", buf, buf, "null", buf, buf, 1, 32, 1e-5}, 1},
+		{[]any{"add_rmsnorm_x8", buf, buf, buf, buf, "null", 1, 32, 1e-5}, 1},
+		{[]any{"add_rmsnorm_x8", buf, buf, buf, buf, buf, 1, 32, 1e-5}, 1}, // h is a
+		{[]any{"add_rmsnorm_x8", buf, buf, buf, buf, buf, -1, 32, 1e-5}, 1},
+		{[]any{"add_rmsnorm_x8", "null", "null", "null", "null", "null", 0, 32, 1e-5}, 0},
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 1, 6, 4, 8, 0, 4, 10000, 0}, 1}, // 6 heads over 4
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 1, 4, 0, 8, 0, 4, 10000, 0}, 1}, // no key/value heads
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 1, 4, 2, 7, 0, 4, 10000, 0}, 1}, // odd head dim
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 2, 4, 2, 8, 3, 4, 10000, 0}, 1}, // pos + seq > cap
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 1, 4, 2, 8, 0, 4, 0, 0}, 1},     // theta 0
+		{[]any{"rope_kv", buf, buf, buf, buf, buf, buf, 1, 4, 2, 8, 0, 4, 10000, 2}, 1}, // neox 2
+		{[]any{"rope_kv", buf, buf, buf, buf, "null", buf, 1, 4, 2, 8, 0, 4, 10000, 0}, 1},
+		{[]any{"rope_kv", "null", "null", "null", "null", "null", "null", 0, 4, 2, 8, 0, 4, 10000, 0}, 0},
 	} {
 		g.run(launched(tc.rc, 0), tc.args...)
 	}

@@ -57,7 +57,9 @@ func TestLoadRealSpecs(t *testing.T) {
 	at, dq, gl, mm, mv := s.Families[0], s.Families[1], s.Families[2], s.Families[3], s.Families[4]
 	if !at.Shared || at.Signature != "attention" || len(at.Kernels) != 4 || at.Kernels[3] != (families.Kernel{Name: "attention_f32_d128", Output: "f32", HeadDim: 128}) ||
 		dq.Shared || dq.Signature != "blocks" || len(dq.Kernels) != 2 ||
-		!gl.Shared || len(gl.Kernels) != 8 || gl.SignatureOf(gl.Kernels[6]) != "glue_quantize" || gl.SignatureOf(gl.Kernels[7]) != "glue_norm" || gl.SignatureOf(gl.Kernels[1]) != "glue_rope" || gl.Kernels[1].Doc == "" ||
+		!gl.Shared || len(gl.Kernels) != 12 || gl.SignatureOf(gl.Kernels[6]) != "glue_quantize" || gl.SignatureOf(gl.Kernels[7]) != "glue_norm" || gl.SignatureOf(gl.Kernels[1]) != "glue_rope" || gl.Kernels[1].Doc == "" ||
+		gl.Kernels[8].Name != "glue_silu_mul_x8" || gl.SignatureOf(gl.Kernels[8]) != "glue_binary" || gl.Kernels[9].Name != "glue_tokens_x8" || gl.SignatureOf(gl.Kernels[9]) != "glue_layout" ||
+		gl.Kernels[10].Name != "glue_add_rmsnorm_x8" || gl.SignatureOf(gl.Kernels[10]) != "glue_add_norm" || gl.Kernels[11].Name != "glue_rope_kv" || gl.SignatureOf(gl.Kernels[11]) != "glue_rope_kv" ||
 		mm.Signature != "matmul" || len(mm.Kernels) != 1 || mm.Kernels[0] != (families.Kernel{Name: "matmul_f32", Output: "f32"}) ||
 		mv.Signature != "matvec" || len(mv.Kernels) != 2 || mv.Kernels[0] != (families.Kernel{Name: "matvec_f32", Output: "f32", Doc: "y = W·x, float32 x"}) ||
 		mv.Kernels[1].Name != "matvec_x8" || !mv.Kernels[1].IntForm || mv.SignatureOf(mv.Kernels[1]) != "matvec_x8" {

@@ -88,6 +88,10 @@ const (
 	fnGlueTokensF32
 	fnGlueQuantizeX8
 	fnGlueRMSNormX8
+	fnGlueSiLUMulX8
+	fnGlueTokensX8
+	fnGlueAddRMSNormX8
+	fnGlueRoPEKVKernel
 	fnMatMulF32F32
 	fnMatMulF32F16
 	fnMatMulF32Q4_0
@@ -221,6 +225,10 @@ var kernelTable = [numKernels]abi.KernelInfo{
 	{Symbol: "forge_glue_tokens_f32", Family: "glue", Kernel: "glue_tokens_f32", Output: "f32", Signature: "glue_layout"},
 	{Symbol: "forge_glue_quantize_x8", Family: "glue", Kernel: "glue_quantize_x8", Output: "f32", Signature: "glue_quantize"},
 	{Symbol: "forge_glue_rmsnorm_x8", Family: "glue", Kernel: "glue_rmsnorm_x8", Output: "f32", Signature: "glue_norm"},
+	{Symbol: "forge_glue_silu_mul_x8", Family: "glue", Kernel: "glue_silu_mul_x8", Output: "f32", Signature: "glue_binary"},
+	{Symbol: "forge_glue_tokens_x8", Family: "glue", Kernel: "glue_tokens_x8", Output: "f32", Signature: "glue_layout"},
+	{Symbol: "forge_glue_add_rmsnorm_x8", Family: "glue", Kernel: "glue_add_rmsnorm_x8", Output: "f32", Signature: "glue_add_norm"},
+	{Symbol: "forge_glue_rope_kv", Family: "glue", Kernel: "glue_rope_kv", Output: "f32", Signature: "glue_rope_kv"},
 	{Symbol: "forge_matmul_f32_f32", Format: "F32", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 4},
 	{Symbol: "forge_matmul_f32_f16", Format: "F16", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 1, BlockBytes: 2},
 	{Symbol: "forge_matmul_f32_q4_0", Format: "Q4_0", Family: "matmul", Kernel: "matmul_f32", Output: "f32", Signature: "matmul", BlockElems: 32, BlockBytes: 18},
@@ -1224,6 +1232,12 @@ func (l *Library) GlueAddF32(a, b, out abi.DevicePtr, n int64, stream abi.Stream
 	return l.glueBinary(fnGlueAddF32, a, b, out, n, stream)
 }
 
+// GlueSiLUMulX8 calls forge_glue_silu_mul_x8: SiLU-gate straight into the X8 layout (out is the X8 buffer, n a multiple of 32): glue_silu_mul_f32 then glue_quantize_x8 in one launch, on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueSiLUMulX8(a, b, out abi.DevicePtr, n int64, stream abi.Stream) error {
+	return l.glueBinary(fnGlueSiLUMulX8, a, b, out, n, stream)
+}
+
 // GlueBinary returns the glue_binary launcher of kernel ("glue_silu_mul_f32"), false if there is none.
 func (l *Library) GlueBinary(kernel string) (GlueBinaryFunc, bool) {
 	switch kernel {
@@ -1231,6 +1245,8 @@ func (l *Library) GlueBinary(kernel string) (GlueBinaryFunc, bool) {
 		return l.GlueSiLUMulF32, true
 	case "glue_add_f32":
 		return l.GlueAddF32, true
+	case "glue_silu_mul_x8":
+		return l.GlueSiLUMulX8, true
 	}
 	return nil, false
 }
@@ -1272,6 +1288,12 @@ func (l *Library) GlueTokensF32(src, dst abi.DevicePtr, seq, heads, headDim, pos
 	return l.glueLayout(fnGlueTokensF32, src, dst, seq, heads, headDim, pos, cap, stream)
 }
 
+// GlueTokensX8 calls forge_glue_tokens_x8: f16 rows pos.. of [heads, cap, head_dim] → the X8 layout of token-major [seq, heads·head_dim] (heads·head_dim a multiple of 32): glue_tokens_f32 then glue_quantize_x8 in one launch, on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueTokensX8(src, dst abi.DevicePtr, seq, heads, headDim, pos, cap int64, stream abi.Stream) error {
+	return l.glueLayout(fnGlueTokensX8, src, dst, seq, heads, headDim, pos, cap, stream)
+}
+
 // GlueLayout returns the glue_layout launcher of kernel ("glue_heads_f16"), false if there is none.
 func (l *Library) GlueLayout(kernel string) (GlueLayoutFunc, bool) {
 	switch kernel {
@@ -1279,6 +1301,8 @@ func (l *Library) GlueLayout(kernel string) (GlueLayoutFunc, bool) {
 		return l.GlueHeadsF16, true
 	case "glue_tokens_f32":
 		return l.GlueTokensF32, true
+	case "glue_tokens_x8":
+		return l.GlueTokensX8, true
 	}
 	return nil, false
 }
@@ -1321,6 +1345,101 @@ func (l *Library) GlueQuantize(kernel string) (GlueQuantizeFunc, bool) {
 	switch kernel {
 	case "glue_quantize_x8":
 		return l.GlueQuantizeX8, true
+	}
+	return nil, false
+}
+
+// GlueAddNormFunc is the signature of the glue_add_norm launchers (glue): a residual add
+// and RMSNorm into the X8 layout, h = a + b and xq = X8(rmsnorm(h)·w), rows rows of dim
+// float32 in device memory.
+type GlueAddNormFunc func(a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error
+
+// checkGlueAddNormArgs refuses a call that glue_add_norm launcher i must not receive,
+// before it crosses into C.
+func checkGlueAddNormArgs(i int, a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32) error {
+	switch {
+	case glueElems(rows, dim, 1) < 0:
+		return fmt.Errorf("%s: bad size %d×%d (negative, or past MaxInt64/4 elements)", kernelTable[i].Symbol, rows, dim)
+	case dim%32 != 0:
+		return fmt.Errorf("%s: dim %d is not a multiple of 32, the quantization groups", kernelTable[i].Symbol, dim)
+	case rows > 0 && dim > 0 && (a == 0 || b == 0 || w == 0 || h == 0 || xq == 0):
+		return fmt.Errorf("%s: null device pointer (a %#x, b %#x, w %#x, h %#x, xq %#x)", kernelTable[i].Symbol, a, b, w, h, xq)
+	case rows > 0 && dim > 0 && (h == a || h == b):
+		return fmt.Errorf("%s: h %#x must not be a or b (every workgroup reads the whole row)", kernelTable[i].Symbol, h)
+	}
+	return nil
+}
+
+// glueAddNorm calls glue_add_norm launcher i through forge_call_glue_add_norm; a call that does nothing is not made.
+func (l *Library) glueAddNorm(i int, a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {
+	if err := checkGlueAddNormArgs(i, a, b, w, h, xq, rows, dim, eps); err != nil || rows == 0 || dim == 0 {
+		return err
+	}
+	return result(i, callGlueAddNorm(l.fn[i], a, b, w, h, xq, rows, dim, eps, stream))
+}
+
+// GlueAddRMSNormX8 calls forge_glue_add_rmsnorm_x8: residual add, then RMSNorm into the X8 layout: h = a + b, xq = glue_rmsnorm_x8(h) in one launch (h must not overlap a or b), on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueAddRMSNormX8(a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) error {
+	return l.glueAddNorm(fnGlueAddRMSNormX8, a, b, w, h, xq, rows, dim, eps, stream)
+}
+
+// GlueAddNorm returns the glue_add_norm launcher of kernel ("glue_add_rmsnorm_x8"), false if there is none.
+func (l *Library) GlueAddNorm(kernel string) (GlueAddNormFunc, bool) {
+	switch kernel {
+	case "glue_add_rmsnorm_x8":
+		return l.GlueAddRMSNormX8, true
+	}
+	return nil, false
+}
+
+// GlueRoPEKVFunc is the signature of the glue_rope_kv launchers (glue): rotary position
+// embedding and the attention layouts in one launch: q token-major [seq, heads, headDim]
+// and k [seq, headsKV, headDim] float32 rotated, token t at position pos+t (neox as
+// glue_rope's), q into head-major f16 qh [heads, seq, headDim], k and v (as it is)
+// into rows pos..pos+seq-1 of the f16 caches kc and vc [headsKV, cap, headDim], in
+// device memory.
+type GlueRoPEKVFunc func(q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) error
+
+// checkGlueRoPEKVArgs refuses a call that glue_rope_kv launcher i must not receive,
+// before it crosses into C.
+func checkGlueRoPEKVArgs(i int, q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32) error {
+	switch {
+	case glueElems(seq, heads, headDim) < 0 || glueElems(cap, headsKV, headDim) < 0 || glueElems(seq, heads+headsKV*2, headDim) < 0 || pos < 0 || pos > cap || seq > cap-pos:
+		return fmt.Errorf("%s: bad size (seq %d at pos %d of cap %d, heads %d/%d, head dim %d)", kernelTable[i].Symbol, seq, pos, cap, heads, headsKV, headDim)
+	case heads > 0 && (headsKV == 0 || heads%headsKV != 0):
+		return fmt.Errorf("%s: %d query heads is not a multiple of %d key/value heads", kernelTable[i].Symbol, heads, headsKV)
+	case headDim%2 != 0:
+		return fmt.Errorf("%s: odd head dimension %d", kernelTable[i].Symbol, headDim)
+	case neox != 0 && neox != 1:
+		return fmt.Errorf("%s: neox %d: want 0 or 1", kernelTable[i].Symbol, neox)
+	case !(theta > 0):
+		return fmt.Errorf("%s: theta %g: want a positive base", kernelTable[i].Symbol, theta)
+	case !(seq == 0 || heads == 0 || headDim == 0) && (q == 0 || k == 0 || v == 0 || qh == 0 || kc == 0 || vc == 0):
+		return fmt.Errorf("%s: null device pointer (q %#x, k %#x, v %#x, qh %#x, kc %#x, vc %#x)", kernelTable[i].Symbol, q, k, v, qh, kc, vc)
+	}
+	return nil
+}
+
+// glueRoPEKV calls glue_rope_kv launcher i through forge_call_glue_rope_kv; a call that does nothing is not made.
+func (l *Library) glueRoPEKV(i int, q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) error {
+	if err := checkGlueRoPEKVArgs(i, q, k, v, qh, kc, vc, seq, heads, headsKV, headDim, pos, cap, theta, neox); err != nil || seq == 0 || heads == 0 || headDim == 0 {
+		return err
+	}
+	return result(i, callGlueRoPEKV(l.fn[i], q, k, v, qh, kc, vc, seq, heads, headsKV, headDim, pos, cap, theta, neox, stream))
+}
+
+// GlueRoPEKVKernel calls forge_glue_rope_kv: RoPE on token-major q and k, then q to head-major f16 and k, v appended to the f16 caches: glue_rope_f32, glue_heads_f16 (q, k, v) in one launch, on stream. What the launcher
+// refuses is an error before the call.
+func (l *Library) GlueRoPEKVKernel(q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) error {
+	return l.glueRoPEKV(fnGlueRoPEKVKernel, q, k, v, qh, kc, vc, seq, heads, headsKV, headDim, pos, cap, theta, neox, stream)
+}
+
+// GlueRoPEKV returns the glue_rope_kv launcher of kernel ("glue_rope_kv"), false if there is none.
+func (l *Library) GlueRoPEKV(kernel string) (GlueRoPEKVFunc, bool) {
+	switch kernel {
+	case "glue_rope_kv":
+		return l.GlueRoPEKVKernel, true
 	}
 	return nil, false
 }

@@ -65,6 +65,18 @@ static int forge_call_glue_quantize(void* fn, uintptr_t x, uintptr_t xq, int64_t
 	return ((forge_glue_quantize_fn)fn)((const float*)x, (void*)xq, n, (void*)stream);
 }
 
+// int forge_<kernel>(const float* a, const float* b, const float* w, float* h, void* xq, int64_t rows, int64_t dim, float eps, forge_stream_t stream)
+typedef int (*forge_glue_add_norm_fn)(const float*, const float*, const float*, float*, void*, int64_t, int64_t, float, void*);
+static int forge_call_glue_add_norm(void* fn, uintptr_t a, uintptr_t b, uintptr_t w, uintptr_t h, uintptr_t xq, int64_t rows, int64_t dim, float eps, uintptr_t stream) {
+	return ((forge_glue_add_norm_fn)fn)((const float*)a, (const float*)b, (const float*)w, (float*)h, (void*)xq, rows, dim, eps, (void*)stream);
+}
+
+// int forge_<kernel>(const float* q, const float* k, const float* v, uint16_t* qh, uint16_t* kc, uint16_t* vc, int64_t seq, int64_t heads, int64_t headsKV, int64_t headDim, int64_t pos, int64_t cap, float theta, int32_t neox, forge_stream_t stream)
+typedef int (*forge_glue_rope_kv_fn)(const float*, const float*, const float*, uint16_t*, uint16_t*, uint16_t*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, int32_t, void*);
+static int forge_call_glue_rope_kv(void* fn, uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t qh, uintptr_t kc, uintptr_t vc, int64_t seq, int64_t heads, int64_t headsKV, int64_t headDim, int64_t pos, int64_t cap, float theta, int32_t neox, uintptr_t stream) {
+	return ((forge_glue_rope_kv_fn)fn)((const float*)q, (const float*)k, (const float*)v, (uint16_t*)qh, (uint16_t*)kc, (uint16_t*)vc, seq, heads, headsKV, headDim, pos, cap, theta, neox, (void*)stream);
+}
+
 // int forge_<kernel>_<format>(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream)
 typedef int (*forge_matmul_f32_fn)(const void*, const float*, float*, int64_t, int64_t, int64_t, void*);
 static int forge_call_matmul_f32(void* fn, uintptr_t w, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t batch, uintptr_t stream) {
@@ -132,6 +144,16 @@ func callGlueLayout(fn unsafe.Pointer, src, dst abi.DevicePtr, seq, heads, headD
 // callGlueQuantize calls the launcher at fn through forge_call_glue_quantize.
 func callGlueQuantize(fn unsafe.Pointer, x, xq abi.DevicePtr, n int64, stream abi.Stream) int {
 	return int(C.forge_call_glue_quantize(fn, C.uintptr_t(x), C.uintptr_t(xq), C.int64_t(n), C.uintptr_t(stream)))
+}
+
+// callGlueAddNorm calls the launcher at fn through forge_call_glue_add_norm.
+func callGlueAddNorm(fn unsafe.Pointer, a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) int {
+	return int(C.forge_call_glue_add_norm(fn, C.uintptr_t(a), C.uintptr_t(b), C.uintptr_t(w), C.uintptr_t(h), C.uintptr_t(xq), C.int64_t(rows), C.int64_t(dim), C.float(eps), C.uintptr_t(stream)))
+}
+
+// callGlueRoPEKV calls the launcher at fn through forge_call_glue_rope_kv.
+func callGlueRoPEKV(fn unsafe.Pointer, q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) int {
+	return int(C.forge_call_glue_rope_kv(fn, C.uintptr_t(q), C.uintptr_t(k), C.uintptr_t(v), C.uintptr_t(qh), C.uintptr_t(kc), C.uintptr_t(vc), C.int64_t(seq), C.int64_t(heads), C.int64_t(headsKV), C.int64_t(headDim), C.int64_t(pos), C.int64_t(cap), C.float(theta), C.int32_t(neox), C.uintptr_t(stream)))
 }
 
 // callMatMulF32 calls the launcher at fn through forge_call_matmul_f32.

@@ -51,6 +51,14 @@ func callGlueQuantize(fn unsafe.Pointer, x, xq abi.DevicePtr, n int64, stream ab
 	panic(abi.ErrNoCgo)
 }
 
+func callGlueAddNorm(fn unsafe.Pointer, a, b, w, h, xq abi.DevicePtr, rows, dim int64, eps float32, stream abi.Stream) int {
+	panic(abi.ErrNoCgo)
+}
+
+func callGlueRoPEKV(fn unsafe.Pointer, q, k, v, qh, kc, vc abi.DevicePtr, seq, heads, headsKV, headDim, pos, cap int64, theta float32, neox int32, stream abi.Stream) int {
+	panic(abi.ErrNoCgo)
+}
+
 func callMatMulF32(fn unsafe.Pointer, w, x, y abi.DevicePtr, rows, cols, batch int64, stream abi.Stream) int {
 	panic(abi.ErrNoCgo)
 }

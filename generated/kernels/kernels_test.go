@@ -530,6 +530,142 @@ func TestGlueQuantizeLaunchers(t *testing.T) {
 	}
 }
 
+// TestGlueAddNormLaunchers calls every wrapper of the glue_add_norm signature, found through Library.GlueAddNorm,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueAddNormLaunchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Signature != "glue_add_norm" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueAddNorm(k.Kernel)
+		if !ok {
+			t.Errorf("GlueAddNorm found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), V: abi.DevicePtr(0x700000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Aux: abi.DevicePtr(0xb00000 + 0x100*i), Rows: int64(1 + i), Cols: int64(32 * (2 + i)), Scale: float32(1e-05), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.V, want.Dst, want.Aux, want.Rows, want.Cols, want.Scale, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			a    abi.DevicePtr
+			b    abi.DevicePtr
+			w    abi.DevicePtr
+			h    abi.DevicePtr
+			xq   abi.DevicePtr
+			rows int64
+			dim  int64
+			eps  float32
+		}
+		refused := []args{{want.Src, want.X, want.V, want.Dst, want.Aux, -1, want.Cols, want.Scale}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Rows, -1, want.Scale}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Rows, want.Cols + 1, want.Scale}, {0, want.X, want.V, want.Dst, want.Aux, want.Rows, want.Cols, want.Scale}, {want.Src, 0, want.V, want.Dst, want.Aux, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, 0, want.Dst, want.Aux, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, want.V, 0, want.Aux, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, want.V, want.Dst, 0, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, want.V, want.Src, want.Aux, want.Rows, want.Cols, want.Scale}, {want.Src, want.X, want.V, want.Dst, want.Aux, 2, math.MaxInt64 / 4 / 32 * 32, want.Scale}}
+		for _, bad := range refused {
+			if err := fn(bad.a, bad.b, bad.w, bad.h, bad.xq, bad.rows, bad.dim, bad.eps, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, 0, 0, want.Cols, want.Scale, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.V, want.Dst, want.Aux, want.Rows, want.Cols, want.Scale, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_add_norm launcher was exercised")
+	}
+	if _, ok := l.GlueAddNorm("no_such_kernel"); ok {
+		t.Errorf("GlueAddNorm found a launcher it should not have")
+	}
+}
+
+// TestGlueRoPEKVLaunchers calls every wrapper of the glue_rope_kv signature, found through Library.GlueRoPEKV,
+// and checks that its own symbol received its arguments, that refused
+// arguments and calls that do nothing never reach C, and that return codes
+// become errors.
+func TestGlueRoPEKVLaunchers(t *testing.T) {
+	fake, l := bind(t, abitest.Options{})
+	host := abitest.HostKernels()
+	n := 0
+	for i, k := range Kernels {
+		if k.Signature != "glue_rope_kv" || slices.Contains(host, k.Symbol) {
+			continue
+		}
+		n++
+		fn, ok := l.GlueRoPEKV(k.Kernel)
+		if !ok {
+			t.Errorf("GlueRoPEKV found no launcher for %s", k.Symbol)
+			continue
+		}
+		want := abitest.Call{Symbol: k.Symbol, Src: abi.DevicePtr(0x10000 + 0x100*i), X: abi.DevicePtr(0x500000 + 0x100*i), V: abi.DevicePtr(0x700000 + 0x100*i), Dst: abi.DevicePtr(0x900000 + 0x100*i), Aux: abi.DevicePtr(0xb00000 + 0x100*i), Aux2: abi.DevicePtr(0xd00000 + 0x100*i), Rows: int64(1 + i), Heads: int64(int64(8)), HeadsKV: int64(int64(2)), Cols: int64(int64(64)), Pos: int64(int64(3)), Cap: int64(16 + i), Scale: float32(10000.0), Causal: int32(i % 2), Stream: abi.Stream(0x70 + i)}
+		calls := fake.Calls()
+		if err := fn(want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal, want.Stream); err != nil {
+			t.Errorf("%s: %v", k.Symbol, err)
+		}
+		if got, _ := fake.LastCall(); got != want || fake.Calls() != calls+1 {
+			t.Errorf("%s: the fake library received %+v, want %+v", k.Symbol, got, want)
+		}
+		// Refused before the call.
+		type args struct {
+			q       abi.DevicePtr
+			k       abi.DevicePtr
+			v       abi.DevicePtr
+			qh      abi.DevicePtr
+			kc      abi.DevicePtr
+			vc      abi.DevicePtr
+			seq     int64
+			heads   int64
+			headsKV int64
+			headDim int64
+			pos     int64
+			cap     int64
+			theta   float32
+			neox    int32
+		}
+		refused := []args{{want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, -1, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, -1, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, -1, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Cap, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, 3, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, 63, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, 2}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, 0, want.Causal}, {0, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, 0, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, 0, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, 0, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, 0, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, 0, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, 1 << 56, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, 1 << 40, 1 << 40, want.Cols, want.Pos, 1 << 40, want.Scale, want.Causal}, {want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, 1, 1 << 54, 1 << 54, want.Cols, 0, 1, want.Scale, want.Causal}}
+		for _, bad := range refused {
+			if err := fn(bad.q, bad.k, bad.v, bad.qh, bad.kc, bad.vc, bad.seq, bad.heads, bad.headsKV, bad.headDim, bad.pos, bad.cap, bad.theta, bad.neox, want.Stream); err == nil || !strings.Contains(err.Error(), k.Symbol) {
+				t.Errorf("%s(%+v): error %v, want one naming the symbol", k.Symbol, bad, err)
+			}
+		}
+		if err := fn(0, 0, 0, 0, 0, 0, 0, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal, 0); err != nil {
+			t.Errorf("%s: a call that does nothing: %v", k.Symbol, err)
+		}
+		if fake.Calls() != calls+1 {
+			t.Errorf("%s: refused or empty calls reached the library", k.Symbol)
+		}
+		// A non-zero return code is an *abi.LaunchError naming the symbol.
+		fake.SetCode(700)
+		var le *abi.LaunchError
+		if err := fn(want.Src, want.X, want.V, want.Dst, want.Aux, want.Aux2, want.Rows, want.Heads, want.HeadsKV, want.Cols, want.Pos, want.Cap, want.Scale, want.Causal, want.Stream); !errors.As(err, &le) || *le != (abi.LaunchError{Symbol: k.Symbol, Code: 700}) {
+			t.Errorf("%s: return code 700 gave %v", k.Symbol, err)
+		}
+		fake.SetCode(0)
+	}
+	if n == 0 {
+		t.Errorf("no glue_rope_kv launcher was exercised")
+	}
+	if _, ok := l.GlueRoPEKV("no_such_kernel"); ok {
+		t.Errorf("GlueRoPEKV found a launcher it should not have")
+	}
+}
+
 // TestMatMulLaunchers calls every wrapper of the matmul signature, found through Library.MatMul,
 // and checks that its own symbol received its arguments, that refused
 // arguments and calls that do nothing never reach C, and that return codes

@@ -19,13 +19,13 @@ func BenchmarkAttentionFlash(b *testing.B) {
 	suitetest.BenchScenario(b, "attention/flash")
 }
 
-// TestMemoryKvCache runs the memory/kv_cache suite's quick cases on $FORGE_BACKEND ($FORGE_SCENARIO_FULL=1: all of them); the scenario checks its own figures.
-func TestMemoryKvCache(t *testing.T) {
+// TestMemoryKVCache runs the memory/kv_cache suite's quick cases on $FORGE_BACKEND ($FORGE_SCENARIO_FULL=1: all of them); the scenario checks its own figures.
+func TestMemoryKVCache(t *testing.T) {
 	suitetest.CheckScenario(t, "memory/kv_cache")
 }
 
-// BenchmarkMemoryKvCache runs the memory/kv_cache suite on $FORGE_BACKEND: 7B KV cache (32 layers, 32 heads of 128, f16): allocation and bytes per token, growth by appends (doubling vs preallocated), paged metadata per page size
-func BenchmarkMemoryKvCache(b *testing.B) {
+// BenchmarkMemoryKVCache runs the memory/kv_cache suite on $FORGE_BACKEND: 7B KV cache (32 layers, 32 heads of 128, f16): allocation and bytes per token, growth by appends (doubling vs preallocated), paged metadata per page size
+func BenchmarkMemoryKVCache(b *testing.B) {
 	suitetest.BenchScenario(b, "memory/kv_cache")
 }
 

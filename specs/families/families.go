@@ -15,7 +15,8 @@ type Family struct {
 	// gen/gogen's: "blocks" (whole blocks of a format to its elements),
 	// "matvec", "matvec_x8", "matmul", "attention", or the glue's
 	// "glue_norm", "glue_rope", "glue_binary", "glue_layout",
-	// "glue_quantize". A kernel may name its own.
+	// "glue_quantize", "glue_add_norm", "glue_rope_kv". A kernel may name
+	// its own.
 	Signature string
 	// Shared marks a family that is not format-specific: each target gets
 	// one file, generated/hip/<target>/<Name>.hip, whose launchers are
@@ -34,7 +35,7 @@ type Kernel struct {
 	Name   string // "dequant_f32"; the launcher is forge_<Name>_<format> (forge_<Name> when Shared)
 	Output string // element type written: "f32" or "f16"
 	// Signature is the kernel's C signature when it is not the family's
-	// (the glue's kernels have four).
+	// (the glue's kernels have seven).
 	Signature string
 	Doc       string // one line, for a family whose kernels differ
 	// HeadDim is an attention kernel's head dimension (AttentionFamily

@@ -2,7 +2,7 @@
 // Target:   specs/targets/amd.go (gfx1100, wave32)
 // Template: templates/hip/glue.hip.tmpl
 //
-// The model glue launchers on gfx1100: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32 forge_glue_quantize_x8 forge_glue_rmsnorm_x8.
+// The model glue launchers on gfx1100: forge_glue_rmsnorm_f32 forge_glue_rope_f32 forge_glue_silu_mul_f32 forge_glue_add_f32 forge_glue_heads_f16 forge_glue_tokens_f32 forge_glue_quantize_x8 forge_glue_rmsnorm_x8 forge_glue_silu_mul_x8 forge_glue_tokens_x8 forge_glue_add_rmsnorm_x8 forge_glue_rope_kv.
 // The template's comment has the contract.
 
 #define FORGE_TARGET "gfx1100"
@@ -115,25 +115,36 @@ FORGE_DEVICE void forge_glue_sincos(float turns, float* s, float* c) {
 	*c = quad == 0 ? cs : quad == 1 ? -sn : quad == 2 ? -cs : sn;
 }
 
+// forge_glue_rope_pair rotates pair i of a row xr of head_dim at position
+// at: *ia and *ib are the pair's indices, *ra and *rb its rotated values.
+// rope and rope_kv both rotate through it, so their results are the same.
+FORGE_DEVICE void forge_glue_rope_pair(const float* xr, int64_t i, int64_t head_dim, int64_t at, float log2_theta, int32_t neox,
+	int64_t* ia, int64_t* ib, float* ra, float* rb) {
+	const int64_t half = head_dim / 2;
+	// theta^(-2i/d) / 2π, in turns per position.
+	const float freq = forge_exp2f(-(float)(2 * i) / (float)head_dim * log2_theta) * 0.15915494309189535f;
+	float s, c;
+	forge_glue_sincos((float)at * freq, &s, &c);
+	*ia = neox ? i : 2 * i;
+	*ib = neox ? i + half : 2 * i + 1;
+	const float a = xr[*ia], b = xr[*ib];
+	*ra = a * c - b * s;
+	*rb = a * s + b * c;
+}
+
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_rope_kernel(float* x, int64_t pairs, int64_t heads, int64_t head_dim, int64_t pos, float log2_theta, int32_t neox) {
 	const int64_t half = head_dim / 2;
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
 	forge_dependency_wait();
 	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
-		const int64_t i = p % half;
 		const int64_t row = p / half; // t·heads + h
-		const int64_t t = row / heads;
-		// theta^(-2i/d) / 2π, in turns per position.
-		const float freq = forge_exp2f(-(float)(2 * i) / (float)head_dim * log2_theta) * 0.15915494309189535f;
-		float s, c;
-		forge_glue_sincos((float)(pos + t) * freq, &s, &c);
 		float* xr = x + row * head_dim;
-		const int64_t ia = neox ? i : 2 * i;
-		const int64_t ib = neox ? i + half : 2 * i + 1;
-		const float a = xr[ia], b = xr[ib];
-		xr[ia] = a * c - b * s;
-		xr[ib] = a * s + b * c;
+		int64_t ia, ib;
+		float ra, rb;
+		forge_glue_rope_pair(xr, p % half, head_dim, pos + row / heads, log2_theta, neox, &ia, &ib, &ra, &rb);
+		xr[ia] = ra;
+		xr[ib] = rb;
 	}
 }
 
@@ -156,13 +167,18 @@ FORGE_EXPORT int forge_glue_rope_f32(float* x, int64_t seq, int64_t heads, int64
 
 // ---------------------------------------------------------------------------
 // Element-wise: SiLU-gate and the residual add.
+// forge_glue_silu is silu(g)·u, the one expression of silu_mul and
+// silu_mul_x8.
+FORGE_DEVICE float forge_glue_silu(float g, float u) {
+	return g / (1.0f + forge_exp2f(-g * 1.4426950408889634f)) * u;
+}
+
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_silu_mul_kernel(const float* gate, const float* up, float* out, int64_t n) {
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
 	forge_dependency_wait();
 	for (int64_t i = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); i < n; i += stride) {
-		const float g = gate[i];
-		out[i] = g / (1.0f + forge_exp2f(-g * 1.4426950408889634f)) * up[i];
+		out[i] = forge_glue_silu(gate[i], up[i]);
 	}
 }
 
@@ -409,5 +425,202 @@ FORGE_EXPORT int forge_glue_rmsnorm_x8(const float* x, const float* w, void* xq,
 	(void)forge_last_error();
 	FORGE_LAUNCH_AFTER(forge_glue_rmsnorm_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_NORM_THREADS)),
 		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, x, w, q, d, s, rows, dim, eps);
+	return forge_last_error();
+}
+
+// ---------------------------------------------------------------------------
+// The fused producers of X8: silu_mul and tokens_f32 straight into the X8
+// layout, each element computed exactly as the unfused kernel computes it
+// (forge_glue_silu is silu_mul's expression) and quantized as quantize_x8
+// quantizes it, so a decode step's SiLU-gate and its attention output
+// reach the next projection in one launch instead of two.
+
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
+forge_glue_silu_mul_x8_kernel(const float* __restrict__ gate, const float* __restrict__ up, int8_t* __restrict__ q, float* __restrict__ d,
+	float* __restrict__ s, int64_t n) {
+	forge_dependency_wait(); // gate and up, and the q an earlier matvec may still be reading, are earlier kernels'
+	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
+		const int64_t i = base + forge_thread_idx();
+		forge_glue_x8_store(i < n ? forge_glue_silu(gate[i], up[i]) : 0.0f, i, i < n, q, d, s);
+	}
+}
+
+FORGE_EXPORT int forge_glue_silu_mul_x8(const float* gate, const float* up, void* xq, int64_t n, forge_stream_t stream) {
+	if (n < 0 || n > forge_glue_max_elems || n % 32 != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	if (n == 0) {
+		return FORGE_OK;
+	}
+	if (!gate || !up || !xq || (uintptr_t)xq % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	(void)forge_last_error();
+	FORGE_LAUNCH_AFTER(forge_glue_silu_mul_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+		gate, up, q, d, s, n);
+	return forge_last_error();
+}
+
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
+forge_glue_tokens_x8_kernel(const uint16_t* __restrict__ src, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n,
+	int64_t heads, int64_t hd, int64_t pos, int64_t cap) {
+	forge_dependency_wait(); // src, and the q an earlier matvec may still be reading, are earlier kernels'
+	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
+		const int64_t e = base + forge_thread_idx();
+		float v = 0.0f;
+		if (e < n) {
+			const int64_t j = e % hd, row = e / hd;
+			const int64_t h = row % heads, t = row / heads;
+			v = forge_half_to_f32(src[(h * cap + pos + t) * hd + j]);
+		}
+		forge_glue_x8_store(v, e, e < n, q, d, s);
+	}
+}
+
+FORGE_EXPORT int forge_glue_tokens_x8(const uint16_t* src, void* xq, int64_t seq, int64_t heads, int64_t head_dim, int64_t pos, int64_t cap, forge_stream_t stream) {
+	int64_t n;
+	const int rc = forge_glue_layout_check(src, xq, seq, heads, head_dim, pos, cap, &n);
+	if (rc >= 0) {
+		return rc;
+	}
+	// n > 0 bounds heads·head_dim.
+	if ((heads * head_dim) % 32 != 0 || (uintptr_t)xq % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	(void)forge_last_error();
+	FORGE_LAUNCH_AFTER(forge_glue_tokens_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+		src, q, d, s, n, heads, head_dim, pos, cap);
+	return forge_last_error();
+}
+
+// ---------------------------------------------------------------------------
+// Residual add, then RMSNorm into X8: rmsnorm_x8's work split, each
+// workgroup forming a + b for its whole row (the sum of squares needs it;
+// the same float32 sums in the same order as add_f32's output read back)
+// and writing h for its slice only. The decode step's residual adds end in
+// the next norm this way, one launch instead of two.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_NORM_THREADS)
+forge_glue_add_rmsnorm_x8_kernel(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ w, float* __restrict__ h,
+	int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t rows, int64_t dim, float eps) {
+	constexpr uint32_t waves = FORGE_GLUE_NORM_THREADS / FORGE_WAVE_SIZE;
+	FORGE_SHARED float part[waves];
+	const uint32_t tid = forge_thread_idx();
+	const int64_t slices = (dim + FORGE_GLUE_NORM_THREADS - 1) / FORGE_GLUE_NORM_THREADS;
+	forge_dependency_wait(); // a and b, and the q an earlier matvec may still be reading, are earlier kernels'
+	for (int64_t u = forge_block_idx(); u < rows * slices; u += forge_grid_dim()) {
+		const int64_t r = u / slices, j = u % slices * FORGE_GLUE_NORM_THREADS + tid;
+		const float* ar = a + r * dim;
+		const float* br = b + r * dim;
+		float sq = 0.0f;
+		for (int64_t k = tid; k < dim; k += FORGE_GLUE_NORM_THREADS) {
+			const float x = ar[k] + br[k];
+			sq += x * x;
+		}
+#pragma unroll
+		for (int m = FORGE_WAVE_SIZE / 2; m > 0; m >>= 1) {
+			sq += forge_shfl_xor(sq, m);
+		}
+		if (tid % FORGE_WAVE_SIZE == 0) {
+			part[tid / FORGE_WAVE_SIZE] = sq;
+		}
+		forge_syncthreads();
+		float total = 0.0f;
+#pragma unroll
+		for (uint32_t k = 0; k < waves; ++k) {
+			total += part[k];
+		}
+		forge_syncthreads(); // every thread has read part before the next unit writes it
+		const float inv = 1.0f / forge_glue_sqrtf(total / (float)dim + eps);
+		float x = 0.0f;
+		if (j < dim) {
+			x = ar[j] + br[j];
+			h[r * dim + j] = x;
+		}
+		forge_glue_x8_store(j < dim ? x * inv * w[j] : 0.0f, r * dim + j, j < dim, q, d, s);
+	}
+}
+
+FORGE_EXPORT int forge_glue_add_rmsnorm_x8(const float* a, const float* b, const float* w, float* h, void* xq, int64_t rows, int64_t dim, float eps,
+	forge_stream_t stream) {
+	const int64_t n = forge_glue_elems(rows, dim, 1);
+	if (n < 0 || dim % 32 != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	if (n == 0) {
+		return FORGE_OK;
+	}
+	if (!a || !b || !w || !h || !xq || h == a || h == b || (uintptr_t)xq % alignof(float) != 0) {
+		return FORGE_ERR_INVALID;
+	}
+	int8_t* q = (int8_t*)xq;
+	float* d = (float*)(q + n);
+	float* s = d + n / 32;
+	(void)forge_last_error();
+	FORGE_LAUNCH_AFTER(forge_glue_add_rmsnorm_x8_kernel, dim3(forge_glue_grid(n, FORGE_GLUE_NORM_THREADS)),
+		dim3(FORGE_GLUE_NORM_THREADS), 0, stream, a, b, w, h, q, d, s, rows, dim, eps);
+	return forge_last_error();
+}
+
+// ---------------------------------------------------------------------------
+// RoPE and the attention layouts in one launch: thread p owns pair p % (d/2)
+// of row p / (d/2), the rows token by token, each token's q heads, then its
+// k heads, then its v heads. A q or k pair is rotated as rope rotates it
+// (forge_glue_rope_pair) and stored as f16 where heads_f16 stores it; a v
+// pair is only converted. A decode step's RoPE, q's conversion and the two
+// cache appends were four launches.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
+forge_glue_rope_kv_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v, uint16_t* __restrict__ qh,
+	uint16_t* __restrict__ kc, uint16_t* __restrict__ vc, int64_t pairs, int64_t seq, int64_t heads, int64_t heads_kv, int64_t hd, int64_t pos,
+	int64_t cap, float log2_theta, int32_t neox) {
+	const int64_t half = hd / 2, per = heads + 2 * heads_kv;
+	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
+	forge_dependency_wait(); // q, k, v are an earlier kernel's; the caches' rows an earlier attention's
+	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
+		const int64_t i = p % half, row = p / half;
+		const int64_t t = row / per, r = row % per;
+		if (r >= heads + heads_kv) { // v: heads_f16's conversion of both elements
+			const int64_t hv = r - heads - heads_kv;
+			const float* vr = v + (t * heads_kv + hv) * hd;
+			uint16_t* dst = vc + (hv * cap + pos + t) * hd;
+			const int64_t ia = neox ? i : 2 * i, ib = neox ? i + half : 2 * i + 1;
+			dst[ia] = forge_f32_to_half(vr[ia]);
+			dst[ib] = forge_f32_to_half(vr[ib]);
+			continue;
+		}
+		const bool isq = r < heads;
+		const int64_t hh = isq ? r : r - heads;
+		const float* xr = isq ? q + (t * heads + hh) * hd : k + (t * heads_kv + hh) * hd;
+		uint16_t* dst = isq ? qh + (hh * seq + t) * hd : kc + (hh * cap + pos + t) * hd;
+		int64_t ia, ib;
+		float ra, rb;
+		forge_glue_rope_pair(xr, i, hd, pos + t, log2_theta, neox, &ia, &ib, &ra, &rb);
+		dst[ia] = forge_f32_to_half(ra);
+		dst[ib] = forge_f32_to_half(rb);
+	}
+}
+
+FORGE_EXPORT int forge_glue_rope_kv(const float* q, const float* k, const float* v, uint16_t* qh, uint16_t* kc, uint16_t* vc, int64_t seq,
+	int64_t heads, int64_t heads_kv, int64_t head_dim, int64_t pos, int64_t cap, float theta, int32_t neox, forge_stream_t stream) {
+	const int64_t nq = forge_glue_elems(seq, heads, head_dim);
+	if (nq < 0 || heads_kv < 0 || forge_glue_elems(seq, heads + heads_kv * 2, head_dim) < 0 || forge_glue_elems(cap, heads_kv, head_dim) < 0 ||
+		pos < 0 || cap < 0 || pos > cap || seq > cap - pos || head_dim % 2 != 0 || (neox != 0 && neox != 1) || !(theta > 0.0f)) {
+		return FORGE_ERR_INVALID;
+	}
+	if (nq == 0) {
+		return FORGE_OK;
+	}
+	if (heads_kv == 0 || heads % heads_kv != 0 || !q || !k || !v || !qh || !kc || !vc) {
+		return FORGE_ERR_INVALID;
+	}
+	const int64_t pairs = seq * (heads + 2 * heads_kv) * (head_dim / 2);
+	(void)forge_last_error();
+	FORGE_LAUNCH_AFTER(forge_glue_rope_kv_kernel, dim3(forge_glue_grid(pairs, FORGE_GLUE_THREADS)), dim3(FORGE_GLUE_THREADS), 0, stream,
+		q, k, v, qh, kc, vc, pairs, seq, heads, heads_kv, head_dim, pos, cap, (float)log2((double)theta), neox);
 	return forge_last_error();
 }

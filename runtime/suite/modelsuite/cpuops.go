@@ -3,6 +3,7 @@ package modelsuite
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rocmforge/forge/runtime/backend"
@@ -96,19 +97,42 @@ func (o *cpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 // The backend quantizes per call, so q, k and v each quantize the same
 // copy again: the same X8 vector the device's one quantization makes, at
 // a cost (n values against rows·n multiply-adds) the cpu timing can bear.
-func (o *cpuOps) quantizeX8(src buf, n int) error {
+// The x8 producers below are their f32 steps, then quantizeX8 of the
+// output: the device's fused kernels compute the same values (the
+// buffers they do not write aside, which the x8 path does not read).
+func (o *cpuOps) quantizeX8(src buf, n int) {
 	o.xin = append(o.xin[:0], o.bufs[src][:n]...)
-	return nil
 }
 
-// rmsnormX8 is rmsnorm into bXN, then quantizeX8 of it: the device's one
-// kernel computes the same values (bXN aside, which it does not write and
-// the x8 path does not read).
 func (o *cpuOps) rmsnormX8(src buf, layer int, ffn bool) error {
 	if err := o.rmsnorm(bXN, src, layer, ffn, 1); err != nil {
 		return err
 	}
-	return o.quantizeX8(bXN, o.w.Shape.Hidden)
+	o.quantizeX8(bXN, o.w.Shape.Hidden)
+	return nil
+}
+
+func (o *cpuOps) addNormX8(dst, a, b buf, layer int, ffn bool) error {
+	if err := o.add(dst, a, b, o.w.Shape.Hidden); err != nil {
+		return err
+	}
+	return o.rmsnormX8(dst, layer, ffn)
+}
+
+func (o *cpuOps) tokensX8(src buf, heads int) error {
+	if err := o.toTokens(bA, src, heads, 1); err != nil {
+		return err
+	}
+	o.quantizeX8(bA, heads*o.w.Shape.HeadDim)
+	return nil
+}
+
+func (o *cpuOps) siluMulX8(gate, up buf, n int) error {
+	if err := o.siluMul(bG, gate, up, n); err != nil {
+		return err
+	}
+	o.quantizeX8(bG, n)
+	return nil
 }
 
 func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
@@ -127,22 +151,16 @@ func (o *cpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	return o.be.RunMatrix(o.xk, o.bufs[dst][:rows], w, o.xin, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1})
 }
 
-func (o *cpuOps) ropeQK(seq, pos int) error {
+// ropeKV rotates copies of q and k, as the device's glue_rope_kv leaves
+// bQ and bK as they are.
+func (o *cpuOps) ropeKV(layer, seq, pos, capacity int) error {
 	s := o.w.Shape
-	cpu.RoPE(o.bufs[bQ], seq, s.Heads, s.HeadDim, pos, s.Theta, false)
-	cpu.RoPE(o.bufs[bK], seq, s.KVHeads, s.HeadDim, pos, s.Theta, false)
-	return nil
-}
-
-func (o *cpuOps) toHeads(dst, src buf, heads, seq int) error {
-	cpu.ToHeads(o.bufs[src], o.bufs[dst], seq, heads, o.w.Shape.HeadDim, 0, seq)
-	return nil
-}
-
-func (o *cpuOps) appendKV(layer int, k, v buf, seq, pos, capacity int) error {
-	s := o.w.Shape
-	cpu.ToHeads(o.bufs[k], o.k[layer], seq, s.KVHeads, s.HeadDim, pos, capacity)
-	cpu.ToHeads(o.bufs[v], o.v[layer], seq, s.KVHeads, s.HeadDim, pos, capacity)
+	q, k := slices.Clone(o.bufs[bQ][:seq*s.Q()]), slices.Clone(o.bufs[bK][:seq*s.KV()])
+	cpu.RoPE(q, seq, s.Heads, s.HeadDim, pos, s.Theta, false)
+	cpu.RoPE(k, seq, s.KVHeads, s.HeadDim, pos, s.Theta, false)
+	cpu.ToHeads(q, o.bufs[bQH], seq, s.Heads, s.HeadDim, 0, seq)
+	cpu.ToHeads(k, o.k[layer], seq, s.KVHeads, s.HeadDim, pos, capacity)
+	cpu.ToHeads(o.bufs[bV], o.v[layer], seq, s.KVHeads, s.HeadDim, pos, capacity)
 	return nil
 }
 

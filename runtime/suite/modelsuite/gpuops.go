@@ -32,21 +32,23 @@ type gpuModel struct {
 	mm   kernels.MatMulFunc
 	attn kernels.AttentionFunc
 	rms  kernels.GlueNormFunc
-	rope kernels.GlueRoPEFunc
 	silu kernels.GlueBinaryFunc
 	add  kernels.GlueBinaryFunc
-	hds  kernels.GlueLayoutFunc
 	tok  kernels.GlueLayoutFunc
+	// ropeKV is RoPE, q's f16 conversion and the KV-cache append in one
+	// launch (glue_rope_kv).
+	ropeKV kernels.GlueRoPEKVFunc
 
-	// mvx8 and qx8 are the x8 decode path's matvec_x8 launcher and the
-	// activations' quantization; nil where the format has no integer form
-	// or the library lacks them (x8 then says why).
-	mvx8 kernels.MatVecX8Func
-	qx8  kernels.GlueQuantizeFunc
-	// rmsx8 is RMSNorm straight into the X8 layout (glue_rmsnorm_x8);
-	// nil where the library lacks it (a norm and a quantization then).
-	rmsx8 kernels.GlueNormFunc
-	x8    error
+	// The x8 decode path's matvec_x8 launcher and the fused producers of
+	// its input (glue_rmsnorm_x8, glue_add_rmsnorm_x8, glue_tokens_x8,
+	// glue_silu_mul_x8); nil where the format has no integer form or the
+	// library lacks one of them (x8 then says why).
+	mvx8   kernels.MatVecX8Func
+	rmsx8  kernels.GlueNormFunc
+	addx8  kernels.GlueAddNormFunc
+	tokx8  kernels.GlueLayoutFunc
+	silux8 kernels.GlueBinaryFunc
+	x8     error
 }
 
 type gpuLayer struct {
@@ -97,20 +99,20 @@ func newGPUModel(d *gpu.Device, w *Weights) (g *gpuModel, err error) {
 			g = nil
 		}
 	}()
-	var ok [9]bool
+	var ok [8]bool
 	g.mv, ok[0] = lib.MatVec("matvec_f32", w.Format.Name)
 	g.mm, ok[1] = lib.MatMul("matmul_f32", w.Format.Name)
 	g.attn, ok[2] = lib.Attention(families.AttentionKernel("f16", w.Shape.HeadDim))
 	g.rms, ok[3] = lib.GlueNorm("glue_rmsnorm_f32")
-	g.rope, ok[4] = lib.GlueRoPE("glue_rope_f32")
-	g.silu, ok[5] = lib.GlueBinary("glue_silu_mul_f32")
-	g.add, ok[6] = lib.GlueBinary("glue_add_f32")
-	g.hds, ok[7] = lib.GlueLayout("glue_heads_f16")
-	g.tok, ok[8] = lib.GlueLayout("glue_tokens_f32")
+	g.silu, ok[4] = lib.GlueBinary("glue_silu_mul_f32")
+	g.add, ok[5] = lib.GlueBinary("glue_add_f32")
+	g.tok, ok[6] = lib.GlueLayout("glue_tokens_f32")
+	g.ropeKV, ok[7] = lib.GlueRoPEKV("glue_rope_kv")
 	for i, o := range ok {
 		if !o {
 			return nil, fmt.Errorf("model: the kernel library has no %s launcher for %s (head dimension %d)",
-				[]string{"matvec_f32", "matmul_f32", "attention_f16", "glue", "glue", "glue", "glue", "glue", "glue"}[i], w.Format.Name, w.Shape.HeadDim)
+				[]string{"matvec_f32", "matmul_f32", "attention_f16", "glue_rmsnorm_f32", "glue_silu_mul_f32", "glue_add_f32", "glue_tokens_f32", "glue_rope_kv"}[i],
+				w.Format.Name, w.Shape.HeadDim)
 		}
 	}
 	g.x8 = g.findX8()
@@ -169,16 +171,20 @@ func (g *gpuModel) findX8() error {
 	if !g.f.HasIntForm() {
 		return fmt.Errorf("%s has no integer form", g.f.Name)
 	}
-	mv, ok := g.lib.MatVecX8("matvec_x8", g.f.Name)
-	if !ok {
-		return fmt.Errorf("the kernel library has no matvec_x8 launcher for %s", g.f.Name)
+	var x8 gpuModel
+	var ok [5]bool
+	x8.mvx8, ok[0] = g.lib.MatVecX8("matvec_x8", g.f.Name)
+	x8.rmsx8, ok[1] = g.lib.GlueNorm("glue_rmsnorm_x8")
+	x8.addx8, ok[2] = g.lib.GlueAddNorm("glue_add_rmsnorm_x8")
+	x8.tokx8, ok[3] = g.lib.GlueLayout("glue_tokens_x8")
+	x8.silux8, ok[4] = g.lib.GlueBinary("glue_silu_mul_x8")
+	for i, o := range ok {
+		if !o {
+			return fmt.Errorf("the kernel library has no %s launcher for %s",
+				[]string{"matvec_x8", "glue_rmsnorm_x8", "glue_add_rmsnorm_x8", "glue_tokens_x8", "glue_silu_mul_x8"}[i], g.f.Name)
+		}
 	}
-	q, ok := g.lib.GlueQuantize("glue_quantize_x8")
-	if !ok {
-		return fmt.Errorf("the kernel library has no glue_quantize_x8 launcher")
-	}
-	g.mvx8, g.qx8 = mv, q
-	g.rmsx8, _ = g.lib.GlueNorm("glue_rmsnorm_x8")
+	g.mvx8, g.rmsx8, g.addx8, g.tokx8, g.silux8 = x8.mvx8, x8.rmsx8, x8.addx8, x8.tokx8, x8.silux8
 	return nil
 }
 
@@ -201,8 +207,8 @@ func (r deviceRaw) Free(p abi.DevicePtr) error                { return r.d.Free(
 
 // gpuOps is the forward on a device: every step a generated launcher on
 // the ops' own stream (matvec_f32 for one token, or on the x8 path
-// glue_quantize_x8 into xq and matvec_x8 reading it; matmul_f32 for more,
-// attention_f16_d<hd>, the glue), the transfers the runtime's synchronous
+// matvec_x8 reading xq, which the glue kernels before it quantize their
+// outputs into; matmul_f32 for more, attention_f16_d<hd>, the glue), the transfers the runtime's synchronous
 // copies, which wait for the stream's work (it is a blocking stream) and
 // which it waits for. With timed set, mark records a device event at each
 // component boundary and breakdown reads the intervals. With capturing
@@ -434,28 +440,48 @@ func (o *gpuOps) matmul(dst, src buf, layer int, m matrix, batch int) error {
 	})
 }
 
-func (o *gpuOps) quantizeX8(src buf, n int) error {
+// x8in checks that the X8 scratch exists and notes that it now holds n
+// activations.
+func (o *gpuOps) x8in(n int) error {
 	if o.xq == 0 {
 		return fmt.Errorf("model: no x8 path for %s here: %v", o.g.f.Name, o.g.x8)
 	}
 	o.xn = n
-	return o.launch(func() error { return o.g.qx8(o.bufs[src], o.xq, int64(n), o.stream) })
+	return nil
 }
 
 func (o *gpuOps) rmsnormX8(src buf, layer int, ffn bool) error {
-	if o.xq == 0 {
-		return fmt.Errorf("model: no x8 path for %s here: %v", o.g.f.Name, o.g.x8)
+	if err := o.x8in(o.g.s.Hidden); err != nil {
+		return err
 	}
-	if o.g.rmsx8 == nil {
-		if err := o.rmsnorm(bXN, src, layer, ffn, 1); err != nil {
-			return err
-		}
-		return o.quantizeX8(bXN, o.g.s.Hidden)
-	}
-	o.xn = o.g.s.Hidden
 	return o.launch(func() error {
 		return o.g.rmsx8(o.bufs[src], o.normWeights(layer, ffn), o.xq, 1, int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
 	})
+}
+
+func (o *gpuOps) addNormX8(dst, a, b buf, layer int, ffn bool) error {
+	if err := o.x8in(o.g.s.Hidden); err != nil {
+		return err
+	}
+	return o.launch(func() error {
+		return o.g.addx8(o.bufs[a], o.bufs[b], o.normWeights(layer, ffn), o.bufs[dst], o.xq, 1, int64(o.g.s.Hidden), o.g.s.Eps, o.stream)
+	})
+}
+
+func (o *gpuOps) tokensX8(src buf, heads int) error {
+	if err := o.x8in(heads * o.g.s.HeadDim); err != nil {
+		return err
+	}
+	return o.launch(func() error {
+		return o.g.tokx8(o.bufs[src], o.xq, 1, int64(heads), int64(o.g.s.HeadDim), 0, 1, o.stream)
+	})
+}
+
+func (o *gpuOps) siluMulX8(gate, up buf, n int) error {
+	if err := o.x8in(n); err != nil {
+		return err
+	}
+	return o.launch(func() error { return o.g.silux8(o.bufs[gate], o.bufs[up], o.xq, int64(n), o.stream) })
 }
 
 func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
@@ -472,37 +498,11 @@ func (o *gpuOps) matvecX8(dst buf, layer int, m matrix) error {
 	return o.launch(func() error { return o.g.mvx8(w, o.xq, o.bufs[dst], int64(rows), int64(cols), o.stream) })
 }
 
-// ropeQK rotates q and k; one token's q and k, consecutive in memory, are
-// one token of heads + kv_heads heads to the kernel: one launch.
-func (o *gpuOps) ropeQK(seq, pos int) error {
-	s := o.g.s
-	rope := func(b buf, heads int) error {
-		return o.g.rope(o.bufs[b], int64(seq), int64(heads), int64(s.HeadDim), int64(pos), float32(s.Theta), 0, o.stream)
-	}
-	return o.launch(func() error {
-		if seq == 1 {
-			return rope(bQ, s.Heads+s.KVHeads)
-		}
-		if err := rope(bQ, s.Heads); err != nil {
-			return err
-		}
-		return rope(bK, s.KVHeads)
-	})
-}
-
-func (o *gpuOps) toHeads(dst, src buf, heads, seq int) error {
-	return o.launch(func() error {
-		return o.g.hds(o.bufs[src], o.bufs[dst], int64(seq), int64(heads), int64(o.g.s.HeadDim), 0, int64(seq), o.stream)
-	})
-}
-
-func (o *gpuOps) appendKV(layer int, k, v buf, seq, pos, capacity int) error {
+func (o *gpuOps) ropeKV(layer, seq, pos, capacity int) error {
 	s := o.g.s
 	return o.launch(func() error {
-		if err := o.g.hds(o.bufs[k], o.k[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), o.stream); err != nil {
-			return err
-		}
-		return o.g.hds(o.bufs[v], o.v[layer], int64(seq), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), o.stream)
+		return o.g.ropeKV(o.bufs[bQ], o.bufs[bK], o.bufs[bV], o.bufs[bQH], o.k[layer], o.v[layer],
+			int64(seq), int64(s.Heads), int64(s.KVHeads), int64(s.HeadDim), int64(pos), int64(capacity), float32(s.Theta), 0, o.stream)
 	})
 }
 

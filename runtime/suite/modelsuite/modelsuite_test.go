@@ -444,14 +444,14 @@ func TestScenarioDecodePaths(t *testing.T) {
 	mf, mx := cases["Q4_0/decode_c32"], cases["Q4_0/decode_x8_c32"]
 	f32, _ := mf.Metric("launches_per_token")
 	x8, _ := mx.Metric("launches_per_token")
-	// 15 a layer (norm, q·k·v stacked, one RoPE of q and k, q's layout,
-	// the KV append's two, attention, its layout back, o, add, norm,
-	// gate·up stacked, SiLU-gate, down, add) and the final norm and LM
-	// head; on x8, a quantization more for the two projection inputs that
-	// no norm makes (the attention output, the SiLU-gate's), the norms
-	// quantizing their own outputs (glue_rmsnorm_x8).
-	if s := ShapeOf(spec); f32.Value != float64(15*s.Layers+2) || x8.Value != float64(17*s.Layers+2) {
-		t.Errorf("launches per token: %g (f32), %g (x8), want %d and %d", f32.Value, x8.Value, 15*s.Layers+2, 17*s.Layers+2)
+	// 12 a layer (norm, q·k·v stacked, RoPE with q's layout and the KV
+	// append, attention, its layout back, o, add, norm, gate·up stacked,
+	// SiLU-gate, down, add) and the final norm and LM head; on x8, 10 a
+	// layer (the layout back, the SiLU-gate and each add with the norm
+	// after it quantizing their outputs: no separate norm or
+	// quantization), the first norm and the LM head.
+	if s := ShapeOf(spec); f32.Value != float64(12*s.Layers+2) || x8.Value != float64(10*s.Layers+2) {
+		t.Errorf("launches per token: %g (f32), %g (x8), want %d and %d", f32.Value, x8.Value, 12*s.Layers+2, 10*s.Layers+2)
 	}
 	if _, ok := cases["Q4_0/decode_replay_c32"]; ok {
 		t.Error("the cpu reported a replayed decode")

@@ -6,13 +6,17 @@
 //
 // The forward (forward in ops.go), per layer: RMSNorm → q, k, v
 // projections (matvec_f32_<fmt> for one token, or on the x8 decode path
-// glue_quantize_x8 once then matvec_x8_<fmt>; matmul_f32_<fmt> for a
-// prompt) → RoPE on q and k (llama's pairing) → q to f16 head-major → k and
-// v appended to the layer's f16 cache → attention_f16_d<hd> (causal, GQA,
-// seq_q = the tokens, seq_kv = the context) → its output back to float32
-// → o projection → residual add → RMSNorm → gate and up projections →
-// SiLU-gate → down projection → residual add; then the last token's final
-// RMSNorm and the LM head (matvec, vocab × hidden). No tokenizer, no
+// matvec_x8_<fmt>; matmul_f32_<fmt> for a prompt) → RoPE on q and k
+// (llama's pairing), q to f16 head-major, k and v appended to the layer's
+// f16 cache (one kernel, glue_rope_kv) → attention_f16_d<hd> (causal,
+// GQA, seq_q = the tokens, seq_kv = the context) → its output back to
+// float32 → o projection → residual add → RMSNorm → gate and up
+// projections → SiLU-gate → down projection → residual add; then the last
+// token's final RMSNorm and the LM head (matvec, vocab × hidden). On the
+// x8 path each projection's input is quantized by the kernel that makes
+// it (glue_rmsnorm_x8, glue_tokens_x8, glue_add_rmsnorm_x8 for a residual
+// add and the norm after it, glue_silu_mul_x8): 11 kernels a layer on a
+// GPU, the attention's two included. No tokenizer, no
 // embedding table, no sampling: the input is random hidden states of the
 // prompt (uploaded, host→device), the output the last token's logits
 // (downloaded). The attention kernels read [kv_heads, seq_kv, head_dim]
@@ -42,8 +46,8 @@
 //     alone);
 //   - decode_c<C> (projections by matvec_f32 on float activations) and,
 //     for a format with an integer form, decode_x8_c<C> (each projection
-//     input quantized once by glue_quantize_x8, the projections by
-//     matvec_x8; speedup_vs_f32 its tokens/s over decode_c<C>'s):
+//     input quantized once, by the kernel that makes it, the projections
+//     by matvec_x8; speedup_vs_f32 its tokens/s over decode_c<C>'s):
 //     DecodeSteps steps per sample; tokens_per_s, and
 //     roofline_tokens_per_s = copy bandwidth ÷ weight bytes per token
 //     (every matrix, the LM head and the norms), roofline_pct the ratio;

@@ -22,6 +22,7 @@ typedef struct {
 	float scale;
 	int32_t causal;
 	int64_t pos, cap;
+	uintptr_t aux, aux2; // the fused glue launchers' pointers past src, x, v and dst
 } fake_call;
 static fake_call fake_last;
 static int64_t fake_calls;
@@ -79,7 +80,11 @@ static int fake_record_attention(int slot, const void* q, const void* k, const v
 // rows and dim as cols, eps as scale; rope x as dst, seq as rows, heads,
 // head_dim as cols, pos, theta as scale, neox as causal; the element-wise
 // ones a as src, b as x, out as dst, n as rows; the layout ones src, dst,
-// seq as rows, heads, head_dim as cols, pos and cap.
+// seq as rows, heads, head_dim as cols, pos and cap; add_norm a as src, b
+// as x, w as v, h as dst, xq as aux, rows, dim as cols, eps as scale;
+// rope_kv q as src, k as x, v, qh as dst, kc as aux, vc as aux2, seq as
+// rows, heads, heads_kv, head_dim as cols, pos, cap, theta as scale and
+// neox as causal.
 static int fake_record_glue_norm(int slot, const float* x, const float* w, float* y, int64_t rows, int64_t dim, float eps, void* stream) {
 	fake_record_matvec(slot, x, w, y, rows, dim, stream);
 	fake_last.scale = eps;
@@ -103,20 +108,50 @@ static int fake_record_glue_layout(int slot, const void* src, void* dst, int64_t
 	fake_last.cap = cap;
 	return fake_code;
 }
+static int fake_record_glue_add_norm(int slot, const float* a, const float* b, const float* w, float* h, void* xq, int64_t rows, int64_t dim,
+	float eps, void* stream) {
+	fake_record_matvec(slot, a, b, h, rows, dim, stream);
+	fake_last.v = (uintptr_t)w;
+	fake_last.aux = (uintptr_t)xq;
+	fake_last.scale = eps;
+	return fake_code;
+}
+static int fake_record_glue_rope_kv(int slot, const float* q, const float* k, const float* v, uint16_t* qh, uint16_t* kc, uint16_t* vc,
+	int64_t seq, int64_t heads, int64_t heads_kv, int64_t head_dim, int64_t pos, int64_t cap, float theta, int32_t neox, void* stream) {
+	fake_record_matvec(slot, q, k, (float*)qh, seq, head_dim, stream);
+	fake_last.v = (uintptr_t)v;
+	fake_last.aux = (uintptr_t)kc;
+	fake_last.aux2 = (uintptr_t)vc;
+	fake_last.heads = heads;
+	fake_last.heads_kv = heads_kv;
+	fake_last.pos = pos;
+	fake_last.cap = cap;
+	fake_last.scale = theta;
+	fake_last.causal = neox;
+	return fake_code;
+}
 // 8 recorders of each glue shape, each told the slot (the symbol's index
 // among the resolved ones) it records as when it is handed out.
 #define FAKE_GN(i) static int fake_gn_##i(const float* x, const float* w, float* y, int64_t r, int64_t d, float e, void* st) { return fake_record_glue_norm(fake_glue_slot[0][i], x, w, y, r, d, e, st); }
 #define FAKE_GR(i) static int fake_gr_##i(float* x, int64_t s, int64_t h, int64_t d, int64_t p, float t, int32_t n, void* st) { return fake_record_glue_rope(fake_glue_slot[1][i], x, s, h, d, p, t, n, st); }
 #define FAKE_GB(i) static int fake_gb_##i(const float* a, const float* b, float* o, int64_t n, void* st) { return fake_record_glue_binary(fake_glue_slot[2][i], a, b, o, n, st); }
 #define FAKE_GL(i) static int fake_gl_##i(const void* s, void* d, int64_t q, int64_t h, int64_t hd, int64_t p, int64_t c, void* st) { return fake_record_glue_layout(fake_glue_slot[3][i], s, d, q, h, hd, p, c, st); }
-static int fake_glue_slot[4][8];
+#define FAKE_GA(i) static int fake_ga_##i(const float* a, const float* b, const float* w, float* h, void* xq, int64_t r, int64_t d, float e, void* st) { \
+	return fake_record_glue_add_norm(fake_glue_slot[4][i], a, b, w, h, xq, r, d, e, st); }
+#define FAKE_GK(i) static int fake_gk_##i(const float* q, const float* k, const float* v, uint16_t* qh, uint16_t* kc, uint16_t* vc, int64_t s, \
+	int64_t h, int64_t hkv, int64_t hd, int64_t p, int64_t c, float t, int32_t n, void* st) { \
+	return fake_record_glue_rope_kv(fake_glue_slot[5][i], q, k, v, qh, kc, vc, s, h, hkv, hd, p, c, t, n, st); }
+static int fake_glue_slot[6][8];
 #define FAKE_G8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
-FAKE_G8(FAKE_GN) FAKE_G8(FAKE_GR) FAKE_G8(FAKE_GB) FAKE_G8(FAKE_GL)
+FAKE_G8(FAKE_GN) FAKE_G8(FAKE_GR) FAKE_G8(FAKE_GB) FAKE_G8(FAKE_GL) FAKE_G8(FAKE_GA) FAKE_G8(FAKE_GK)
 #define FAKE_GNP(i) (void*)fake_gn_##i,
 #define FAKE_GRP(i) (void*)fake_gr_##i,
 #define FAKE_GBP(i) (void*)fake_gb_##i,
 #define FAKE_GLP(i) (void*)fake_gl_##i,
-static void* const fake_glue_recorders[4][8] = {{FAKE_G8(FAKE_GNP)}, {FAKE_G8(FAKE_GRP)}, {FAKE_G8(FAKE_GBP)}, {FAKE_G8(FAKE_GLP)}};
+#define FAKE_GAP(i) (void*)fake_ga_##i,
+#define FAKE_GKP(i) (void*)fake_gk_##i,
+static void* const fake_glue_recorders[6][8] = {{FAKE_G8(FAKE_GNP)}, {FAKE_G8(FAKE_GRP)}, {FAKE_G8(FAKE_GBP)}, {FAKE_G8(FAKE_GLP)},
+	{FAKE_G8(FAKE_GAP)}, {FAKE_G8(FAKE_GKP)}};
 // fake_glue_recorder hands out recorder k of shape kind for slot, or NULL
 // when the shape's 8 are used.
 static void* fake_glue_recorder(int kind, int k, int slot) {
@@ -331,10 +366,16 @@ type Call struct {
 	// as Cap.
 	Pos int64
 	Cap int64
+	// The fused glue launchers have more pointers than Src, X, V and Dst:
+	// add_norm records xq as Aux (a as Src, b as X, w as V, h as Dst);
+	// rope_kv kc as Aux and vc as Aux2 (q as Src, k as X, v as V, qh as
+	// Dst), and the rest as rope and the layout launchers do, with HeadsKV.
+	Aux  abi.DevicePtr
+	Aux2 abi.DevicePtr
 }
 
 // glueKinds are the recorder tables of the glue signatures.
-var glueKinds = map[string]int{"glue_norm": 0, "glue_rope": 1, "glue_binary": 2, "glue_layout": 3}
+var glueKinds = map[string]int{"glue_norm": 0, "glue_rope": 1, "glue_binary": 2, "glue_layout": 3, "glue_add_norm": 4, "glue_rope_kv": 5}
 
 // Lib is an open fake library.
 type Lib struct {
@@ -342,7 +383,7 @@ type Lib struct {
 	sigs    map[string]string         // symbol → its signature
 	slots   []string                  // recording slot → symbol
 	glue    map[string]unsafe.Pointer // glue recorders handed out, by symbol
-	nGlue   [4]int                    // and how many of each shape
+	nGlue   [6]int                    // and how many of each shape
 	closed  bool
 }
 
@@ -459,6 +500,8 @@ func (l *Lib) LastCall() (Call, bool) {
 		Causal:  int32(c.causal),
 		Pos:     int64(c.pos),
 		Cap:     int64(c.cap),
+		Aux:     abi.DevicePtr(c.aux),
+		Aux2:    abi.DevicePtr(c.aux2),
 	}, true
 }
 
