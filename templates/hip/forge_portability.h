@@ -216,12 +216,30 @@ inline void* forge_scratch(size_t bytes, hipStream_t stream) {
 inline void forge_scratch_free(void* p, hipStream_t stream) { (void)hipFreeAsync(p, stream); }
 #endif
 
+// forge_dependency_wait_for(p) is forge_dependency_wait() that also returns
+// p, passed through the wait, for the loads of what the previous kernel
+// wrote: a load through a kernel's const __restrict__ parameter is one the
+// compiler may treat as invariant (ld.global.nc) and move above the wait,
+// memory clobber or not, and where the wait sits inside a loop after loads
+// it does not order (matvec_x8 loads its weights first) nvcc did so: a
+// replayed decode step read its activations before the kernel that wrote
+// them had finished (the model suite, 2026-11-25). A load through the
+// returned pointer depends on the wait's output and cannot move above it.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define forge_dependency_wait() asm volatile("griddepcontrol.wait;" ::: "memory")
 #define forge_dependents_launch() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+template <typename T>
+FORGE_DEVICE T* forge_dependency_wait_for(T* p) {
+	asm volatile("griddepcontrol.wait;" : "+l"(p) : : "memory");
+	return p;
+}
 #else
 #define forge_dependency_wait() ((void)0)
 #define forge_dependents_launch() ((void)0)
+template <typename T>
+FORGE_DEVICE T* forge_dependency_wait_for(T* p) {
+	return p;
+}
 #endif
 
 // ---------------------------------------------------------------------------

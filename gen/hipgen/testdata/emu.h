@@ -122,6 +122,10 @@ inline void forge_scratch_free(void* p, forge_stream_t) { free(p); }
 #define FORGE_LAUNCH_AFTER FORGE_LAUNCH
 #define forge_dependency_wait() ((void)0)
 #define forge_dependents_launch() ((void)0)
+template <typename T>
+static inline T* forge_dependency_wait_for(T* p) {
+	return p;
+}
 
 // FORGE_EMU_INTRINSICS
 

@@ -376,7 +376,7 @@ static_assert(256 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_K: the integer path n
 // instructions the 32-bit kind does not.
 template <uint32_t Threads, uint32_t Rows, uint32_t Lanes, bool Vec, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
-forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t rows, int64_t cols) {
+forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t* __restrict__ xq_arg, float* __restrict__ y, int64_t rows, int64_t cols) {
 	constexpr uint32_t gpb = forge_mvx8_q4_k_gpb;
 	constexpr uint32_t sub = forge_mvx8_q4_k_sub;
 	constexpr uint32_t waves = Threads / FORGE_WAVE_SIZE;
@@ -397,8 +397,9 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 	const uint32_t part = unit % Lanes; // and its part of the group
 	const uint32_t w0 = 8 * gsel + nw * part; // its first word in the block
 	const Index nb = (Index)(cols / forge_mv_q4_k_elems);
-	const float* __restrict__ xd = (const float*)(xq + cols);
-	const float* __restrict__ xs = xd + cols / 32;
+	// xq is read only through the pointer the wait returns
+	// (forge_dependency_wait_for), so no load of it moves above the wait.
+	const uint8_t* xq = xq_arg;
 	const int64_t groups = (rows + Rows - 1) / Rows;
 	// With one row, a step loads its codes before its x, and the first step
 	// waits for x only after issuing them; with more, codes loaded ahead for
@@ -412,7 +413,7 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 	constexpr bool early = Rows == 1;
 	bool waited = !early;
 	if (!early) {
-		forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+		xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
 	}
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
@@ -430,7 +431,7 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 					cw[k] = forge_BlockQ4_K_Codes(b, (int32_t)(w0 + k));
 				}
 				if (!waited) {
-					forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+					xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
 					waited = true;
 				}
 			}
@@ -451,6 +452,8 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 			} else {
 				memcpy(xw, xp, 4 * nw);
 			}
+			const float* xd = (const float*)(xq + cols);
+			const float* xs = xd + cols / 32;
 			const float d8 = xd[g];
 #pragma unroll
 			for (uint32_t i = 0; i < Rows; ++i) {

@@ -382,6 +382,7 @@ forge_glue_rmsnorm_x8_kernel(const float* x, const float* __restrict__ w, int8_t
 	const uint32_t tid = forge_thread_idx();
 	const int64_t slices = (dim + FORGE_GLUE_NORM_THREADS - 1) / FORGE_GLUE_NORM_THREADS;
 	forge_dependency_wait(); // x, and the q an earlier matvec may still be reading, are earlier kernels'
+	forge_dependents_launch(); // the projection (or attention) after it may be scheduled now
 	for (int64_t u = forge_block_idx(); u < rows * slices; u += forge_grid_dim()) {
 		const int64_t r = u / slices, j = u % slices * FORGE_GLUE_NORM_THREADS + tid;
 		const float* xr = x + r * dim;
@@ -439,6 +440,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_silu_mul_x8_kernel(const float* __restrict__ gate, const float* __restrict__ up, int8_t* __restrict__ q, float* __restrict__ d,
 	float* __restrict__ s, int64_t n) {
 	forge_dependency_wait(); // gate and up, and the q an earlier matvec may still be reading, are earlier kernels'
+	forge_dependents_launch(); // the projection (or attention) after it may be scheduled now
 	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
 		const int64_t i = base + forge_thread_idx();
 		forge_glue_x8_store(i < n ? forge_glue_silu(gate[i], up[i]) : 0.0f, i, i < n, q, d, s);
@@ -468,6 +470,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(FORGE_GLUE_THREADS)
 forge_glue_tokens_x8_kernel(const uint16_t* __restrict__ src, int8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n,
 	int64_t heads, int64_t hd, int64_t pos, int64_t cap) {
 	forge_dependency_wait(); // src, and the q an earlier matvec may still be reading, are earlier kernels'
+	forge_dependents_launch(); // the projection (or attention) after it may be scheduled now
 	for (int64_t base = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS; base < n; base += (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS) {
 		const int64_t e = base + forge_thread_idx();
 		float v = 0.0f;
@@ -513,6 +516,7 @@ forge_glue_add_rmsnorm_x8_kernel(const float* __restrict__ a, const float* __res
 	const uint32_t tid = forge_thread_idx();
 	const int64_t slices = (dim + FORGE_GLUE_NORM_THREADS - 1) / FORGE_GLUE_NORM_THREADS;
 	forge_dependency_wait(); // a and b, and the q an earlier matvec may still be reading, are earlier kernels'
+	forge_dependents_launch(); // the projection (or attention) after it may be scheduled now
 	for (int64_t u = forge_block_idx(); u < rows * slices; u += forge_grid_dim()) {
 		const int64_t r = u / slices, j = u % slices * FORGE_GLUE_NORM_THREADS + tid;
 		const float* ar = a + r * dim;
@@ -581,6 +585,7 @@ forge_glue_rope_kv_kernel(const float* __restrict__ q, const float* __restrict__
 	const int64_t half = hd / 2, per = heads + 2 * heads_kv;
 	const int64_t stride = (int64_t)forge_grid_dim() * FORGE_GLUE_THREADS;
 	forge_dependency_wait(); // q, k, v are an earlier kernel's; the caches' rows an earlier attention's
+	forge_dependents_launch(); // the projection (or attention) after it may be scheduled now
 	for (int64_t p = (int64_t)forge_block_idx() * FORGE_GLUE_THREADS + forge_thread_idx(); p < pairs; p += stride) {
 		const int64_t i = p % half, row = p / half;
 		const int64_t t = row / per, r = row % per;

@@ -329,7 +329,7 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "IQ4_NL: the integer path 
 // instructions the 32-bit kind does not.
 template <uint32_t Threads, uint32_t Rows, uint32_t Lanes, bool Vec, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
-forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y, int64_t rows, int64_t cols) {
+forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint8_t* __restrict__ xq_arg, float* __restrict__ y, int64_t rows, int64_t cols) {
 	constexpr uint32_t gpb = forge_mvx8_iq4_nl_gpb;
 	constexpr uint32_t sub = forge_mvx8_iq4_nl_sub;
 	constexpr uint32_t waves = Threads / FORGE_WAVE_SIZE;
@@ -350,7 +350,9 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 	const uint32_t part = unit % Lanes; // and its part of the group
 	const uint32_t w0 = 8 * gsel + nw * part; // its first word in the block
 	const Index nb = (Index)(cols / forge_mv_iq4_nl_elems);
-	const float* __restrict__ xd = (const float*)(xq + cols);
+	// xq is read only through the pointer the wait returns
+	// (forge_dependency_wait_for), so no load of it moves above the wait.
+	const uint8_t* xq = xq_arg;
 	const int64_t groups = (rows + Rows - 1) / Rows;
 	// With one row, a step loads its codes before its x, and the first step
 	// waits for x only after issuing them; with more, codes loaded ahead for
@@ -364,7 +366,7 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 	constexpr bool early = Rows == 1;
 	bool waited = !early;
 	if (!early) {
-		forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+		xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
 	}
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
@@ -382,7 +384,7 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 					cw[k] = forge_BlockIQ4NL_Codes(b, (int32_t)(w0 + k));
 				}
 				if (!waited) {
-					forge_dependency_wait(); // xq is the previous kernel's (forge_glue_quantize_x8's) output
+					xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
 					waited = true;
 				}
 			}
@@ -403,6 +405,7 @@ forge_matvec_x8_iq4_nl_kernel(const forge_BlockIQ4NL* __restrict__ w, const uint
 			} else {
 				memcpy(xw, xp, 4 * nw);
 			}
+			const float* xd = (const float*)(xq + cols);
 			const float d8 = xd[g];
 #pragma unroll
 			for (uint32_t i = 0; i < Rows; ++i) {
