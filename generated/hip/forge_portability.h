@@ -222,8 +222,8 @@ inline void forge_scratch_free(void* p, hipStream_t stream) { (void)hipFreeAsync
 // p, passed through the wait, for the loads of what the previous kernel
 // wrote: a load through a kernel's const __restrict__ parameter is one the
 // compiler may treat as invariant (ld.global.nc) and move above the wait,
-// memory clobber or not, and where the wait sits inside a loop after loads
-// it does not order (matvec_x8 loads its weights first) nvcc did so: a
+// memory clobber or not, and where the wait sat inside a loop after loads
+// it does not order (matvec_x8 loaded its weights first) nvcc did so: a
 // replayed decode step read its activations before the kernel that wrote
 // them had finished (the model suite, 2026-11-25). A load through the
 // returned pointer depends on the wait's output and cannot move above it.

@@ -355,24 +355,22 @@ forge_matvec_x8_q4_0_kernel(const forge_BlockQ4_0* __restrict__ w, const uint8_t
 	const uint32_t part = unit % Lanes; // and its part of the group
 	const uint32_t w0 = 8 * gsel + nw * part; // its first word in the block
 	const Index nb = (Index)(cols / forge_mv_q4_0_elems);
-	// xq is read only through the pointer the wait returns
-	// (forge_dependency_wait_for), so no load of it moves above the wait.
-	const uint8_t* xq = xq_arg;
 	const int64_t groups = (rows + Rows - 1) / Rows;
-	// With one row, a step loads its codes before its x, and the first step
-	// waits for x only after issuing them; with more, codes loaded ahead for
-	// every row measured slower (Q4_0, 2 rows: 18.6 µs against 13.4), so the
-	// kernel waits first and loads each row's codes where it uses them.
-	// Measured slower on the H100 too, and so not done: letting the next
-	// kernel be scheduled from the start of this one
+	// The kernel waits for x first, and reads it only through the pointer
+	// the wait returns (forge_dependency_wait_for), so no load of it moves
+	// above the wait. A one-row kernel used to load its first step's codes
+	// before waiting; nvcc then hoisted the x loads above the wait too (a
+	// race once the kernel before it let this one start early), and with
+	// the loads ordered that path was slower than waiting first for 9 of 11
+	// formats (H100, 4096×14336, the pair: Q4_1 14.7 µs against 12.4, Q6_K
+	// 28.3 against 25.7; only Q4_K gained, 16.8 against 17.5).
+	// Measured slower on the H100 too, and so not done: codes loaded ahead
+	// for every row with two or more rows (Q4_0, 2 rows: 18.6 µs against
+	// 13.4), letting the next kernel be scheduled from the start of this one
 	// (griddepcontrol.launch_dependents: Q4_0 19.4 µs against 12.3), and
 	// loading the next step's codes a step ahead (Q4_K 20.2 µs against 15.4,
 	// Q5_K 23.3 against 19.7).
-	constexpr bool early = Rows == 1;
-	bool waited = !early;
-	if (!early) {
-		xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
-	}
+	const uint8_t* xq = forge_dependency_wait_for(xq_arg); // the previous kernel's (a glue kernel's) output
 	for (int64_t rg = forge_block_idx(); rg < groups; rg += forge_grid_dim()) {
 		const Index r0 = (Index)(rg * Rows);
 		float acc[Rows];
@@ -381,18 +379,6 @@ forge_matvec_x8_q4_0_kernel(const forge_BlockQ4_0* __restrict__ w, const uint8_t
 			acc[i] = 0.0f;
 		}
 		for (Index blk = (Index)(tid / units); blk < nb; blk += (Index)(Threads / units)) {
-			uint32_t cw[nw]; // row r0's codes, when early
-			if (early) {
-				const forge_BlockQ4_0* __restrict__ b = w + r0 * nb + blk;
-#pragma unroll
-				for (uint32_t k = 0; k < nw; ++k) {
-					cw[k] = forge_BlockQ4_0_Codes(b, (int32_t)(w0 + k));
-				}
-				if (!waited) {
-					xq = forge_dependency_wait_for(xq); // xq is the previous kernel's (a glue kernel's) output
-					waited = true;
-				}
-			}
 			const Index g = blk * (Index)gpb + (Index)gsel;
 			uint32_t xw[nw];
 			const uint8_t* xp = xq + 32 * g + 4 * nw * part;
@@ -422,7 +408,7 @@ forge_matvec_x8_q4_0_kernel(const forge_BlockQ4_0* __restrict__ w, const uint8_t
 						int32_t dot = 0;
 #pragma unroll
 						for (uint32_t k = 0; k < ws; ++k) {
-							const uint32_t code = early ? cw[ws * h + k] : forge_BlockQ4_0_Codes(b, (int32_t)(w0 + ws * h + k));
+							const uint32_t code = forge_BlockQ4_0_Codes(b, (int32_t)(w0 + ws * h + k));
 							dot = forge_dot4(code, xw[ws * h + k], dot);
 						}
 						const uint32_t wh = w0 + ws * h; // the piece's first word
@@ -435,10 +421,6 @@ forge_matvec_x8_q4_0_kernel(const forge_BlockQ4_0* __restrict__ w, const uint8_t
 					}
 				}
 			}
-		}
-		if (!waited) { // a thread with no block still waits before y is written
-			forge_dependency_wait();
-			waited = true;
 		}
 		// Every lane of every wave gets here.
 #pragma unroll
