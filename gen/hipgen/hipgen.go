@@ -132,6 +132,7 @@ type launchClass struct {
 	MaxCols              int    // the dispatch test is cols <= MaxCols; 0 for the last class (the else branch)
 	Threads, Rows, Chunk int
 	Lanes                int    // matvec_x8: lanes per 32-element group
+	Groups               int    // matvec_x8: consecutive 32-element groups per lane
 	Source               string // where the configuration came from, for the header comment
 	Tuned                bool   // Source is a forgebench tune winner
 }
@@ -316,11 +317,11 @@ func matVecX8Config(f *ir.Format, t *ir.Target) *launchClass {
 	c := tuned.MatVecX8.Classes[0]
 	lc := &launchClass{Name: c.Name, Doc: c.Doc}
 	if e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name); e != nil {
-		lc.Threads, lc.Rows, lc.Lanes, lc.Source, lc.Tuned = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["lanes"], tunedSource(t, e), true
+		lc.Threads, lc.Rows, lc.Lanes, lc.Groups, lc.Source, lc.Tuned = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["lanes"], e.Knobs["groups"], tunedSource(t, e), true
 		return lc
 	}
 	d := targets.MatVecX8Default(f.BlockElems, f.BlockBytes)
-	lc.Threads, lc.Rows, lc.Lanes = d["threads"], d["rows"], d["lanes"]
+	lc.Threads, lc.Rows, lc.Lanes, lc.Groups = d["threads"], d["rows"], d["lanes"], d["groups"]
 	lc.Source = "no forgebench tune winner in " + tuned.Path(t.Name) + ", so the default rule read off a sweep on the H100 (targets.MatVecX8Default)"
 	return lc
 }

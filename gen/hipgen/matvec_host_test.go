@@ -20,14 +20,21 @@ import (
 // gfx90a, so the one-wave reduction runs too), 3 rows per workgroup (row
 // groups that straddle the end at most shapes) and, for matvec_f32, chunks
 // of 32 (a whole 32-element block copied to registers; tails of the scalar
-// formats' odd columns).
+// formats' odd columns); and, for the formats whose blocks hold several
+// 32-element groups (minGroups), matvec_x8 with several groups per lane:
+// 4 groups of 2 lanes each, and 8 groups (a whole super-block) of one.
 var matvecTunes = []struct {
-	name  string
-	flags []string
+	name      string
+	flags     []string
+	minGroups int // run only the formats with at least this many 32-element groups per block
 }{
-	{"spec", nil},
+	{"spec", nil, 0},
 	{"odd", []string{"-DFORGE_TUNE_MATVEC_THREADS=64", "-DFORGE_TUNE_MATVEC_ROWS=3", "-DFORGE_TUNE_MATVEC_CHUNK=32",
-		"-DFORGE_TUNE_MATVEC_X8_THREADS=64", "-DFORGE_TUNE_MATVEC_X8_ROWS=3", "-DFORGE_TUNE_MATVEC_X8_LANES=8"}},
+		"-DFORGE_TUNE_MATVEC_X8_THREADS=64", "-DFORGE_TUNE_MATVEC_X8_ROWS=3", "-DFORGE_TUNE_MATVEC_X8_LANES=8"}, 0},
+	{"groups4", []string{"-DFORGE_TUNE_MATVEC_X8_THREADS=64", "-DFORGE_TUNE_MATVEC_X8_ROWS=3",
+		"-DFORGE_TUNE_MATVEC_X8_LANES=2", "-DFORGE_TUNE_MATVEC_X8_GROUPS=4"}, 8},
+	{"groups8", []string{"-DFORGE_TUNE_MATVEC_X8_THREADS=128", "-DFORGE_TUNE_MATVEC_X8_ROWS=2",
+		"-DFORGE_TUNE_MATVEC_X8_LANES=1", "-DFORGE_TUNE_MATVEC_X8_GROUPS=8"}, 8},
 }
 
 // matvecFormats run in every run of TestMatVecKernelHost: a 32-element
@@ -102,6 +109,9 @@ func TestMatVecKernelHost(t *testing.T) {
 					var files []string
 					run := map[string]bool{}
 					for _, f := range all {
+						if f.BlockElems/32 < tune.minGroups {
+							continue
+						}
 						if matvecFormats[f.Name] || longtest.Enabled() {
 							run[f.Name] = true
 							files = append(files, f.lower+"_matvec.hip")
@@ -110,6 +120,9 @@ func TestMatVecKernelHost(t *testing.T) {
 					name := "matvec_" + target + "_" + tune.name
 					exe := e.link(t, "matvec", name, e.unity(t, target, files, name, tune.flags...), glue)
 					for _, f := range all {
+						if f.BlockElems/32 < tune.minGroups {
+							continue
+						}
 						t.Run(f.Name, func(t *testing.T) {
 							if !run[f.Name] {
 								longtest.Skip(t, "the matvec kernels of every format, emulated")
@@ -120,7 +133,9 @@ func TestMatVecKernelHost(t *testing.T) {
 									cols = sh.scalarCols
 								}
 								in := data.get(t, f.Format, rows, cols)
-								runHostMatVec(t, e, exe, "forge_matvec_f32_"+f.lower, in)
+								if tune.minGroups == 0 { // the groups tunings change matvec_x8 alone
+									runHostMatVec(t, e, exe, "forge_matvec_f32_"+f.lower, in)
+								}
 								if f.HasIntForm() {
 									for _, offset := range []int{0, 4} {
 										runHostMatVecX8(t, e, exe, "forge_matvec_x8_"+f.lower, in, offset)

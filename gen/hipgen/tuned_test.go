@@ -50,7 +50,7 @@ func TestTunedX8(t *testing.T) {
 			continue
 		}
 		tg.Tuned = &tuned.File{Target: tg.Name}
-		tg.Tuned.Set("matvec_x8", "Q4_0", "all", &tuned.Entry{Knobs: map[string]int{"threads": 256, "rows": 2, "lanes": 2},
+		tg.Tuned.Set("matvec_x8", "Q4_0", "all", &tuned.Entry{Knobs: map[string]int{"threads": 256, "rows": 2, "lanes": 2, "groups": 1},
 			Device: "Fake GPU", Date: "2026-11-21T00:00:00Z", Shape: "4096x14336", WinnerUS: 18, DefaultUS: 19.5, Candidates: 9})
 	}
 	files := byPath(mustFiles(t, s))
@@ -62,11 +62,13 @@ func TestTunedX8(t *testing.T) {
 	for _, want := range []string{
 		"#ifndef FORGE_TUNE_MATVEC_X8_THREADS\n#define FORGE_TUNE_MATVEC_X8_THREADS 256 // tuned\n#endif\n" +
 			"#ifndef FORGE_TUNE_MATVEC_X8_ROWS\n#define FORGE_TUNE_MATVEC_X8_ROWS 2 // tuned\n#endif\n" +
-			"#ifndef FORGE_TUNE_MATVEC_X8_LANES\n#define FORGE_TUNE_MATVEC_X8_LANES 2 // tuned\n#endif\n",
+			"#ifndef FORGE_TUNE_MATVEC_X8_LANES\n#define FORGE_TUNE_MATVEC_X8_LANES 2 // tuned\n#endif\n" +
+			"#ifndef FORGE_TUNE_MATVEC_X8_GROUPS\n#define FORGE_TUNE_MATVEC_X8_GROUPS 1 // tuned\n#endif\n",
 		"constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;",
 		"constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;",
 		"constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;",
-		"// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 256 threads, 2 rows, 2 lanes per group for every shape: " +
+		"constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;",
+		"// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 256 threads, 2 rows, 2 lanes per group, 1 groups per lane for every shape: " +
 			"tuned (specs/tuned/gfx1030.json: Fake GPU, 2026-11-21T00:00:00Z; 18.00 µs at 4096x14336 vs the default's 19.50, best of 9)",
 	} {
 		if !strings.Contains(src, want) {

@@ -92,6 +92,15 @@ func lanesWhy(v, _ int) string {
 	return ""
 }
 
+// groupsWhy: matvec_x8's consecutive 32-element groups per lane, a power
+// of two so that it divides a super-block's eight.
+func groupsWhy(v, _ int) string {
+	if v != 1 && v != 2 && v != 4 && v != 8 {
+		return "must be 1, 2, 4 or 8"
+	}
+	return ""
+}
+
 func chunkWhy(v, _ int) string {
 	if v < 4 || v > 64 || v&(v-1) != 0 {
 		return "must be a power of two in [4, 64]"
@@ -199,10 +208,13 @@ func (s MatVecSpace) Knobs() map[string][]int {
 // MatVecX8Space is every target's tuning space for matvec_x8: the hand
 // sweep's threads and rows (docs/PERFORMANCE.md, "The integer matvec") and
 // one or two lanes per 32-element group (more lanes repeat the scale
-// decoding per lane: 4 and 8 were slower for every format measured).
-// Candidates a format cannot compile (FormatKnobProblems) are left out per
-// format.
-var MatVecX8Space = map[string][]int{"threads": {64, 128, 256}, "rows": {1, 2, 4}, "lanes": {1, 2}}
+// decoding per lane: 4 and 8 were slower for every format measured), and
+// one, two or four consecutive 32-element groups per lane (a super-block's
+// groups share bytes: Q4_K's pairs their nibbles' bytes, Q3_K's fours their
+// 2-bit codes' bytes, Q6_K's fours their high bits). Candidates a format
+// cannot compile (FormatKnobProblems: a block of one group has one group
+// per lane) are left out per format.
+var MatVecX8Space = map[string][]int{"threads": {64, 128, 256}, "rows": {1, 2, 4}, "lanes": {1, 2}, "groups": {1, 2, 4}}
 
 // MatVecX8Default is matvec_x8's configuration for a format of blockElems
 // elements in blockBytes bytes when no winner is baked in: the
@@ -211,7 +223,8 @@ var MatVecX8Space = map[string][]int{"threads": {64, 128, 256}, "rows": {1, 2, 4
 // threads and 2 rows (1 above 6 bits per weight), super-blocks 128
 // threads and 1 row; one lane per 32-element group, two for super-blocks
 // above 6 bits per weight (Q6_K: 28.1 µs against 30.4 with one, where
-// Q2_K to Q5_K were as fast or faster with one). gen/hipgen bakes it into
+// Q2_K to Q5_K were as fast or faster with one); one group per lane.
+// gen/hipgen bakes it into
 // each launcher that has no winner, so this is the rule's one copy.
 func MatVecX8Default(blockElems, blockBytes int) map[string]int {
 	threads, rows, lanes := 64, 2, 1
@@ -224,7 +237,7 @@ func MatVecX8Default(blockElems, blockBytes int) map[string]int {
 	if blockElems > 32 && blockBytes*8 > 6*blockElems {
 		lanes = 2
 	}
-	return map[string]int{"threads": threads, "rows": rows, "lanes": lanes}
+	return map[string]int{"threads": threads, "rows": rows, "lanes": lanes, "groups": 1}
 }
 
 // TuningSpace is t's tuning space and default knobs for the tunable family
@@ -263,7 +276,7 @@ func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Probl
 		for _, k := range []struct {
 			name string
 			why  func(v, wave int) string
-		}{{"threads", threadsWhy}, {"rows", rowsWhy}, {"lanes", lanesWhy}} {
+		}{{"threads", threadsWhy}, {"rows", rowsWhy}, {"lanes", lanesWhy}, {"groups", groupsWhy}} {
 			if v := knobs[k.name]; k.why(v, t.WaveSize) != "" {
 				l.Add(k.name, "%s %d %s", k.name, v, k.why(v, t.WaveSize))
 			}
@@ -273,16 +286,20 @@ func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Probl
 }
 
 // FormatKnobProblems is KnobProblems and the rules that depend on the
-// format, one of blockElems elements per block: matvec_x8's threads must
-// be a multiple of the block's 32-element groups times the lanes per group
-// (each thread keeps to one part of one group of every block it visits).
+// format, one of blockElems elements per block: matvec_x8's groups per lane
+// must divide the block's 32-element groups, and its threads must be a
+// multiple of the block's lanes, its groups over the groups per lane times
+// the lanes per group (each thread keeps to one part of the same groups of
+// every block it visits).
 func (t *Target) FormatKnobProblems(family string, blockElems int, knobs map[string]int) []check.Problem {
 	l := check.List(t.KnobProblems(family, knobs))
 	if family == "matvec_x8" && len(l) == 0 {
 		if gpb := blockElems / 32; blockElems%32 != 0 || gpb == 0 {
 			l.Add("threads", "matvec_x8 needs blocks of whole 32-element groups, not %d elements", blockElems)
-		} else if v, n := knobs["threads"], knobs["lanes"]; v%(gpb*n) != 0 {
-			l.Add("threads", "threads %d must be a multiple of the %d 32-element groups per block times %d lanes per group", v, gpb, n)
+		} else if g := knobs["groups"]; gpb%g != 0 {
+			l.Add("groups", "groups %d per lane must divide the %d 32-element groups per block", g, gpb)
+		} else if v, n := knobs["threads"], knobs["lanes"]; v%(gpb/g*n) != 0 {
+			l.Add("threads", "threads %d must be a multiple of the %d 32-element groups per block over %d groups per lane, times %d lanes per group", v, gpb, g, n)
 		}
 	}
 	return l

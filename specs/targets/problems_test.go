@@ -165,19 +165,21 @@ func TestMatVecX8Knobs(t *testing.T) {
 		knobs       map[string]int
 		field, want string
 	}{
-		{GFX90A, 32, map[string]int{"threads": 48, "rows": 1, "lanes": 1}, "threads", "threads 48 must be a multiple of the wave size 64, at most 1024"},
-		{SM90, 32, map[string]int{"threads": 64, "rows": 0, "lanes": 1}, "rows", "rows 0 must be in [1, 16]"},
-		{SM90, 32, map[string]int{"threads": 64, "rows": 1, "lanes": 3}, "lanes", "lanes 3 must be 1, 2, 4 or 8"},
-		{SM90, 4096, map[string]int{"threads": 64, "rows": 1, "lanes": 1}, "threads", "threads 64 must be a multiple of the 128 32-element groups per block times 1 lanes per group"},
-		{SM90, 256, map[string]int{"threads": 32, "rows": 1, "lanes": 8}, "threads", "threads 32 must be a multiple of the 8 32-element groups per block times 8 lanes per group"},
-		{SM90, 48, map[string]int{"threads": 64, "rows": 1, "lanes": 1}, "threads", "matvec_x8 needs blocks of whole 32-element groups, not 48 elements"},
+		{GFX90A, 32, map[string]int{"threads": 48, "rows": 1, "lanes": 1, "groups": 1}, "threads", "threads 48 must be a multiple of the wave size 64, at most 1024"},
+		{SM90, 32, map[string]int{"threads": 64, "rows": 0, "lanes": 1, "groups": 1}, "rows", "rows 0 must be in [1, 16]"},
+		{SM90, 32, map[string]int{"threads": 64, "rows": 1, "lanes": 3, "groups": 1}, "lanes", "lanes 3 must be 1, 2, 4 or 8"},
+		{SM90, 256, map[string]int{"threads": 64, "rows": 1, "lanes": 1, "groups": 3}, "groups", "groups 3 must be 1, 2, 4 or 8"},
+		{SM90, 32, map[string]int{"threads": 64, "rows": 1, "lanes": 1, "groups": 2}, "groups", "groups 2 per lane must divide the 1 32-element groups per block"},
+		{SM90, 4096, map[string]int{"threads": 64, "rows": 1, "lanes": 1, "groups": 1}, "threads", "threads 64 must be a multiple of the 128 32-element groups per block over 1 groups per lane, times 1 lanes per group"},
+		{SM90, 256, map[string]int{"threads": 32, "rows": 1, "lanes": 8, "groups": 1}, "threads", "threads 32 must be a multiple of the 8 32-element groups per block over 1 groups per lane, times 8 lanes per group"},
+		{SM90, 48, map[string]int{"threads": 64, "rows": 1, "lanes": 1, "groups": 1}, "threads", "matvec_x8 needs blocks of whole 32-element groups, not 48 elements"},
 	} {
 		ps := tc.t.FormatKnobProblems("matvec_x8", tc.elems, tc.knobs)
 		if len(ps) != 1 || ps[0].Field != tc.field || ps[0].Msg != tc.want {
 			t.Errorf("%s %d %v: %v, want %s: %s", tc.t.Name, tc.elems, tc.knobs, ps, tc.field, tc.want)
 		}
 	}
-	if ps := SM90.FormatKnobProblems("matvec_x8", 256, map[string]int{"threads": 128, "rows": 4, "lanes": 2}); len(ps) != 0 {
+	if ps := SM90.FormatKnobProblems("matvec_x8", 256, map[string]int{"threads": 32, "rows": 4, "lanes": 2, "groups": 4}); len(ps) != 0 {
 		t.Errorf("a valid configuration: %v", ps)
 	}
 }

@@ -93,6 +93,7 @@ var MatVecX8 = &Family{
 		{Name: "threads", Macro: "FORGE_TUNE_MATVEC_X8_THREADS"},
 		{Name: "rows", Macro: "FORGE_TUNE_MATVEC_X8_ROWS"},
 		{Name: "lanes", Macro: "FORGE_TUNE_MATVEC_X8_LANES"},
+		{Name: "groups", Macro: "FORGE_TUNE_MATVEC_X8_GROUPS"},
 	},
 	Classes: []Class{
 		{Name: "all", Rows: 4096, Cols: 14336, Doc: "every shape (tuned at 4096×14336: FFN down)"},

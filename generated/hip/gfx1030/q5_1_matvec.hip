@@ -306,32 +306,35 @@ FORGE_EXPORT int forge_matvec_f32_q5_1(const void* w, const float* x, float* y, 
 //
 // Kernel shape. A workgroup of Threads threads owns Rows rows; Lanes lanes
 // share each 32-element group of a block, each taking 8/Lanes of its eight
-// 32-bit words, at the same position in every block it visits (threads
-// stride over blocks by Threads / (groups per block · Lanes)), so the
-// offsets inside a block that Codes and Scale compute are loop-invariant
-// and fold into the loads. One lane per group decodes each scale once per
-// 32 elements; two halve the words a lane loads, which pays where the
-// codes take several loads per word (Q6_K). A step loads its part of x
-// (16-byte loads when xq is 16-byte aligned, as allocations are) and
-// applies it to the Rows rows. The sub-block's offset term is
-// added by the lane that holds the sub-block's first word. The reduction
-// is matvec_f32's: over the wave, then over the waves in wave order.
+// 32-bit words, and a lane takes Groups consecutive groups, at the same
+// position in every block it visits (threads stride over blocks by
+// Threads / (groups per block / Groups · Lanes)), so the offsets inside a
+// block that Codes and Scale compute are loop-invariant and fold into the
+// loads. One lane per group decodes each scale once per 32 elements; two
+// halve the words a lane loads, which pays where the codes take several
+// loads per word (Q6_K). Groups that share bytes of the block (Q4_K's
+// pairs of nibble groups read the same words) load them once when one
+// lane takes them together: the compiler merges the loads of the same
+// address. A step loads its part of x (16-byte loads when xq is 16-byte
+// aligned, as allocations are) and applies it to the Rows rows. The
+// sub-block's offset term is added by the lane that holds the sub-block's
+// first word. The reduction is matvec_f32's: over the wave, then over the
+// waves in wave order.
 //
 // The launch is a dependent one (FORGE_LAUNCH_AFTER): on NVIDIA the
-// workgroups start while the quantization of x drains; with one row per
-// workgroup each thread waits for its output only after issuing its first
-// step's weight loads, which do not depend on it, so that those loads
-// overlap the quantization.
+// workgroups start while the quantization of x drains and wait for it
+// before their first load.
 //
-// Tuning. 64 threads, 2 rows per workgroup and 1 lanes per group for every shape:
+// Tuning. 64 threads, 2 rows per workgroup, 1 lanes per group and 1 groups per lane for every shape:
 // no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
 // The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
 // docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
 // 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
 // rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
-// as long), and 2 lanes per group for super-blocks above 6 bits per weight.
+// as long), and 2 lanes per group for super-blocks above 6 bits per weight;
+// one group per lane.
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
-// -DFORGE_TUNE_MATVEC_X8_LANES=l override them.
+// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
 
 static constexpr uint32_t forge_mvx8_q5_1_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q5_1_gpb = 32 / 32; // 32-element groups per block
@@ -345,32 +348,36 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q5_1: the integer path ne
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
 #define FORGE_TUNE_MATVEC_X8_LANES 1
 #endif
+#ifndef FORGE_TUNE_MATVEC_X8_GROUPS
+#define FORGE_TUNE_MATVEC_X8_GROUPS 1
+#endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
 // 2^31), else int64_t: 64-bit address arithmetic costs registers and
 // instructions the 32-bit kind does not.
-template <uint32_t Threads, uint32_t Rows, uint32_t Lanes, bool Vec, typename Index>
+template <uint32_t Threads, uint32_t Rows, uint32_t Lanes, uint32_t Groups, bool Vec, typename Index>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matvec_x8_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const uint8_t* __restrict__ xq_arg, float* __restrict__ y, int64_t rows, int64_t cols) {
 	constexpr uint32_t gpb = forge_mvx8_q5_1_gpb;
 	constexpr uint32_t sub = forge_mvx8_q5_1_sub;
 	constexpr uint32_t waves = Threads / FORGE_WAVE_SIZE;
-	constexpr uint32_t units = gpb * Lanes;                  // lanes per block
+	constexpr uint32_t units = gpb / Groups * Lanes;         // lanes per block
 	constexpr uint32_t nw = 8 / Lanes;                       // words per lane
 	constexpr uint32_t ws = 4 * nw <= sub ? nw : sub / 4;    // words per sub-block piece
 	constexpr uint32_t pieces = nw / ws;                     // sub-block pieces per lane
 	static_assert(Threads % FORGE_WAVE_SIZE == 0 && Threads <= 1024, "gfx1030: MatVecX8 threads must be a multiple of the wave size, at most 1024");
 	static_assert(Lanes == 1 || Lanes == 2 || Lanes == 4 || Lanes == 8, "MatVecX8 lanes per group must be 1, 2, 4 or 8");
-	static_assert(Threads % units == 0, "Q5_1: MatVecX8 threads must be a multiple of the 32-element groups per block times the lanes per group");
+	static_assert(Groups == 1 || Groups == 2 || Groups == 4 || Groups == 8, "MatVecX8 groups per lane must be 1, 2, 4 or 8");
+	static_assert(gpb % Groups == 0, "Q5_1: MatVecX8 groups per lane must divide the block's 32-element groups");
+	static_assert(Threads % units == 0, "Q5_1: MatVecX8 threads must be a multiple of the 32-element groups per block over the groups per lane, times the lanes per group");
 	static_assert(Rows >= 1 && Rows <= 16, "MatVecX8 rows per workgroup must be in [1, 16]");
 	FORGE_SHARED float partial[Rows][waves];
 	const uint32_t tid = forge_thread_idx();
 	const uint32_t lane = tid % FORGE_WAVE_SIZE;
 	const uint32_t wave = tid / FORGE_WAVE_SIZE;
 	const uint32_t unit = tid % units;
-	const uint32_t gsel = unit / Lanes; // this thread's group in every block it visits
-	const uint32_t part = unit % Lanes; // and its part of the group
-	const uint32_t w0 = 8 * gsel + nw * part; // its first word in the block
+	const uint32_t gsel = unit / Lanes * Groups; // this thread's first group in every block it visits
+	const uint32_t part = unit % Lanes;          // and its part of each of its groups
 	const Index nb = (Index)(cols / forge_mv_q5_1_elems);
 	const int64_t groups = (rows + Rows - 1) / Rows;
 	// The kernel waits for x first, and reads it only through the pointer
@@ -396,44 +403,57 @@ forge_matvec_x8_q5_1_kernel(const forge_BlockQ5_1* __restrict__ w, const uint8_t
 			acc[i] = 0.0f;
 		}
 		for (Index blk = (Index)(tid / units); blk < nb; blk += (Index)(Threads / units)) {
-			const Index g = blk * (Index)gpb + (Index)gsel;
-			uint32_t xw[nw];
-			const uint8_t* xp = xq + 32 * g + 4 * nw * part;
-			if (Vec && nw == 8) {
-				const uint4 xa = ((const uint4*)xp)[0];
-				const uint4 xb = ((const uint4*)xp)[1];
-				xw[0] = xa.x, xw[1] = xa.y, xw[2] = xa.z, xw[3] = xa.w;
-				xw[4 % nw] = xb.x, xw[5 % nw] = xb.y, xw[6 % nw] = xb.z, xw[7 % nw] = xb.w;
-			} else if (Vec && nw == 4) {
-				const uint4 xa = *(const uint4*)xp;
-				xw[0] = xa.x, xw[1 % nw] = xa.y, xw[2 % nw] = xa.z, xw[3 % nw] = xa.w;
-			} else if (Vec && nw == 2) {
-				const uint2 xa = *(const uint2*)xp;
-				xw[0] = xa.x, xw[1 % nw] = xa.y;
-			} else {
-				memcpy(xw, xp, 4 * nw);
-			}
+			// x for the lane's groups first, then each row's codes: a row's
+			// words for all its groups in one block of code, so that loads
+			// of the same word of W are one load (Q4_K's and Q5_K's pairs
+			// of groups share their bytes, Q2_K's, Q3_K's and Q6_K's fours).
+			uint32_t xw[Groups][nw];
+			float d8[Groups];
 			const float* xd = (const float*)(xq + cols);
 			const float* xs = xd + cols / 32;
-			const float d8 = xd[g];
+#pragma unroll
+			for (uint32_t q = 0; q < Groups; ++q) {
+				const Index g = blk * (Index)gpb + (Index)(gsel + q);
+				const uint8_t* xp = xq + 32 * g + 4 * nw * part;
+				if (Vec && nw == 8) {
+					const uint4 xa = ((const uint4*)xp)[0];
+					const uint4 xb = ((const uint4*)xp)[1];
+					xw[q][0] = xa.x, xw[q][1] = xa.y, xw[q][2] = xa.z, xw[q][3] = xa.w;
+					xw[q][4 % nw] = xb.x, xw[q][5 % nw] = xb.y, xw[q][6 % nw] = xb.z, xw[q][7 % nw] = xb.w;
+				} else if (Vec && nw == 4) {
+					const uint4 xa = *(const uint4*)xp;
+					xw[q][0] = xa.x, xw[q][1 % nw] = xa.y, xw[q][2 % nw] = xa.z, xw[q][3 % nw] = xa.w;
+				} else if (Vec && nw == 2) {
+					const uint2 xa = *(const uint2*)xp;
+					xw[q][0] = xa.x, xw[q][1 % nw] = xa.y;
+				} else {
+					memcpy(xw[q], xp, 4 * nw);
+				}
+				d8[q] = xd[g];
+			}
 #pragma unroll
 			for (uint32_t i = 0; i < Rows; ++i) {
 				if (Rows == 1 || r0 + i < rows) { // uniform over the workgroup
 					const forge_BlockQ5_1* __restrict__ b = w + (r0 + (Index)i) * nb + blk;
 #pragma unroll
-					for (uint32_t h = 0; h < pieces; ++h) {
-						int32_t dot = 0;
+					for (uint32_t q = 0; q < Groups; ++q) {
+						const uint32_t w0 = 8 * (gsel + q) + nw * part; // the lane's first word of the group
 #pragma unroll
-						for (uint32_t k = 0; k < ws; ++k) {
-							const uint32_t code = forge_BlockQ5_1_Codes(b, (int32_t)(w0 + ws * h + k));
-							dot = forge_dot4(code, xw[ws * h + k], dot);
-						}
-						const uint32_t wh = w0 + ws * h; // the piece's first word
-						const int32_t s = (int32_t)(4 * wh / sub);
-						acc[i] = forge_fmaf(forge_BlockQ5_1_Scale(b, s) * d8, (float)dot, acc[i]);
-						if (Lanes == 1 || 4 * wh % sub == 0) { // the sub-block's first lane
-							const float sx = sub == 32 ? xs[2 * g] + xs[2 * g + 1] : xs[2 * g + (nw * part + ws * h) / 4];
-							acc[i] = forge_fmaf(forge_BlockQ5_1_Offset(b, s), sx, acc[i]);
+						for (uint32_t h = 0; h < pieces; ++h) {
+							int32_t dot = 0;
+#pragma unroll
+							for (uint32_t k = 0; k < ws; ++k) {
+								const uint32_t code = forge_BlockQ5_1_Codes(b, (int32_t)(w0 + ws * h + k));
+								dot = forge_dot4(code, xw[q][ws * h + k], dot);
+							}
+							const uint32_t wh = w0 + ws * h; // the piece's first word
+							const int32_t s = (int32_t)(4 * wh / sub);
+							acc[i] = forge_fmaf(forge_BlockQ5_1_Scale(b, s) * d8[q], (float)dot, acc[i]);
+							if (Lanes == 1 || 4 * wh % sub == 0) { // the sub-block's first lane
+								const Index g = blk * (Index)gpb + (Index)(gsel + q);
+								const float sx = sub == 32 ? xs[2 * g] + xs[2 * g + 1] : xs[2 * g + (nw * part + ws * h) / 4];
+								acc[i] = forge_fmaf(forge_BlockQ5_1_Offset(b, s), sx, acc[i]);
+							}
 						}
 					}
 				}
@@ -504,6 +524,7 @@ FORGE_EXPORT int forge_matvec_x8_q5_1(const void* w, const void* xq, float* y, i
 	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
 	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
 	constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;
+	constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;
 	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
 	const uint32_t grid = groups < forge_mv_q5_1_grid_cap ? (uint32_t)groups : forge_mv_q5_1_grid_cap;
 	(void)forge_last_error();
@@ -514,12 +535,12 @@ FORGE_EXPORT int forge_matvec_x8_q5_1(const void* w, const void* xq, float* y, i
 	// last, fits: (rows + rows_per)·blocks per row < 2^31.
 	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
 		if (vec) {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, groups_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		} else {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, groups_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 		}
 	} else {
-		FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_q5_1_kernel<threads, rows_per, lanes, groups_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
 	}
 	return forge_last_error();
 }

@@ -250,23 +250,28 @@ func TestFormatCandidatesX8(t *testing.T) {
 		def     string
 		n, skip int
 	}{
-		{formats.Q4_0, "threads=64 rows=2 lanes=1", 18, 0},
-		{formats.Q8_0, "threads=64 rows=1 lanes=1", 18, 0},
-		{formats.Q4_K, "threads=128 rows=1 lanes=1", 18, 0},
-		{formats.Q6_K, "threads=128 rows=1 lanes=2", 18, 0},
-		{&formats.Format{Meta: formats.Meta{Name: "BIG", BlockElems: 4096, BlockBytes: 2048}}, "threads=128 rows=1 lanes=1", 9, 9},
+		{formats.Q4_0, "threads=64 rows=2 lanes=1 groups=1", 18, 36},
+		{formats.Q8_0, "threads=64 rows=1 lanes=1 groups=1", 18, 36},
+		{formats.Q4_K, "threads=128 rows=1 lanes=1 groups=1", 54, 0},
+		{formats.Q6_K, "threads=128 rows=1 lanes=2 groups=1", 54, 0},
+		{&formats.Format{Meta: formats.Meta{Name: "BIG", BlockElems: 4096, BlockBytes: 2048}}, "threads=128 rows=1 lanes=1 groups=1", 42, 12},
 	} {
 		cands, skipped := FormatCandidates(targets.SM90, tuned.MatVecX8, space, tc.f)
 		if len(cands) != tc.n || len(skipped) != tc.skip {
 			t.Errorf("%s: %d candidates, %d left out (%v), want %d, %d", tc.f.Name, len(cands), len(skipped), skipped, tc.n, tc.skip)
 		}
 		for _, c := range cands {
-			if ps := targets.SM90.FormatKnobProblems("matvec_x8", tc.f.BlockElems, c); len(ps) > 0 || c["threads"]%(tc.f.BlockElems/32*c["lanes"]) != 0 {
+			if ps := targets.SM90.FormatKnobProblems("matvec_x8", tc.f.BlockElems, c); len(ps) > 0 || (tc.f.BlockElems/32)%c["groups"] != 0 || c["threads"]%(tc.f.BlockElems/32/c["groups"]*c["lanes"]) != 0 {
 				t.Errorf("%s: candidate %s: %v", tc.f.Name, c.String(tuned.MatVecX8), ps)
 			}
 		}
 		for _, s := range skipped {
-			if !(strings.HasPrefix(s, "threads=64 ") || strings.HasPrefix(s, "threads=128 ") && strings.Contains(s, " lanes=2:")) || !strings.Contains(s, "must be a multiple of the 128 32-element groups per block") {
+			switch {
+			case tc.f.BlockElems == 32: // one group per lane only
+				if strings.Contains(s, "groups=1:") || !strings.Contains(s, "per lane must divide the 1 32-element groups per block") {
+					t.Errorf("%s: left out %q", tc.f.Name, s)
+				}
+			case !strings.Contains(s, "must be a multiple of the 128 32-element groups per block"):
 				t.Errorf("%s: left out %q", tc.f.Name, s)
 			}
 		}
@@ -278,7 +283,7 @@ func TestFormatCandidatesX8(t *testing.T) {
 			t.Errorf("%s: the default %s is not a candidate", tc.f.Name, d.String(tuned.MatVecX8))
 		}
 	}
-	if got := strings.Join(Candidate{"threads": 256, "rows": 4, "lanes": 2}.Defines(tuned.MatVecX8), " "); got != "-DFORGE_TUNE_MATVEC_X8_THREADS=256 -DFORGE_TUNE_MATVEC_X8_ROWS=4 -DFORGE_TUNE_MATVEC_X8_LANES=2" {
+	if got := strings.Join(Candidate{"threads": 256, "rows": 4, "lanes": 2, "groups": 4}.Defines(tuned.MatVecX8), " "); got != "-DFORGE_TUNE_MATVEC_X8_THREADS=256 -DFORGE_TUNE_MATVEC_X8_ROWS=4 -DFORGE_TUNE_MATVEC_X8_LANES=2 -DFORGE_TUNE_MATVEC_X8_GROUPS=4" {
 		t.Errorf("defines %q", got)
 	}
 }
@@ -326,11 +331,12 @@ func TestFlowX8(t *testing.T) {
 	if q40.Class != "all" || q40.Shape != "4096x14336" || q4k.Shape != "4096x14336" {
 		t.Errorf("classes %s %s, shapes %s %s", q40.Class, q4k.Class, q40.Shape, q4k.Shape)
 	}
-	if q40.Winner.Config != "threads=128 rows=2 lanes=1" || q4k.Winner.Config != "threads=256 rows=1 lanes=2" {
+	if q40.Winner.Config != "threads=128 rows=2 lanes=1 groups=1" || q4k.Winner.Config != "threads=256 rows=1 lanes=2 groups=1" {
 		t.Errorf("winners %s, %s", q40.Winner.Config, q4k.Winner.Config)
 	}
-	// 18 candidates each, the 6 with 4 rows failing the check.
-	if len(q40.Timed) != 12 || len(q40.Dropped) != 6 || len(q4k.Timed) != 12 {
+	// 18 candidates for Q4_0 (one group per lane) and 54 for Q4_K, those
+	// with 4 rows failing the check.
+	if len(q40.Timed) != 12 || len(q40.Dropped) != 6 || len(q4k.Timed) != 36 {
 		t.Errorf("Q4_0 timed %d dropped %d, Q4_K timed %d", len(q40.Timed), len(q40.Dropped), len(q4k.Timed))
 	}
 	// Each format's default is its own (64×2×1 for Q4_0, 128×1×1 for Q4_K).
@@ -347,7 +353,7 @@ func TestFlowX8(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Knobs["lanes"] != 2 || e.Candidates != 12 || e.DefaultUS != 22.5 {
+	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Knobs["lanes"] != 2 || e.Knobs["groups"] != 1 || e.Candidates != 36 || e.DefaultUS != 22.5 {
 		t.Errorf("Q4_K entry %+v", e)
 	}
 	if e := back.Entry("matvec", "Q4_0", "narrow"); e == nil || e.Knobs["rows"] != 8 {
@@ -366,8 +372,8 @@ func TestFlowX8(t *testing.T) {
 		t.Errorf("F16: %v, %d builds", err, b2.builds)
 	}
 	// So is a thread count the wave64 target cannot compile.
-	cfg.Target, cfg.Formats, cfg.Space = targets.GFX90A, []*formats.Format{formats.Q4_0}, Space{"threads": {64, 96}, "rows": {1}, "lanes": {1}}
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "candidate threads=96 rows=1 lanes=1: threads 96 must be a multiple of the wave size 64") {
+	cfg.Target, cfg.Formats, cfg.Space = targets.GFX90A, []*formats.Format{formats.Q4_0}, Space{"threads": {64, 96}, "rows": {1}, "lanes": {1}, "groups": {1}}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "candidate threads=96 rows=1 lanes=1 groups=1: threads 96 must be a multiple of the wave size 64") {
 		t.Errorf("threads 96 on gfx90a: %v", err)
 	}
 }
