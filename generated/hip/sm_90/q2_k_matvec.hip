@@ -5,7 +5,7 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
-// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 64 threads, 1 rows, 1 lanes per group, 1 groups per lane for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 17.77 µs at 4096x14336 vs the default's 18.42, best of 18)
+// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 128 threads, 1 rows, 2 lanes per group, 2 groups per lane for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:34:31Z, forge f6ca2f05a6a9; 16.30 µs at 4096x14336 vs the default's 18.05, best of 54)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q2_K on sm_90.
 
@@ -312,8 +312,8 @@ FORGE_EXPORT int forge_matvec_f32_q2_k(const void* w, const float* x, float* y, 
 // workgroups start while the quantization of x drains and wait for it
 // before their first load.
 //
-// Tuning. 64 threads, 1 rows per workgroup, 1 lanes per group and 1 groups per lane for every shape:
-// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 17.77 µs at 4096x14336 vs the default's 18.42, best of 18).
+// Tuning. 128 threads, 1 rows per workgroup, 2 lanes per group and 2 groups per lane for every shape:
+// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:34:31Z, forge f6ca2f05a6a9; 16.30 µs at 4096x14336 vs the default's 18.05, best of 54).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
 
@@ -321,16 +321,16 @@ static constexpr uint32_t forge_mvx8_q2_k_sub = 16; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q2_k_gpb = 256 / 32; // 32-element groups per block
 static_assert(256 % 32 == 0 && (16 == 16 || 16 == 32), "Q2_K: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 64 // tuned
+#define FORGE_TUNE_MATVEC_X8_THREADS 128 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
 #define FORGE_TUNE_MATVEC_X8_ROWS 1 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
-#define FORGE_TUNE_MATVEC_X8_LANES 1 // tuned
+#define FORGE_TUNE_MATVEC_X8_LANES 2 // tuned
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_GROUPS
-#define FORGE_TUNE_MATVEC_X8_GROUPS 1 // tuned
+#define FORGE_TUNE_MATVEC_X8_GROUPS 2 // tuned
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <

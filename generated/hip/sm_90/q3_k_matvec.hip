@@ -5,7 +5,7 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
-// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 128 threads, 1 rows, 2 lanes per group, 1 groups per lane for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 28.12 µs at 4096x14336 vs the default's 29.93, best of 18)
+// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 128 threads, 1 rows, 2 lanes per group, 1 groups per lane for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:34:31Z, forge f6ca2f05a6a9; 24.54 µs at 4096x14336 vs the default's 24.80, best of 54)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q3_K on sm_90.
 
@@ -354,7 +354,7 @@ FORGE_EXPORT int forge_matvec_f32_q3_k(const void* w, const float* x, float* y, 
 // before their first load.
 //
 // Tuning. 128 threads, 1 rows per workgroup, 2 lanes per group and 1 groups per lane for every shape:
-// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 28.12 µs at 4096x14336 vs the default's 29.93, best of 18).
+// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:34:31Z, forge f6ca2f05a6a9; 24.54 µs at 4096x14336 vs the default's 24.80, best of 54).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
 
