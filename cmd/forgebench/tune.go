@@ -79,8 +79,9 @@ winners into the generated launchers.
 --family matvec tunes matvec_f32 (threads, rows, chunk; shape classes
 narrow and wide); --family matvec_x8 tunes the integer path's matvec_x8
 (threads, rows, lanes per 32-element group, consecutive groups per lane;
-one class, timed at 4096x14336 as forgebench times it, the activations'
-quantization included) for the formats with an integer form; its
+shape classes narrow and wide as matvec's, timed as forgebench times it,
+the activations' quantization included) for the formats with an integer
+form; its
 candidates are threads 64, 128, 256 x rows 1, 2, 4 x lanes 1, 2 x groups
 1, 2, 4, less those a format cannot compile.`,
 		Flags: []cli.Flag{

@@ -115,11 +115,11 @@ type familyData struct {
 	// order, each with its configuration: the tuned winner from
 	// specs/tuned/<target>.json, else the target spec's MatVec.
 	MatVecClasses []launchClass
-	// MatVecX8 is matvec_x8's configuration (specs/tuned.MatVecX8: one
-	// class), baked in as the default of its FORGE_TUNE_MATVEC_X8_* macros:
-	// the winner from specs/tuned/<target>.json, else
-	// targets.MatVecX8Default; nil for a format without the integer form.
-	MatVecX8 *launchClass
+	// MatVecX8Classes are matvec_x8's shape classes (specs/tuned.MatVecX8),
+	// in dispatch order, each with its configuration: the winner from
+	// specs/tuned/<target>.json, else targets.MatVecX8Default; nil for a
+	// format without the integer form.
+	MatVecX8Classes []launchClass
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
 	Words bool
@@ -265,7 +265,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.Format, data.Lower, data.Device = f, f.Lower(), &d
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
-			data.MatVecX8 = matVecX8Config(f, t)
+			data.MatVecX8Classes = matVecX8Classes(f, t)
 			data.Words = f.ExactInt()
 		}
 	}
@@ -310,20 +310,24 @@ func matVecClasses(f *ir.Format, t *ir.Target) []launchClass {
 	return out
 }
 
-// matVecX8Config is format f's matvec_x8 configuration on target t: the
-// winner from specs/tuned, else targets.MatVecX8Default (the rule read off
-// the hand sweep on the H100), so that the rule lives in one place.
-func matVecX8Config(f *ir.Format, t *ir.Target) *launchClass {
-	c := tuned.MatVecX8.Classes[0]
-	lc := &launchClass{Name: c.Name, Doc: c.Doc}
-	if e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name); e != nil {
-		lc.Threads, lc.Rows, lc.Lanes, lc.Groups, lc.Source, lc.Tuned = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["lanes"], e.Knobs["groups"], tunedSource(t, e), true
-		return lc
+// matVecX8Classes is format f's matvec_x8 dispatch on target t: per shape
+// class (specs/tuned.MatVecX8.Classes) the winner from specs/tuned, else
+// targets.MatVecX8Default (the rule read off the hand sweep on the H100),
+// so that the rule lives in one place.
+func matVecX8Classes(f *ir.Format, t *ir.Target) []launchClass {
+	var out []launchClass
+	for _, c := range tuned.MatVecX8.Classes {
+		lc := launchClass{Name: c.Name, Doc: c.Doc, MaxCols: c.MaxCols}
+		if e := t.Tuned.Entry(tuned.MatVecX8.Name, f.Name, c.Name); e != nil {
+			lc.Threads, lc.Rows, lc.Lanes, lc.Groups, lc.Source, lc.Tuned = e.Knobs["threads"], e.Knobs["rows"], e.Knobs["lanes"], e.Knobs["groups"], tunedSource(t, e), true
+		} else {
+			d := targets.MatVecX8Default(f.BlockElems, f.BlockBytes)
+			lc.Threads, lc.Rows, lc.Lanes, lc.Groups = d["threads"], d["rows"], d["lanes"], d["groups"]
+			lc.Source = "no forgebench tune winner in " + tuned.Path(t.Name) + ", so the default rule read off a sweep on the H100 (targets.MatVecX8Default)"
+		}
+		out = append(out, lc)
 	}
-	d := targets.MatVecX8Default(f.BlockElems, f.BlockBytes)
-	lc.Threads, lc.Rows, lc.Lanes, lc.Groups = d["threads"], d["rows"], d["lanes"], d["groups"]
-	lc.Source = "no forgebench tune winner in " + tuned.Path(t.Name) + ", so the default rule read off a sweep on the H100 (targets.MatVecX8Default)"
-	return lc
+	return out
 }
 
 // tunedSource is where a winner came from, for the generated file's comments.

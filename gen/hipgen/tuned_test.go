@@ -38,11 +38,11 @@ func TestTunedDispatch(t *testing.T) {
 	}
 }
 
-// TestTunedX8: a matvec_x8 winner becomes the default of its
-// FORGE_TUNE_MATVEC_X8_* macros (still under #ifndef, so -D overrides it)
-// for that format and target only; the others keep the default rule's
-// configuration (targets.MatVecX8Default)
-// (the test spec's one format with an integer form is Q4_0).
+// TestTunedX8: a matvec_x8 winner becomes its shape class's branch of the
+// launcher's dispatch, for that format and target only; the class without
+// one keeps the default rule's configuration (targets.MatVecX8Default),
+// and -D macros still force one configuration for every shape (the test
+// spec's one format with an integer form is Q4_0).
 func TestTunedX8(t *testing.T) {
 	s := testSpec()
 	for _, tg := range s.Targets {
@@ -50,7 +50,7 @@ func TestTunedX8(t *testing.T) {
 			continue
 		}
 		tg.Tuned = &tuned.File{Target: tg.Name}
-		tg.Tuned.Set("matvec_x8", "Q4_0", "all", &tuned.Entry{Knobs: map[string]int{"threads": 256, "rows": 2, "lanes": 2, "groups": 1},
+		tg.Tuned.Set("matvec_x8", "Q4_0", "wide", &tuned.Entry{Knobs: map[string]int{"threads": 256, "rows": 2, "lanes": 2, "groups": 1},
 			Device: "Fake GPU", Date: "2026-11-21T00:00:00Z", Shape: "4096x14336", WinnerUS: 18, DefaultUS: 19.5, Candidates: 9})
 	}
 	files := byPath(mustFiles(t, s))
@@ -60,27 +60,21 @@ func TestTunedX8(t *testing.T) {
 	}
 	src := string(mv)
 	for _, want := range []string{
-		"#ifndef FORGE_TUNE_MATVEC_X8_THREADS\n#define FORGE_TUNE_MATVEC_X8_THREADS 256 // tuned\n#endif\n" +
-			"#ifndef FORGE_TUNE_MATVEC_X8_ROWS\n#define FORGE_TUNE_MATVEC_X8_ROWS 2 // tuned\n#endif\n" +
-			"#ifndef FORGE_TUNE_MATVEC_X8_LANES\n#define FORGE_TUNE_MATVEC_X8_LANES 2 // tuned\n#endif\n" +
-			"#ifndef FORGE_TUNE_MATVEC_X8_GROUPS\n#define FORGE_TUNE_MATVEC_X8_GROUPS 1 // tuned\n#endif\n",
-		"constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;",
-		"constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;",
-		"constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;",
-		"constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;",
-		"// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 256 threads, 2 rows, 2 lanes per group, 1 groups per lane for every shape: " +
+		"\tif (cols <= 8192) { // narrow\n\t\tforge_matvec_x8_q4_0_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);\n" +
+			"\t} else { // wide (tuned)\n\t\tforge_matvec_x8_q4_0_kernel_launch<256, 2, 2, 1>(blocks, x8, y, rows, cols, stream);\n\t}\n",
+		"#if defined(FORGE_MATVEC_X8_FORCED)\n\tforge_matvec_x8_q4_0_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>",
+		// A knob left out of a forced configuration takes the last class's value.
+		"#ifndef FORGE_TUNE_MATVEC_X8_THREADS\n#define FORGE_TUNE_MATVEC_X8_THREADS 256\n#endif\n",
+		"//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 2 rows, 2 lanes per group, 1 groups per lane: " +
 			"tuned (specs/tuned/gfx1030.json: Fake GPU, 2026-11-21T00:00:00Z; 18.00 µs at 4096x14336 vs the default's 19.50, best of 9)",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("lacks %q", want)
 		}
 	}
-	if strings.Contains(src, "#define FORGE_TUNE_MATVEC_X8_THREADS 64\n") {
-		t.Error("the tuned file keeps the default rule's configuration")
-	}
-	// The matvec_f32 launcher, other formats and other targets keep their defaults.
-	rule := "#define FORGE_TUNE_MATVEC_X8_THREADS 64\n" // targets.MatVecX8Default for a 32-element block
-	if other := string(files["generated/hip/gfx1100/q4_0_matvec.hip"]); !strings.Contains(other, rule) || strings.Contains(other, "// tuned") {
+	// Other targets keep the rule in both classes.
+	other := string(files["generated/hip/gfx1100/q4_0_matvec.hip"])
+	if !strings.Contains(other, "} else { // wide\n\t\tforge_matvec_x8_q4_0_kernel_launch<64, 2, 1, 1>") || strings.Contains(other, "(tuned)") {
 		t.Error("gfx1100's Q4_0 took gfx1030's winner")
 	}
 	if n := strings.Count(src, "tuned (specs/tuned/gfx1030.json"); n != 2 {

@@ -74,16 +74,13 @@ var MatVec = &Family{
 }
 
 // MatVecX8 is the matvec family's kernel on a format's integer form,
-// matvec_x8 (the template's FORGE_TUNE_MATVEC_X8_* macros). It has one
-// shape class: a thread takes one 32-element group of a block at a time
-// and strides over a row's blocks, so cols sets only the trip count, not
-// the access pattern or the registers a configuration needs, and the
-// launcher has no per-cols choice to make. Measured, the default
-// configuration's times at 4096×14336 and 14336×4096 are within about 15%
-// of each other for every format (docs/PERFORMANCE.md, "The integer
-// matvec", cache defeated). It is tuned at 4096×14336, the hand sweep's
-// shape and the llama.cpp comparison's; should a run at 14336×4096 pick
-// other winners, a second class is the place for them.
+// matvec_x8 (the template's FORGE_TUNE_MATVEC_X8_* macros), with matvec's
+// two shape classes. cols sets a thread's trip count over a row's blocks,
+// and with it how many threads a row keeps busy: on the H100 Q4_K's best
+// at 4096×14336 (128 threads, 18.1 µs against 19.6 with 64, W rotated)
+// lost at 14336×4096 (19.4 against 17.7) and at the decode step's other
+// projections, whose 4096 columns give a 128-thread workgroup one block
+// per thread (28672×4096: 35.1 against 30.7; docs/PERFORMANCE.md).
 var MatVecX8 = &Family{
 	Name:    "matvec_x8",
 	Spec:    "matvec",
@@ -95,9 +92,7 @@ var MatVecX8 = &Family{
 		{Name: "lanes", Macro: "FORGE_TUNE_MATVEC_X8_LANES"},
 		{Name: "groups", Macro: "FORGE_TUNE_MATVEC_X8_GROUPS"},
 	},
-	Classes: []Class{
-		{Name: "all", Rows: 4096, Cols: 14336, Doc: "every shape (tuned at 4096×14336: FFN down)"},
-	},
+	Classes: MatVec.Classes,
 }
 
 // Families are the tunable families.

@@ -5,6 +5,9 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+// matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q4_1 on gfx1030.
 
@@ -58,7 +61,7 @@ FORGE_DEVICE float forge_BlockQ4_1_Offset(const forge_BlockQ4_1* __restrict__ b,
 #line 51 "specs/formats/q4_1.go"
 	return forge_half_to_f32(b->M);
 }
-#line 62 "generated/hip/gfx1030/q4_1_matvec.hip"
+#line 65 "generated/hip/gfx1030/q4_1_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_1) == 20,
 	"forge_BlockQ4_1: the device block is not 20 bytes, as the Q4_1 spec says");
 
@@ -312,8 +315,10 @@ FORGE_EXPORT int forge_matvec_f32_q4_1(const void* w, const float* x, float* y, 
 // workgroups start while the quantization of x drains and wait for it
 // before their first load.
 //
-// Tuning. 64 threads, 2 rows per workgroup, 1 lanes per group and 1 groups per lane for every shape:
-// no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+// Tuning, by shape class (threads, rows per workgroup, lanes per group,
+// groups per lane):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64, 2, 1, 1: no forgebench tune winner in specs/tuned/gfx1030.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
 // The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
 // docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
 // 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
@@ -321,11 +326,14 @@ FORGE_EXPORT int forge_matvec_f32_q4_1(const void* w, const float* x, float* y, 
 // as long), and 2 lanes per group for super-blocks above 6 bits per weight;
 // one group per lane.
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
-// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
+// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
+// configuration for every shape (a knob left out takes the last class's).
 
 static constexpr uint32_t forge_mvx8_q4_1_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q4_1_gpb = 32 / 32; // 32-element groups per block
 static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_1: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
+#if defined(FORGE_TUNE_MATVEC_X8_THREADS) || defined(FORGE_TUNE_MATVEC_X8_ROWS) || defined(FORGE_TUNE_MATVEC_X8_LANES) || defined(FORGE_TUNE_MATVEC_X8_GROUPS)
+#define FORGE_MATVEC_X8_FORCED 1
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
 #define FORGE_TUNE_MATVEC_X8_THREADS 64
 #endif
@@ -337,6 +345,7 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_1: the integer path ne
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_GROUPS
 #define FORGE_TUNE_MATVEC_X8_GROUPS 1
+#endif
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
@@ -481,6 +490,27 @@ forge_matvec_x8_q4_1_kernel(const forge_BlockQ4_1* __restrict__ w, const uint8_t
 	}
 }
 
+// forge_matvec_x8_q4_1_kernel_launch launches one configuration of the kernel on checked
+// arguments.
+template <uint32_t Threads, uint32_t RowsPer, uint32_t Lanes, uint32_t Groups>
+static void forge_matvec_x8_q4_1_kernel_launch(const forge_BlockQ4_1* blocks, const uint8_t* x8, float* y, int64_t rows, int64_t cols, forge_stream_t stream) {
+	const int64_t row_blocks = cols / forge_mv_q4_1_elems;
+	const int64_t groups = rows / RowsPer + (rows % RowsPer != 0);
+	const uint32_t grid = groups < forge_mv_q4_1_grid_cap ? (uint32_t)groups : forge_mv_q4_1_grid_cap;
+	const bool vec = (uintptr_t)x8 % 16 == 0;
+	// 32-bit indexing while every block index, and a row group past the
+	// last, fits: (rows + RowsPer)·blocks per row < 2^31.
+	if (row_blocks == 0 || rows + RowsPer <= (int64_t)INT32_MAX / row_blocks) {
+		if (vec) {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<Threads, RowsPer, Lanes, Groups, true, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		} else {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<Threads, RowsPer, Lanes, Groups, false, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		}
+	} else {
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<Threads, RowsPer, Lanes, Groups, false, int64_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+	}
+}
+
 // forge_matvec_x8_q4_1 computes y = W·x on Q4_1's integer form: W (device
 // memory) is rows rows of cols elements, cols/32 blocks each; xq is the X8
 // layout of cols activations (forge_glue_quantize_x8's output) and y rows
@@ -508,26 +538,17 @@ FORGE_EXPORT int forge_matvec_x8_q4_1(const void* w, const void* xq, float* y, i
 	if ((uintptr_t)w % 4 != 0 || (uintptr_t)w % alignof(forge_BlockQ4_1) != 0 || (uintptr_t)xq % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
-	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
-	constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;
-	constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;
-	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
-	const uint32_t grid = groups < forge_mv_q4_1_grid_cap ? (uint32_t)groups : forge_mv_q4_1_grid_cap;
 	(void)forge_last_error();
 	const forge_BlockQ4_1* blocks = (const forge_BlockQ4_1*)w;
 	const uint8_t* x8 = (const uint8_t*)xq;
-	const bool vec = (uintptr_t)xq % 16 == 0;
-	// 32-bit indexing while every block index, and a row group past the
-	// last, fits: (rows + rows_per)·blocks per row < 2^31.
-	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
-		if (vec) {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<threads, rows_per, lanes, groups_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		} else {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<threads, rows_per, lanes, groups_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		}
-	} else {
-		FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_1_kernel<threads, rows_per, lanes, groups_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+#if defined(FORGE_MATVEC_X8_FORCED)
+	forge_matvec_x8_q4_1_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>(blocks, x8, y, rows, cols, stream);
+#else
+	if (cols <= 8192) { // narrow
+		forge_matvec_x8_q4_1_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_x8_q4_1_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
+#endif
 	return forge_last_error();
 }

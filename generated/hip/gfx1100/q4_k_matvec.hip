@@ -5,6 +5,9 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/amd.go)
+// matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/gfx1100.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/gfx1100.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q4_K on gfx1100.
 
@@ -96,7 +99,7 @@ FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b,
 #line 61 "specs/formats/q4_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
-#line 100 "generated/hip/gfx1100/q4_k_matvec.hip"
+#line 103 "generated/hip/gfx1100/q4_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,
 	"forge_BlockQ4_K: the device block is not 144 bytes, as the Q4_K spec says");
 
@@ -350,8 +353,10 @@ FORGE_EXPORT int forge_matvec_f32_q4_k(const void* w, const float* x, float* y, 
 // workgroups start while the quantization of x drains and wait for it
 // before their first load.
 //
-// Tuning. 128 threads, 1 rows per workgroup, 1 lanes per group and 1 groups per lane for every shape:
-// no forgebench tune winner in specs/tuned/gfx1100.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+// Tuning, by shape class (threads, rows per workgroup, lanes per group,
+// groups per lane):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 128, 1, 1, 1: no forgebench tune winner in specs/tuned/gfx1100.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: no forgebench tune winner in specs/tuned/gfx1100.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
 // The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
 // docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
 // 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
@@ -359,11 +364,14 @@ FORGE_EXPORT int forge_matvec_f32_q4_k(const void* w, const float* x, float* y, 
 // as long), and 2 lanes per group for super-blocks above 6 bits per weight;
 // one group per lane.
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
-// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
+// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
+// configuration for every shape (a knob left out takes the last class's).
 
 static constexpr uint32_t forge_mvx8_q4_k_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_q4_k_gpb = 256 / 32; // 32-element groups per block
 static_assert(256 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_K: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
+#if defined(FORGE_TUNE_MATVEC_X8_THREADS) || defined(FORGE_TUNE_MATVEC_X8_ROWS) || defined(FORGE_TUNE_MATVEC_X8_LANES) || defined(FORGE_TUNE_MATVEC_X8_GROUPS)
+#define FORGE_MATVEC_X8_FORCED 1
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
 #define FORGE_TUNE_MATVEC_X8_THREADS 128
 #endif
@@ -375,6 +383,7 @@ static_assert(256 % 32 == 0 && (32 == 16 || 32 == 32), "Q4_K: the integer path n
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_GROUPS
 #define FORGE_TUNE_MATVEC_X8_GROUPS 1
+#endif
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
@@ -519,6 +528,27 @@ forge_matvec_x8_q4_k_kernel(const forge_BlockQ4_K* __restrict__ w, const uint8_t
 	}
 }
 
+// forge_matvec_x8_q4_k_kernel_launch launches one configuration of the kernel on checked
+// arguments.
+template <uint32_t Threads, uint32_t RowsPer, uint32_t Lanes, uint32_t Groups>
+static void forge_matvec_x8_q4_k_kernel_launch(const forge_BlockQ4_K* blocks, const uint8_t* x8, float* y, int64_t rows, int64_t cols, forge_stream_t stream) {
+	const int64_t row_blocks = cols / forge_mv_q4_k_elems;
+	const int64_t groups = rows / RowsPer + (rows % RowsPer != 0);
+	const uint32_t grid = groups < forge_mv_q4_k_grid_cap ? (uint32_t)groups : forge_mv_q4_k_grid_cap;
+	const bool vec = (uintptr_t)x8 % 16 == 0;
+	// 32-bit indexing while every block index, and a row group past the
+	// last, fits: (rows + RowsPer)·blocks per row < 2^31.
+	if (row_blocks == 0 || rows + RowsPer <= (int64_t)INT32_MAX / row_blocks) {
+		if (vec) {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<Threads, RowsPer, Lanes, Groups, true, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		} else {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<Threads, RowsPer, Lanes, Groups, false, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		}
+	} else {
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<Threads, RowsPer, Lanes, Groups, false, int64_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+	}
+}
+
 // forge_matvec_x8_q4_k computes y = W·x on Q4_K's integer form: W (device
 // memory) is rows rows of cols elements, cols/256 blocks each; xq is the X8
 // layout of cols activations (forge_glue_quantize_x8's output) and y rows
@@ -546,26 +576,17 @@ FORGE_EXPORT int forge_matvec_x8_q4_k(const void* w, const void* xq, float* y, i
 	if ((uintptr_t)w % 4 != 0 || (uintptr_t)w % alignof(forge_BlockQ4_K) != 0 || (uintptr_t)xq % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
-	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
-	constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;
-	constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;
-	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
-	const uint32_t grid = groups < forge_mv_q4_k_grid_cap ? (uint32_t)groups : forge_mv_q4_k_grid_cap;
 	(void)forge_last_error();
 	const forge_BlockQ4_K* blocks = (const forge_BlockQ4_K*)w;
 	const uint8_t* x8 = (const uint8_t*)xq;
-	const bool vec = (uintptr_t)xq % 16 == 0;
-	// 32-bit indexing while every block index, and a row group past the
-	// last, fits: (rows + rows_per)·blocks per row < 2^31.
-	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
-		if (vec) {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<threads, rows_per, lanes, groups_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		} else {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<threads, rows_per, lanes, groups_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		}
-	} else {
-		FORGE_LAUNCH_AFTER((forge_matvec_x8_q4_k_kernel<threads, rows_per, lanes, groups_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+#if defined(FORGE_MATVEC_X8_FORCED)
+	forge_matvec_x8_q4_k_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>(blocks, x8, y, rows, cols, stream);
+#else
+	if (cols <= 8192) { // narrow
+		forge_matvec_x8_q4_k_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
+	} else { // wide
+		forge_matvec_x8_q4_k_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
+#endif
 	return forge_last_error();
 }

@@ -5,7 +5,9 @@
 // Launcher configuration by shape class (the FORGE_TUNE_MATVEC_* macros override all):
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
-// matvec_x8 configuration (the FORGE_TUNE_MATVEC_X8_* macros override it): 128 threads, 2 rows, 1 lanes per group, 1 groups per lane for every shape: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 23.25 µs at 4096x14336 vs the default's 23.93, best of 18)
+// matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 23.25 µs at 4096x14336 vs the default's 23.93, best of 18)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for MXFP4 on sm_90.
 
@@ -54,7 +56,7 @@ FORGE_DEVICE float forge_BlockMXFP4_Scale(const forge_BlockMXFP4* __restrict__ b
 #line 95 "specs/formats/mxfp4.go"
 	return forge_e8m0_half_scale(b->E);
 }
-#line 58 "generated/hip/sm_90/mxfp4_matvec.hip"
+#line 60 "generated/hip/sm_90/mxfp4_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP4) == 17,
 	"forge_BlockMXFP4: the device block is not 17 bytes, as the MXFP4 spec says");
 
@@ -308,25 +310,37 @@ FORGE_EXPORT int forge_matvec_f32_mxfp4(const void* w, const float* x, float* y,
 // workgroups start while the quantization of x drains and wait for it
 // before their first load.
 //
-// Tuning. 128 threads, 2 rows per workgroup, 1 lanes per group and 1 groups per lane for every shape:
-// tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 23.25 µs at 4096x14336 vs the default's 23.93, best of 18).
+// Tuning, by shape class (threads, rows per workgroup, lanes per group,
+// groups per lane):
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 23.25 µs at 4096x14336 vs the default's 23.93, best of 18).
+// The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
+// docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
+// 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
+// rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
+// as long), and 2 lanes per group for super-blocks above 6 bits per weight;
+// one group per lane.
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
-// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g override them.
+// -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
+// configuration for every shape (a knob left out takes the last class's).
 
 static constexpr uint32_t forge_mvx8_mxfp4_sub = 32; // elements per sub-block
 static constexpr uint32_t forge_mvx8_mxfp4_gpb = 32 / 32; // 32-element groups per block
 static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "MXFP4: the integer path needs blocks of whole 32-element groups and sub-blocks of 16 or 32");
+#if defined(FORGE_TUNE_MATVEC_X8_THREADS) || defined(FORGE_TUNE_MATVEC_X8_ROWS) || defined(FORGE_TUNE_MATVEC_X8_LANES) || defined(FORGE_TUNE_MATVEC_X8_GROUPS)
+#define FORGE_MATVEC_X8_FORCED 1
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 128 // tuned
+#define FORGE_TUNE_MATVEC_X8_THREADS 128
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
-#define FORGE_TUNE_MATVEC_X8_ROWS 2 // tuned
+#define FORGE_TUNE_MATVEC_X8_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
-#define FORGE_TUNE_MATVEC_X8_LANES 1 // tuned
+#define FORGE_TUNE_MATVEC_X8_LANES 1
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_GROUPS
-#define FORGE_TUNE_MATVEC_X8_GROUPS 1 // tuned
+#define FORGE_TUNE_MATVEC_X8_GROUPS 1
+#endif
 #endif
 
 // Index is int32_t when every block index of W fits (rows·blocks per row <
@@ -465,6 +479,27 @@ forge_matvec_x8_mxfp4_kernel(const forge_BlockMXFP4* __restrict__ w, const uint8
 	}
 }
 
+// forge_matvec_x8_mxfp4_kernel_launch launches one configuration of the kernel on checked
+// arguments.
+template <uint32_t Threads, uint32_t RowsPer, uint32_t Lanes, uint32_t Groups>
+static void forge_matvec_x8_mxfp4_kernel_launch(const forge_BlockMXFP4* blocks, const uint8_t* x8, float* y, int64_t rows, int64_t cols, forge_stream_t stream) {
+	const int64_t row_blocks = cols / forge_mv_mxfp4_elems;
+	const int64_t groups = rows / RowsPer + (rows % RowsPer != 0);
+	const uint32_t grid = groups < forge_mv_mxfp4_grid_cap ? (uint32_t)groups : forge_mv_mxfp4_grid_cap;
+	const bool vec = (uintptr_t)x8 % 16 == 0;
+	// 32-bit indexing while every block index, and a row group past the
+	// last, fits: (rows + RowsPer)·blocks per row < 2^31.
+	if (row_blocks == 0 || rows + RowsPer <= (int64_t)INT32_MAX / row_blocks) {
+		if (vec) {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<Threads, RowsPer, Lanes, Groups, true, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		} else {
+			FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<Threads, RowsPer, Lanes, Groups, false, int32_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+		}
+	} else {
+		FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<Threads, RowsPer, Lanes, Groups, false, int64_t>), dim3(grid), dim3(Threads), 0, stream, blocks, x8, y, rows, cols);
+	}
+}
+
 // forge_matvec_x8_mxfp4 computes y = W·x on MXFP4's integer form: W (device
 // memory) is rows rows of cols elements, cols/32 blocks each; xq is the X8
 // layout of cols activations (forge_glue_quantize_x8's output) and y rows
@@ -492,26 +527,17 @@ FORGE_EXPORT int forge_matvec_x8_mxfp4(const void* w, const void* xq, float* y, 
 	if ((uintptr_t)w % 1 != 0 || (uintptr_t)w % alignof(forge_BlockMXFP4) != 0 || (uintptr_t)xq % alignof(float) != 0 || (uintptr_t)y % alignof(float) != 0) {
 		return FORGE_ERR_INVALID;
 	}
-	constexpr uint32_t threads = FORGE_TUNE_MATVEC_X8_THREADS;
-	constexpr uint32_t rows_per = FORGE_TUNE_MATVEC_X8_ROWS;
-	constexpr uint32_t lanes = FORGE_TUNE_MATVEC_X8_LANES;
-	constexpr uint32_t groups_per = FORGE_TUNE_MATVEC_X8_GROUPS;
-	const int64_t groups = rows / rows_per + (rows % rows_per != 0);
-	const uint32_t grid = groups < forge_mv_mxfp4_grid_cap ? (uint32_t)groups : forge_mv_mxfp4_grid_cap;
 	(void)forge_last_error();
 	const forge_BlockMXFP4* blocks = (const forge_BlockMXFP4*)w;
 	const uint8_t* x8 = (const uint8_t*)xq;
-	const bool vec = (uintptr_t)xq % 16 == 0;
-	// 32-bit indexing while every block index, and a row group past the
-	// last, fits: (rows + rows_per)·blocks per row < 2^31.
-	if (row_blocks == 0 || rows + rows_per <= (int64_t)INT32_MAX / row_blocks) {
-		if (vec) {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<threads, rows_per, lanes, groups_per, true, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		} else {
-			FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<threads, rows_per, lanes, groups_per, false, int32_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
-		}
-	} else {
-		FORGE_LAUNCH_AFTER((forge_matvec_x8_mxfp4_kernel<threads, rows_per, lanes, groups_per, false, int64_t>), dim3(grid), dim3(threads), 0, stream, blocks, x8, y, rows, cols);
+#if defined(FORGE_MATVEC_X8_FORCED)
+	forge_matvec_x8_mxfp4_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>(blocks, x8, y, rows, cols, stream);
+#else
+	if (cols <= 8192) { // narrow
+		forge_matvec_x8_mxfp4_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
+	} else { // wide (tuned)
+		forge_matvec_x8_mxfp4_kernel_launch<128, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
+#endif
 	return forge_last_error();
 }

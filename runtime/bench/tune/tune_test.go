@@ -289,8 +289,8 @@ func TestFormatCandidatesX8(t *testing.T) {
 }
 
 // x8Runner: 128 threads, 2 rows and 1 lane is fastest for 32-element
-// blocks, 256 threads, 1 row and 2 lanes for super-blocks; 4 rows fails
-// the check.
+// blocks, 256 threads (64 in the narrow class), 1 row and 2 lanes for
+// super-blocks; 4 rows fails the check.
 type x8Runner struct{ timed int }
 
 func (x8Runner) Check(b backend.Backend, f *formats.Format) error {
@@ -302,18 +302,23 @@ func (x8Runner) Check(b backend.Backend, f *formats.Format) error {
 
 func (r *x8Runner) Time(b backend.Backend, f *formats.Format, class *tuned.Class, _ backend.WeightMode, _ int) (float64, error) {
 	r.timed++
-	if class.Name != "all" {
+	if class.Name != "narrow" && class.Name != "wide" {
 		return 0, fmt.Errorf("class %s", class.Name)
 	}
 	th, rw, _, lanes := knobsLanesOf(b)
 	if f.BlockElems == 32 {
 		return 10 + abs(th-128)/64 + abs(rw-2) + float64(lanes-1)/2, nil
 	}
-	return 20 + abs(th-256)/64 + abs(rw-1) + float64(2-lanes)/2, nil
+	best := 256 // narrow: 64 threads for super-blocks
+	if class.Name == "narrow" {
+		best = 64
+	}
+	return 20 + abs(th-best)/64 + abs(rw-1) + float64(2-lanes)/2, nil
 }
 
-// The tuner over matvec_x8: per format its own default, one class, the
-// winners written beside the existing matvec ones and read back.
+// The tuner over matvec_x8: per format its own default, per shape class
+// its own winner, the winners written beside the existing matvec ones and
+// read back.
 func TestFlowX8(t *testing.T) {
 	space, _, _ := FamilySpace(targets.SM90, tuned.MatVecX8)
 	b, r := &fakeBuilder{source: "v1"}, &x8Runner{}
@@ -324,15 +329,28 @@ func TestFlowX8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Family != "matvec_x8" || len(res.Groups) != 2 {
+	if res.Family != "matvec_x8" || len(res.Groups) != 4 {
 		t.Fatalf("family %s, %d groups", res.Family, len(res.Groups))
 	}
-	q40, q4k := res.Groups[0], res.Groups[1]
-	if q40.Class != "all" || q40.Shape != "4096x14336" || q4k.Shape != "4096x14336" {
-		t.Errorf("classes %s %s, shapes %s %s", q40.Class, q4k.Class, q40.Shape, q4k.Shape)
+	var q40, q4k, q4kNarrow *Group
+	for i := range res.Groups {
+		switch g := &res.Groups[i]; {
+		case g.Format == "Q4_0" && g.Class == "wide":
+			q40 = g
+		case g.Format == "Q4_K" && g.Class == "wide":
+			q4k = g
+		case g.Format == "Q4_K" && g.Class == "narrow":
+			q4kNarrow = g
+		}
 	}
-	if q40.Winner.Config != "threads=128 rows=2 lanes=1 groups=1" || q4k.Winner.Config != "threads=256 rows=1 lanes=2 groups=1" {
-		t.Errorf("winners %s, %s", q40.Winner.Config, q4k.Winner.Config)
+	if q40 == nil || q4k == nil || q4kNarrow == nil {
+		t.Fatalf("groups %+v", res.Groups)
+	}
+	if q40.Shape != "4096x14336" || q4k.Shape != "4096x14336" || q4kNarrow.Shape != "14336x4096" {
+		t.Errorf("shapes %s %s %s", q40.Shape, q4k.Shape, q4kNarrow.Shape)
+	}
+	if q40.Winner.Config != "threads=128 rows=2 lanes=1 groups=1" || q4k.Winner.Config != "threads=256 rows=1 lanes=2 groups=1" || q4kNarrow.Winner.Config != "threads=64 rows=1 lanes=2 groups=1" {
+		t.Errorf("winners %s, %s, %s", q40.Winner.Config, q4k.Winner.Config, q4kNarrow.Winner.Config)
 	}
 	// 18 candidates for Q4_0 (one group per lane) and 54 for Q4_K, those
 	// with 4 rows failing the check.
@@ -353,7 +371,10 @@ func TestFlowX8(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if e := back.Entry("matvec_x8", "Q4_K", "all"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Knobs["lanes"] != 2 || e.Knobs["groups"] != 1 || e.Candidates != 36 || e.DefaultUS != 22.5 {
+	if e := back.Entry("matvec_x8", "Q4_K", "narrow"); e == nil || e.Knobs["threads"] != 64 {
+		t.Errorf("Q4_K narrow entry %+v", e)
+	}
+	if e := back.Entry("matvec_x8", "Q4_K", "wide"); e == nil || e.Knobs["threads"] != 256 || e.Knobs["rows"] != 1 || e.Knobs["lanes"] != 2 || e.Knobs["groups"] != 1 || e.Candidates != 36 || e.DefaultUS != 22.5 {
 		t.Errorf("Q4_K entry %+v", e)
 	}
 	if e := back.Entry("matvec", "Q4_0", "narrow"); e == nil || e.Knobs["rows"] != 8 {
