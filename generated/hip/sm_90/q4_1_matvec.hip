@@ -6,8 +6,8 @@
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 // matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default)
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 18.37 µs at 4096x14336 vs the default's 19.45, best of 18)
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.36 µs at 14336x4096 vs the default's 16.90, best of 18)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.51 µs at 4096x14336 vs the default's 17.71, best of 18)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q4_1 on sm_90.
 
@@ -317,14 +317,8 @@ FORGE_EXPORT int forge_matvec_f32_q4_1(const void* w, const float* x, float* y, 
 //
 // Tuning, by shape class (threads, rows per workgroup, lanes per group,
 // groups per lane):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: no forgebench tune winner in specs/tuned/sm_90.json, so the default rule read off a sweep on the H100 (targets.MatVecX8Default).
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-24T09:28:07Z, forge 5ff8ceb47ebc; 18.37 µs at 4096x14336 vs the default's 19.45, best of 18).
-// The rule (threads 64, 128, 256 × rows 1, 2, 4 for every format at 4096×14336;
-// docs/PERFORMANCE.md has the table): blocks of 32 elements take 64 threads and
-// 2 rows (1 above 6 bits per weight), super-blocks 128 threads and 1 row (more
-// rows keep more of their scales and word addresses live: Q6_K took 1.3–1.7x
-// as long), and 2 lanes per group for super-blocks above 6 bits per weight;
-// one group per lane.
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.36 µs at 14336x4096 vs the default's 16.90, best of 18).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.51 µs at 4096x14336 vs the default's 17.71, best of 18).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
 // configuration for every shape (a knob left out takes the last class's).
@@ -544,8 +538,8 @@ FORGE_EXPORT int forge_matvec_x8_q4_1(const void* w, const void* xq, float* y, i
 #if defined(FORGE_MATVEC_X8_FORCED)
 	forge_matvec_x8_q4_1_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>(blocks, x8, y, rows, cols, stream);
 #else
-	if (cols <= 8192) { // narrow
-		forge_matvec_x8_q4_1_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
+	if (cols <= 8192) { // narrow (tuned)
+		forge_matvec_x8_q4_1_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	} else { // wide (tuned)
 		forge_matvec_x8_q4_1_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
