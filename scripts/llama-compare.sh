@@ -176,7 +176,7 @@ forge() {
   done
   # The vendor's f16 product at the matmul shapes (cuBLAS through PyTorch),
   # when this machine has PyTorch: the bar beside the matmul rows.
-  if [ -n "$MATMUL_SHAPES" ] && python3 -c 'import torch' 2> /dev/null; then
+  if [ -n "${MATMUL_SHAPES// /}" ] && python3 -c 'import torch' 2> /dev/null; then
     log python3 scripts/cublas_f16.py $MATMUL_SHAPES > "$OUT/cublas.txt" 2> "$OUT/cublas.log" || rm -f "$OUT/cublas.txt"
   else
     rm -f "$OUT/cublas.txt"
