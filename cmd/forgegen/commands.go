@@ -166,15 +166,16 @@ func matvecPath(dev *ir.Device) string {
 		in.Sub, in.Codes, in.Align, in.Scale, offset)
 }
 
-// matmulPath says which matmul paths a format takes: the integer
-// tensor-core path on the targets whose spec has MatMulInt classes, when
-// the format has the integer form; the f16 tensor-core (NVIDIA) or f32
-// path, with Dequant per element, elsewhere.
+// matmulPath says which matmul paths a format takes: the integer path on
+// the targets whose spec has MatMulInt classes, when the format has the
+// integer form, with each target's int8 product (Target.IntProduct); the
+// f16 tensor-core (NVIDIA) or f32 path, with Dequant per element,
+// elsewhere.
 func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	var on []string
 	for _, t := range ts {
 		if len(t.MatMulInt) > 0 {
-			on = append(on, t.Name)
+			on = append(on, fmt.Sprintf("%s (%s)", t.Name, t.IntProduct()))
 		}
 	}
 	if dev.Int == nil || len(on) == 0 {
@@ -187,8 +188,8 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	case dev.Int.Offset != "":
 		terms = "an offset term from X's sums per 16"
 	}
-	return fmt.Sprintf("matmul takes the integer tensor-core path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
-		"int8 products (mma.sync) scaled per %d-element sub-block, %s; Dequant per element on the other targets and for a launch that path cannot take",
+	return fmt.Sprintf("matmul takes the integer path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
+		"int8 products scaled per %d-element sub-block, %s; Dequant per element on the other targets and for a launch that path cannot take",
 		strings.Join(on, ", "), dev.Int.Sub, terms)
 }
 

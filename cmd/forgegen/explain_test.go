@@ -25,10 +25,10 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q1_0", "dequant calls Dequant per element: Scale·code + Offset differs from it in the sign of a zero"},
 		{"F16", "dequant calls Dequant per element"},
 		// and which matmul path:
-		{"Q4_0", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, codes minus 8 (Meta.IntZero), so no offset term;"},
-		{"Q4_K", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, an offset term from X's sums per 16;"},
-		{"Q8_0", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 32-element sub-block, no offset term;"},
-		{"Q6_K", "matmul takes the integer tensor-core path on sm_90 (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products (mma.sync) scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
+		{"Q4_0", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, codes minus 8 (Meta.IntZero), so no offset term;"},
+		{"Q4_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, an offset term from X's sums per 16;"},
+		{"Q8_0", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, no offset term;"},
+		{"Q6_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
 		{"F16", "matmul calls Dequant per element (the f16 tensor-core path on NVIDIA, the f32 path elsewhere)"},
 	} {
 		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)

@@ -12,29 +12,39 @@ import (
 )
 
 // matmulTunes are the tunings TestMatMulKernelHost runs the formats at,
-// through the -DFORGE_TUNE_MATMUL_* knobs: the target spec's, a small odd
-// one (a K step that straddles blocks), and the NVIDIA tensor-core path,
-// emulated (emu.h), at sm_90's tuning, at a small one, and at a small one
-// that splits K. A tuning that is
-// not every format's runs only for matmulFormats (its indexing does not
+// through the -DFORGE_TUNE_MATMUL_* knobs: the generic path
+// (-DFORGE_NO_MM_INT: the integer path off) at the target spec's tuning and
+// at a small odd one (a K step that straddles blocks); the NVIDIA
+// tensor-core path, emulated (emu.h), at sm_90's tuning, at a small one, and
+// at a small one that splits K; and the AMD integer path (the target spec's
+// MatMulInt classes, which split K for batches up to 16) on gfx1100 with
+// forge_dot4 and with gfx11's WMMA emulated, and on gfx90a (wave64) with
+// forge_dot4 and with CDNA's MFMA emulated (FORGE_EMU_MMA16). A tuning that
+// is not every format's runs only for matmulFormats (its indexing does not
 // depend on the format).
 var matmulTunes = []struct {
 	name     string
+	target   string
 	every    bool
 	flags    []string
-	launches int // per call: 2 where K is split (Y is zeroed first)
+	launches int  // per call of the generic and f16 paths: 2 where K is split (Y is zeroed first)
+	intPath  bool // the formats with the integer form take the integer path
 }{
-	{"spec", true, nil, 1},
-	{"odd", true, []string{"-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=16", "-DFORGE_TUNE_MATMUL_TN=8",
-		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}, 1},
-	{"wmma", true, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=256", "-DFORGE_TUNE_MATMUL_TM=128", "-DFORGE_TUNE_MATMUL_TN=128",
-		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}, 1},
-	{"wmma_small", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
-		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}, 1},
+	{"spec", "gfx1100", true, []string{"-DFORGE_NO_MM_INT"}, 1, false},
+	{"odd", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=16", "-DFORGE_TUNE_MATMUL_TN=8",
+		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}, 1, false},
+	{"wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=256", "-DFORGE_TUNE_MATMUL_TM=128", "-DFORGE_TUNE_MATMUL_TN=128",
+		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}, 1, false},
+	{"wmma_small", "gfx1100", false, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}, 1, false},
 	// K split over 3 workgroups that add into Y (the small-batch class's
 	// scheme on sm_90).
-	{"wmma_split", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
-		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2},
+	{"wmma_split", "gfx1100", false, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2, false},
+	{"int_dot4", "gfx1100", true, nil, 1, true},
+	{"int_wmma", "gfx1100", true, []string{"-DFORGE_EMU_MMA16=1"}, 1, true},
+	{"int_dot4_wave64", "gfx90a", false, nil, 1, true},
+	{"int_mfma", "gfx90a", true, []string{"-DFORGE_EMU_MMA16=2"}, 1, true},
 }
 
 // matmulFormats run in every run of TestMatMulKernelHost: a 32-element
@@ -43,20 +53,23 @@ var matmulTunes = []struct {
 // tests.
 var matmulFormats = map[string]bool{"Q4_0": true, "Q4_K": true, "F32": true}
 
-// TestMatMulKernelHost runs the generic matmul kernel, as generated from
-// the real specs for gfx1100, on the host (emuHost), so that the tiling,
-// the staging, the edge guards and the register tiles are tested as
-// written, without a GPU: every format (matmulFormats unless
-// FORGE_LONG_TESTS=1) at every tuning of matmulTunes, on shapes whose rows
-// and batch are multiples of no tile, against the float64 reference
-// (suite.MatMulRef) within suite.MatMulTolerance. The tensor-core path
-// runs with nvcuda::wmma emulated (its f16 rounding included), which
-// checks its tiling and indexing; nvcc itself is not here, so its
-// compilation is checked only where nvcc is. The formats a tuning runs
-// are compiled together, as one translation unit.
+// TestMatMulKernelHost runs the matmul kernels, as generated from the real
+// specs for gfx1100 (and gfx90a, wave64, for the AMD integer path), on the
+// host (emuHost), so that the tiling, the staging, the edge guards and the
+// register tiles are tested as written, without a GPU: every format
+// (matmulFormats unless FORGE_LONG_TESTS=1) at every tuning of
+// matmulTunes, on shapes whose rows and batch are multiples of no tile,
+// against the float64 reference (suite.MatMulRef) within
+// suite.MatMulTolerance, each entry within suite.MatMulEntryTolerance of
+// its magnitude (plus suite.MatMulX8Slack on the integer path). The
+// NVIDIA tensor-core path runs with nvcuda::wmma emulated (its f16
+// rounding included), which checks its tiling and indexing; nvcc itself
+// is not here, so its compilation is checked only where nvcc is. The AMD
+// matrix instructions run emulated from the layouts forge_portability.h
+// documents; hipcc compiles the real ones (.ci/hipcc-check). The formats a
+// tuning runs are compiled together, as one translation unit.
 func TestMatMulKernelHost(t *testing.T) {
 	e := newEmuHost(t)
-	const target = "gfx1100"
 	type format struct {
 		*formats.Format
 		lower string
@@ -84,7 +97,7 @@ func TestMatMulKernelHost(t *testing.T) {
 					files = append(files, f.lower+"_matmul.hip")
 				}
 			}
-			obj := e.unity(t, target, files, "matmul_"+tune.name, tune.flags...)
+			obj := e.unity(t, tune.target, files, "matmul_"+tune.name, tune.flags...)
 			exe := e.link(t, "matmul", "matmul_"+tune.name, obj)
 			for _, f := range all {
 				if !tune.every && !matmulFormats[f.Name] {
@@ -99,7 +112,14 @@ func TestMatMulKernelHost(t *testing.T) {
 						if f.BlockElems == 1 {
 							cols = sh.blocks * 37
 						}
-						runHostMatMul(t, e, exe, "forge_matmul_f32_"+f.lower, f.Format, rows, cols, batch, tune.launches)
+						launches, x8 := tune.launches, tune.intPath && f.HasIntForm()
+						if x8 { // the quantization of X, then (a batch up to 16: K split, Y zeroed) the kernel
+							launches = 2
+							if batch <= 16 {
+								launches = 3
+							}
+						}
+						runHostMatMul(t, e, exe, "forge_matmul_f32_"+f.lower, f.Format, rows, cols, batch, launches, x8)
 					}
 				})
 			}
@@ -107,7 +127,7 @@ func TestMatMulKernelHost(t *testing.T) {
 	}
 }
 
-func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Format, rows, cols, batch, launches int) {
+func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Format, rows, cols, batch, launches int, x8 bool) {
 	t.Helper()
 	w, x, err := suite.MatMulData(f, rows, cols, batch, suite.Seed(f.Name)+uint64(rows))
 	if err != nil {
@@ -123,7 +143,13 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 		t.Fatalf("%d×%d×%d: %d values of Y", rows, cols, batch, len(y))
 	}
 	ref, mag := suite.MatMulRef(f, w, x, rows, cols, batch)
-	if nmse, bad := suite.NMSE(y, ref), suite.BadEntries(y, ref, mag); !(nmse <= suite.MatMulTolerance) || bad > 0 {
+	bad := 0
+	if x8 {
+		bad = suite.BadEntriesX8(y, ref, mag, suite.MatMulX8Slack(f, w, x, rows, cols, batch))
+	} else {
+		bad = suite.BadEntries(y, ref, mag)
+	}
+	if nmse := suite.NMSE(y, ref); !(nmse <= suite.MatMulTolerance) || bad > 0 {
 		msg := fmt.Sprintf("%s %d×%d×%d: NMSE %.3g, %d bad entries; worst:", f.Name, rows, cols, batch, nmse, bad)
 		for _, e := range suite.WorstEntries(y, ref, rows, 5) {
 			msg += "\n\t" + e.String()

@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -76,9 +77,17 @@ func TestValidation(t *testing.T) {
 	modtest.Edit(t, dir, "specs/formats/q8_0.go", "BlockElems: 32", "BlockElems: 48")
 	modtest.Edit(t, dir, "specs/formats/q4_k.go", "SubBlock: 32", "SubBlock: 24")
 	space := "\tMatVecSpace: MatVecSpace{\n\t\tThreadsPerBlock: []int{64, 128, 256, 512},\n\t\tRowsPerBlock:    []int{1, 2, 4, 8},\n\t\tChunk:           []int{8, 16, 32},\n\t},\n"
-	modtest.Edit(t, dir, "specs/targets/amd.go", "Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"+space+"})\n\n// GFX90A",
+	// gfx1030's tuning, the last before GFX90A's: Dequant, MatVec, MatMul,
+	// the integer path's classes (MatMulInt, kept but for one value) and the
+	// tuning space.
+	intClasses := func(warpRows int) string {
+		return fmt.Sprintf("\tMatMulInt: []MatMulIntBatch{\n\t\t{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: %d, SplitK: 4}},\n"+
+			"\t\t{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},\n\t},\n", warpRows)
+	}
+	gfx1030 := "Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"
+	modtest.EditRegexp(t, dir, "specs/targets/amd.go", regexp.QuoteMeta(gfx1030)+`(?:\t//[^\n]*\n)*`+regexp.QuoteMeta(intClasses(4)+space+"})\n\n// GFX90A"),
 		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n"+
-			"\tMatVecSpace: MatVecSpace{ThreadsPerBlock: []int{64, 100, 64}, RowsPerBlock: []int{}, Chunk: []int{8, 12}},\n})\n\n// GFX90A")
+			intClasses(3)+"\tMatVecSpace: MatVecSpace{ThreadsPerBlock: []int{64, 100, 64}, RowsPerBlock: []int{}, Chunk: []int{8, 12}},\n})\n\n// GFX90A")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", "TileK: 32, ThreadRows: 8, WarpRows: 2}", "TileK: 32, ThreadRows: 8, WarpRows: 3}")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", `WaveSize:     32,`, `WaveSize:     32, Default: true,`)
 	modtest.Edit(t, dir, "specs/families/families.go", `{Name: "dequant_f16", Output: "f16"},`, `{Name: "dequant_f16", Output: "bf16"},`)
@@ -105,6 +114,7 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.Chunk 12 must be a power of two in \[4, 64\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.ThreadRows 3 must divide TileRows 64$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only NVIDIA targets have the tensor-core path; leave it 0$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMulInt\.WarpRows 3 must divide the 4 warps$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: MatMul\.WarpRows 3 must divide the 8 warps`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the tensor-core path takes 54528 bytes of shared memory at head dimension 64, more than 49152$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the mma\.sync path's K and V tiles take 55296 bytes of shared memory at head dimension 64, more than 49152$`,

@@ -76,33 +76,33 @@ func TestTunedFileErrors(t *testing.T) {
 // key by key, for a format without one, an unknown format, and knobs the
 // target cannot compile (threads 48 on wave64, rows 0).
 func TestTunedX8Entries(t *testing.T) {
-	const x8 = `{"knobs": {"threads": 256, "rows": 2, "lanes": 1}, "device": "Fake", "date": "2026-11-21T00:00:00Z", "shape": "4096x14336", "weights": "rotate", "winner_us": 18, "default_us": 19, "candidates": 9}`
+	const x8 = `{"knobs": {"threads": 256, "rows": 2, "lanes": 1, "groups": 1}, "device": "Fake", "date": "2026-11-21T00:00:00Z", "shape": "4096x14336", "weights": "rotate", "winner_us": 18, "default_us": 19, "candidates": 9}`
 	dir := modtest.Copy(t, "specs")
-	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matvec": {"Q4_0": {"narrow": `+goodEntry+`}}, "matvec_x8": {"Q4_K": {"all": `+x8+`}}}}`)
+	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matvec": {"Q4_0": {"narrow": `+goodEntry+`}}, "matvec_x8": {"Q4_K": {"wide": `+x8+`}}}}`)
 	r, err := load.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tg := range r.Spec.Targets {
-		if e := tg.Tuned.Entry("matvec_x8", "Q4_K", "all"); (tg.Name == "sm_90") != (e != nil) || e != nil && e.Knobs["threads"] != 256 {
+		if e := tg.Tuned.Entry("matvec_x8", "Q4_K", "wide"); (tg.Name == "sm_90") != (e != nil) || e != nil && e.Knobs["threads"] != 256 {
 			t.Errorf("%s: entry %+v", tg.Name, e)
 		}
 	}
 
 	dir = modtest.Copy(t, "specs")
 	writeTuned(t, dir, "gfx90a.json", `{"target": "gfx90a", "families": {"matvec_x8": {
-		"Q4_0": {"all": `+strings.Replace(x8, `"threads": 256`, `"threads": 48`, 1)+`},
-		"Q4_K": {"all": `+strings.Replace(x8, `"rows": 2`, `"rows": 0`, 1)+`},
-		"F16": {"all": `+x8+`},
-		"Q8_0": {"wide": `+x8+`, "all": {"knobs": {"threads": 64, "rows": 1, "chunk": 8}}}}}}`)
+		"Q4_0": {"wide": `+strings.Replace(x8, `"threads": 256`, `"threads": 48`, 1)+`},
+		"Q4_K": {"narrow": `+strings.Replace(x8, `"rows": 2`, `"rows": 0`, 1)+`},
+		"F16": {"wide": `+x8+`},
+		"Q8_0": {"all": `+x8+`, "wide": {"knobs": {"threads": 64, "rows": 1, "chunk": 8}}}}}}`)
 	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matvec_x8": {"Q9_9": {"all": `+x8+`}}}}`)
 	_, err = load.Load(dir)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
-		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.wide: unknown class (want one of all)",
-		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.all.knobs.chunk: unknown knob (want threads, rows, lanes)",
+		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.all: unknown class (want one of narrow, wide)",
+		"specs/tuned/gfx90a.json: families.matvec_x8.Q8_0.wide.knobs.chunk: unknown knob (want threads, rows, lanes, groups)",
 		"specs/tuned/sm_90.json: families.matvec_x8.Q9_9: unknown format",
 	} {
 		if !strings.Contains(err.Error(), want) {
@@ -112,16 +112,16 @@ func TestTunedX8Entries(t *testing.T) {
 	// The knob values and the integer form are checked once the keys are good.
 	dir = modtest.Copy(t, "specs")
 	writeTuned(t, dir, "gfx90a.json", `{"target": "gfx90a", "families": {"matvec_x8": {
-		"Q4_0": {"all": `+strings.Replace(x8, `"threads": 256`, `"threads": 48`, 1)+`},
-		"Q4_K": {"all": `+strings.Replace(x8, `"rows": 2`, `"rows": 0`, 1)+`},
-		"F16": {"all": `+x8+`}}}}`)
+		"Q4_0": {"wide": `+strings.Replace(x8, `"threads": 256`, `"threads": 48`, 1)+`},
+		"Q4_K": {"narrow": `+strings.Replace(x8, `"rows": 2`, `"rows": 0`, 1)+`},
+		"F16": {"wide": `+x8+`}}}}`)
 	_, err = load.Load(dir)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
-		"specs/tuned/gfx90a.json: families.matvec_x8.Q4_0.all.knobs: threads 48 must be a multiple of the wave size 64, at most 1024",
-		"specs/tuned/gfx90a.json: families.matvec_x8.Q4_K.all.knobs: rows 0 must be in [1, 16]",
+		"specs/tuned/gfx90a.json: families.matvec_x8.Q4_0.wide.knobs: threads 48 must be a multiple of the wave size 64, at most 1024",
+		"specs/tuned/gfx90a.json: families.matvec_x8.Q4_K.narrow.knobs: rows 0 must be in [1, 16]",
 		"specs/tuned/gfx90a.json: families.matvec_x8.F16: F16 has no integer form (its spec's SubBlock is 0), so no matvec_x8 kernel",
 	} {
 		if !strings.Contains(err.Error(), want) {

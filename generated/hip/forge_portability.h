@@ -440,6 +440,52 @@ FORGE_DEVICE void forge_atomic_add_f32(float* p, float v) {
 	(void)atomicAdd(p, v);
 }
 
+// FORGE_MMA16_I8 names the matrix instruction of one wave's 16 × 16 × 16
+// int8 product (int32 accumulators) in AMD device code, which matmul's
+// integer path (the target spec's MatMulInt) uses where it is not 0:
+//   1: v_wmma_i32_16x16x16_iu8 (gfx11, RDNA3, wave32): lane l gives A's row
+//      l % 16 and B's column l % 16, k 0..15 as four words (byte k % 4 of
+//      word k / 4; both half-waves hold the same), and c holds 8 entries:
+//      rows 2i + l / 16, column l % 16;
+//   2: v_mfma_i32_16x16x16i8 (gfx908, gfx90a: CDNA1-2, wave64): lane l gives
+//      A's row l % 16 and B's column l % 16, k 4·(l / 16) .. +3 as one word,
+//      and c holds 4 entries: rows 4·(l / 16) + i, column l % 16;
+//   0: none (gfx10: RDNA1-2, and any other target; the host): the kernel
+//      uses forge_dot4.
+// forge_mma16_i8(c, a, b) is c += A·B with both operands signed, called by
+// every lane of the wave. Debian's hipcc (clang 15) accepts both builtins
+// on their targets (gfx1100 compiled without the device library, which it
+// lacks). The host emulation (gen/hipgen's emu.h) implements both from
+// these layouts.
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__GFX11__)
+#define FORGE_MMA16_I8 1
+typedef int forge_v4i32 __attribute__((ext_vector_type(4)));
+typedef int forge_v8i32 __attribute__((ext_vector_type(8)));
+FORGE_DEVICE void forge_mma16_i8(int32_t* c, const uint32_t* a, const uint32_t* b) {
+	const forge_v4i32 av = {(int)a[0], (int)a[1], (int)a[2], (int)a[3]};
+	const forge_v4i32 bv = {(int)b[0], (int)b[1], (int)b[2], (int)b[3]};
+	forge_v8i32 cv = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+	cv = __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, av, true, bv, cv, false);
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		c[i] = cv[i];
+	}
+}
+#elif defined(__HIP_DEVICE_COMPILE__) && (defined(__gfx908__) || defined(__gfx90a__))
+#define FORGE_MMA16_I8 2
+typedef int forge_v4i32 __attribute__((ext_vector_type(4)));
+FORGE_DEVICE void forge_mma16_i8(int32_t* c, const uint32_t* a, const uint32_t* b) {
+	forge_v4i32 cv = {c[0], c[1], c[2], c[3]};
+	cv = __builtin_amdgcn_mfma_i32_16x16x16i8((int)a[0], (int)b[0], cv, 0, 0, 0);
+#pragma unroll
+	for (int i = 0; i < 4; ++i) {
+		c[i] = cv[i];
+	}
+}
+#else
+#define FORGE_MMA16_I8 0
+#endif
+
 // ---------------------------------------------------------------------------
 // Scalar types of the format specs, stored as their bits (Go's formats.Half,
 // formats.BFloat16 and formats.E8M0).

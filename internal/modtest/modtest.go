@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,6 +81,26 @@ func Edit(t testing.TB, dir, rel, old, new string) {
 		t.Fatalf("%s: %q occurs %d times, want 1", rel, old, n)
 	}
 	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// EditRegexp replaces the match of the regular expression re with new in
+// the file at dir/rel, failing the test when re does not match exactly
+// once. new is literal (no $ expansion).
+func EditRegexp(t testing.TB, dir, rel, re, new string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(re).FindAllIndex(b, -1)
+	if len(m) != 1 {
+		t.Fatalf("%s: %q matches %d times, want 1", rel, re, len(m))
+	}
+	out := string(b[:m[0][0]]) + new + string(b[m[0][1]:])
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -113,6 +113,19 @@ func BadEntries(got []float32, ref, mag []float64) int {
 	return n
 }
 
+// BadEntriesX8 is BadEntries for a matmul on a format's integer form: each
+// entry's bound is widened by its slack (MatMulX8Slack), what quantizing X
+// to 8 bits may add.
+func BadEntriesX8(got []float32, ref, mag, slack []float64) int {
+	n := 0
+	for i, r := range ref {
+		if d := math.Abs(float64(got[i]) - r); !(d <= MatMulEntryTolerance*mag[i]+slack[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // EntryError is one entry of a matmul result and its reference.
 type EntryError struct {
 	Row, Col int // Col: the batch vector

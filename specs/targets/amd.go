@@ -15,6 +15,17 @@ var GFX1100 = register(Target{
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// The integer path (formats with the integer form): untuned, chosen
+	// from the wave size and the 64 KiB of LDS a workgroup may have
+	// (MatMulIntTuning.IntLDSBytes ≤ 64 KiB at K-quants' 256-element steps):
+	// 16 × 16 pieces per wave, 64 × 64 tiles of 8 waves (2 pieces each)
+	// for large batches; for batches up to 16, 64 × 16 tiles of 4 waves
+	// with K split 4 ways, so that a 4096-row matrix makes 256 workgroups
+	// rather than 64 (as the H100's integer path does at these batches).
+	MatMulInt: []MatMulIntBatch{
+		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
+		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},
+	},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},
@@ -36,6 +47,17 @@ var GFX1030 = register(Target{
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// The integer path (formats with the integer form): untuned, chosen
+	// from the wave size and the 64 KiB of LDS a workgroup may have
+	// (MatMulIntTuning.IntLDSBytes ≤ 64 KiB at K-quants' 256-element steps):
+	// 16 × 16 pieces per wave, 64 × 64 tiles of 8 waves (2 pieces each)
+	// for large batches; for batches up to 16, 64 × 16 tiles of 4 waves
+	// with K split 4 ways, so that a 4096-row matrix makes 256 workgroups
+	// rather than 64 (as the H100's integer path does at these batches).
+	MatMulInt: []MatMulIntBatch{
+		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
+		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},
+	},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},
@@ -57,6 +79,16 @@ var GFX90A = register(Target{
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y.
 	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// The integer path (formats with the integer form): untuned, chosen
+	// from the wave size and the 64 KiB of LDS a workgroup may have
+	// (MatMulIntTuning.IntLDSBytes ≤ 64 KiB at K-quants' 256-element steps):
+	// 16 × 16 pieces per wave, 64 × 64 tiles of 4 waves of 64 (4 pieces
+	// each) for large batches; for batches up to 16, 64 × 16 tiles of 4
+	// waves with K split 4 ways (256 workgroups for 4096 rows, not 64).
+	MatMulInt: []MatMulIntBatch{
+		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
+		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 2}},
+	},
 	// wave64: a workgroup is 1 to 16 wavefronts of 64.
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512, 1024},

@@ -48,14 +48,12 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		at := fmt.Sprintf("MatMulInt[%d]", i)
 		last := i == len(t.MatMulInt)-1
 		switch {
-		case t.Vendor != "nvidia":
-			l.Add(at, "MatMulInt: only NVIDIA targets have the integer tensor-core path; leave it empty")
 		case b.MaxBatch < 0 || b.MaxBatch == 0 && !last:
 			l.Add(at+".MaxBatch", "MatMulInt[%d].MaxBatch %d must be positive (only the last class may be 0: every batch above the one before)", i, b.MaxBatch)
 		case i > 0 && b.MaxBatch != 0 && b.MaxBatch <= t.MatMulInt[i-1].MaxBatch:
 			l.Add(at+".MaxBatch", "MatMulInt[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulInt[i-1].MaxBatch)
 		}
-		l.In(at+".Tuning", b.Tuning.Problems())
+		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
 	}
 	switch {
 	case headDims != nil:
@@ -305,15 +303,31 @@ func (t *Target) FormatKnobProblems(family string, blockElems int, knobs map[str
 	return l
 }
 
-// Problems lists what is wrong with the integer tensor-core matmul tuning m.
-func (m MatMulIntTuning) Problems() []check.Problem {
+// IntLDSBytes is the shared memory (LDS) the AMD integer matmul kernel's
+// tiles take at the TileRows × TileCols tile of m, in the worst case of a
+// format: 256-element blocks (a step of at least 256 elements), sub-blocks
+// of 16 and an offset term (matmul.hip.tmpl's _x8_lds).
+func (m MatMulIntTuning) IntLDSBytes() int {
+	bk := max(m.TileK, 256)
+	kw, ng, ns := bk/4+4, bk/32, bk/16
+	return 4 * ((m.TileRows+m.TileCols)*kw + m.TileRows*ns*2 + m.TileCols*(ng+bk/16))
+}
+
+// Problems lists what is wrong with the integer matmul tuning m for a
+// target of the given vendor and wave size: its waves ("warps") are
+// ThreadsPerBlock / wave; on AMD its tiles also take at most 64 KiB of LDS
+// (IntLDSBytes).
+func (m MatMulIntTuning) Problems(vendor string, wave int) []check.Problem {
 	var l check.List
 	tpb, tm, tn, tk := m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK
-	if why := threadsWhy(tpb, 32); why != "" {
+	if wave != 32 && wave != 64 {
+		return l // WaveSize's own problem
+	}
+	if why := threadsWhy(tpb, wave); why != "" {
 		l.Add("ThreadsPerBlock", "MatMulInt.ThreadsPerBlock %d %s", tpb, why)
 		return l
 	}
-	warps := tpb / 32
+	warps := tpb / wave
 	// Both layouts must tile TileRows × TileCols in whole 16 × 16 pieces.
 	for _, wr := range []struct {
 		name string
@@ -336,6 +350,9 @@ func (m MatMulIntTuning) Problems() []check.Problem {
 	}
 	if m.SplitK < 0 || m.SplitK > 64 {
 		l.Add("SplitK", "MatMulInt.SplitK %d must be in [0, 64] (0 or 1: no split)", m.SplitK)
+	}
+	if b := m.IntLDSBytes(); vendor == "amd" && b > 64<<10 {
+		l.Add("TileRows", "MatMulInt: tiles of %d × %d take %d bytes of LDS at a step of 256 elements (K-quants), above AMD's 65536", tm, tn, b)
 	}
 	return l
 }

@@ -87,15 +87,23 @@ func wantProblem(t *testing.T, tg *Target, field, want string) {
 	}
 }
 
-// TestMatMulIntProblems: each class of the integer tensor-core path's is
-// validated, with the field named; only NVIDIA has the path, and only the
+// TestMatMulIntProblems: each class of the integer path's is validated,
+// with the field named: warps are wavefronts of the target's wave size
+// (64 on gfx90a), an AMD class's tiles fit 64 KiB of LDS, and only the
 // last class may serve every larger batch.
 func TestMatMulIntProblems(t *testing.T) {
 	for _, c := range []struct {
 		edit        func(*Target)
 		field, want string
 	}{
-		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMulBatches = "amd", 0, nil }, "MatMulInt[0]", "only NVIDIA targets"},
+		{func(tg *Target) {
+			tg.Vendor, tg.WaveSize, tg.MatMul.WarpRows, tg.MatMulBatches, tg.Attention = "amd", 64, 0, nil, GFX90A.Attention
+		},
+			"MatMulInt[0].Tuning.WarpRows", "must divide the 4 warps"},
+		{func(tg *Target) {
+			tg.Vendor, tg.MatMul.WarpRows, tg.MatMulBatches, tg.Attention = "amd", 0, nil, GFX1100.Attention
+		},
+			"MatMulInt[2].Tuning.TileRows", "above AMD's 65536"},
 		{func(tg *Target) { tg.MatMulInt[0].MaxBatch = 0 }, "MatMulInt[0].MaxBatch", "only the last class may be 0"},
 		{func(tg *Target) { tg.MatMulInt[1].MaxBatch = 16 }, "MatMulInt[1].MaxBatch", "must exceed the class before's, 16"},
 		{func(tg *Target) { tg.MatMulInt[0].Tuning.WarpRows = 3 }, "MatMulInt[0].Tuning.WarpRows", "must divide the 8 warps"},
@@ -112,8 +120,18 @@ func TestMatMulIntProblems(t *testing.T) {
 		c.edit(&tg)
 		wantProblem(t, &tg, c.field, c.want)
 	}
-	if len(SM90.MatMulInt) == 0 || SM90.MatMulInt[len(SM90.MatMulInt)-1].MaxBatch != 0 {
-		t.Errorf("sm_90's integer path should serve every batch from its last class: %+v", SM90.MatMulInt)
+	for _, tg := range []*Target{SM90, GFX1100, GFX1030, GFX90A} {
+		if len(tg.MatMulInt) == 0 || tg.MatMulInt[len(tg.MatMulInt)-1].MaxBatch != 0 {
+			t.Errorf("%s's integer path should serve every batch from its last class: %+v", tg.Name, tg.MatMulInt)
+		}
+	}
+	for _, c := range []struct {
+		tg   *Target
+		want string
+	}{{SM90, "mma.sync"}, {GFX1100, "WMMA"}, {GFX90A, "MFMA"}, {GFX1030, "dot4"}} {
+		if got := c.tg.IntProduct(); got != c.want {
+			t.Errorf("%s.IntProduct() = %q, want %q", c.tg.Name, got, c.want)
+		}
 	}
 }
 

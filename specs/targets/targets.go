@@ -6,6 +6,8 @@
 // lines; a program holding a Target can call the same checks.
 package targets
 
+import "strings"
+
 // Target is one architecture.
 type Target struct {
 	Name         string   // the compiler's name for it: "gfx1100", "sm_90"
@@ -24,12 +26,14 @@ type Target struct {
 	// and MatMul serves the batches above the last. None: MatMul serves
 	// every batch.
 	MatMulBatches []MatMulBatch
-	// MatMulInt are the configurations of matmul's integer tensor-core
-	// path (NVIDIA only; none: the path is off), which a format with the
-	// integer form takes: X quantized to 8 bits per 32 elements (the X8
-	// layout) into a scratch buffer, W's raw blocks staged in shared
-	// memory and decoded there to int8 codes, int8 products (mma.sync)
-	// scaled per sub-block in float32. In increasing MaxBatch, the first
+	// MatMulInt are the configurations of matmul's integer path (none: the
+	// path is off), which a format with the integer form takes: X
+	// quantized to 8 bits per 32 elements (the X8 layout) into a scratch
+	// buffer, W decoded to int8 codes in shared memory (on NVIDIA from raw
+	// blocks staged there by cp.async), int8 products scaled per sub-block
+	// in float32. The products are IntProduct's: mma.sync on NVIDIA, the
+	// matrix cores on AMD where the target has them (WMMA, MFMA), else
+	// 4-way dot products. In increasing MaxBatch, the first
 	// whose MaxBatch is at least the batch serves it; the last may have
 	// MaxBatch 0, serving every batch above the class before. A batch no
 	// class serves takes the f16 path (MatMul, MatMulBatches).
@@ -97,12 +101,13 @@ type MatMulIntBatch struct {
 	Tuning   MatMulIntTuning
 }
 
-// MatMulIntTuning is the integer tensor-core path's tuning: a workgroup
-// computes a TileRows × TileCols tile of Y, TileK elements of K per step,
-// its warps laid out WarpRows × (warps/WarpRows), each warp's share a
-// whole number of 16-row by 16-column pieces.
+// MatMulIntTuning is the integer path's tuning: a workgroup computes a
+// TileRows × TileCols tile of Y, TileK elements of K per step, its warps
+// (wavefronts on AMD: ThreadsPerBlock / WaveSize of them) laid out
+// WarpRows × (warps/WarpRows), each warp's share a whole number of 16-row
+// by 16-column pieces.
 type MatMulIntTuning struct {
-	ThreadsPerBlock int // THREADS: a multiple of 32, at most 1024
+	ThreadsPerBlock int // THREADS: a multiple of WaveSize, at most 1024
 	TileRows        int // TM: a multiple of 16·WarpRows
 	TileCols        int // TN: a multiple of 16·(warps/WarpRows)
 	// TileK (TK): elements of K per step, a multiple of 32 in [32, 256];
@@ -187,4 +192,22 @@ func ByName(name string) (*Target, bool) {
 		}
 	}
 	return nil, false
+}
+
+// IntProduct names the instruction of matmul's integer path's int8
+// products on t (the path runs where t has MatMulInt classes): mma.sync on
+// NVIDIA; on AMD WMMA on RDNA3 (gfx11), MFMA on CDNA1-2 (gfx908, gfx90a),
+// else 4-way dot products (forge_dot4), as forge_portability.h's
+// FORGE_MMA16_I8 chooses.
+func (t *Target) IntProduct() string {
+	switch {
+	case t.Vendor == "nvidia":
+		return "mma.sync"
+	case strings.HasPrefix(t.Name, "gfx11"):
+		return "WMMA"
+	case t.Name == "gfx908" || t.Name == "gfx90a":
+		return "MFMA"
+	default:
+		return "dot4"
+	}
 }

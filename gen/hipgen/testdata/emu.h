@@ -129,6 +129,60 @@ static inline T* forge_dependency_wait_for(T* p) {
 
 // FORGE_EMU_INTRINSICS
 
+// FORGE_MMA16_I8 (forge_portability.h): the AMD matrix instruction matmul's
+// integer path computes its 16 × 16 × 16 int8 products with, here emulated
+// from the layouts the header documents when FORGE_EMU_MMA16 names one (1:
+// gfx11's WMMA, wave32; 2: CDNA's MFMA, wave64), else 0 (forge_dot4). Every
+// lane of the wave publishes its operand words, then each computes its own
+// entries from the whole of A and B. WMMA's half-waves must hold the same
+// operands (the instruction reads one copy): a kernel whose half-waves
+// differ is reported and stopped, as it would compute garbage on the GPU.
+#if defined(FORGE_EMU_MMA16)
+#include <stdio.h>
+#include <stdlib.h>
+#define FORGE_MMA16_I8 FORGE_EMU_MMA16
+static_assert((FORGE_EMU_MMA16 == 1 && FORGE_WAVE_SIZE == 32) || (FORGE_EMU_MMA16 == 2 && FORGE_WAVE_SIZE == 64),
+	"FORGE_EMU_MMA16: 1 (WMMA) emulates a wave32 file, 2 (MFMA) a wave64 one");
+static uint32_t forge_emu_mma[1024][8]; // per thread: A's words, then B's
+static inline int32_t forge_emu_i8(uint32_t w, int k) { return (int32_t)(int8_t)(uint8_t)(w >> (8 * k)); }
+static inline void forge_mma16_i8(int32_t* c, const uint32_t* a, const uint32_t* b) {
+	const uint32_t l = forge_emu_tid % FORGE_WAVE_SIZE, w0 = forge_emu_tid - l;
+	const int words = FORGE_EMU_MMA16 == 1 ? 4 : 1;
+	for (int u = 0; u < words; ++u) {
+		forge_emu_mma[forge_emu_tid][u] = a[u];
+		forge_emu_mma[forge_emu_tid][4 + u] = b[u];
+	}
+	forge_emu_wave_sync();
+	const int entries = FORGE_EMU_MMA16 == 1 ? 8 : 4;
+	int32_t out[8];
+	for (int e = 0; e < entries; ++e) {
+		const uint32_t row = FORGE_EMU_MMA16 == 1 ? 2 * e + l / 16 : 4 * (l / 16) + e, col = l % 16;
+		uint32_t s = 0;
+		for (int k = 0; k < 16; ++k) {
+			// WMMA: row's lane holds all of k; MFMA: lane row + 16·(k/4) holds k's word
+			const uint32_t aw = FORGE_EMU_MMA16 == 1 ? forge_emu_mma[w0 + row][k / 4] : forge_emu_mma[w0 + row + 16 * (k / 4)][0];
+			const uint32_t bw = FORGE_EMU_MMA16 == 1 ? forge_emu_mma[w0 + col][4 + k / 4] : forge_emu_mma[w0 + col + 16 * (k / 4)][4];
+			s += (uint32_t)(forge_emu_i8(aw, k % 4) * forge_emu_i8(bw, k % 4));
+		}
+		out[e] = (int32_t)s;
+	}
+	if (FORGE_EMU_MMA16 == 1 && l >= 16) {
+		for (int u = 0; u < 8; ++u) {
+			if (forge_emu_mma[forge_emu_tid][u] != forge_emu_mma[forge_emu_tid - 16][u]) {
+				fprintf(stderr, "forge_mma16_i8: lane %u's operand word %d differs from lane %u's (WMMA's half-waves must hold the same)\n", l, u, l - 16);
+				abort();
+			}
+		}
+	}
+	forge_emu_wave_sync();
+	for (int e = 0; e < entries; ++e) {
+		c[e] = (int32_t)((uint32_t)c[e] + (uint32_t)out[e]);
+	}
+}
+#else
+#define FORGE_MMA16_I8 0
+#endif
+
 #if defined(FORGE_EMU_WMMA)
 // The tensor-core path, emulated: __half rounds to nearest even through the
 // header's forge_f32_to_half, and every lane of a warp holds a whole 16×16

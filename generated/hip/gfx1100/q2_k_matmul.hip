@@ -80,6 +80,46 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #ifndef FORGE_TUNE_MATMUL_SPLIT_K
 #define FORGE_TUNE_MATMUL_SPLIT_K 0
 #endif
+// The integer tensor-core path's class up to 16 columns (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
+#define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TM
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TM 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TN
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 4
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
+#endif
+// The integer tensor-core path's class for every larger batch (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_INT_THREADS
+#define FORGE_TUNE_MATMUL_INT_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TM
+#define FORGE_TUNE_MATMUL_INT_TM 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TN
+#define FORGE_TUNE_MATMUL_INT_TN 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_TK
+#define FORGE_TUNE_MATMUL_INT_TK 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 4
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#endif
 
 static constexpr uint32_t forge_mm_q2_k_elems = 256; // elements per quant block
 static constexpr uint32_t forge_mm_q2_k_grid_cap = 65535;
@@ -391,6 +431,343 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_zero(flo
 }
 #endif
 
+#if !defined(FORGE_NO_MM_INT)
+#define FORGE_MM_INT 1
+// ---------------------------------------------------------------------------
+// matmul_f32, integer path (AMD; the target spec's MatMulInt): llama.cpp's MMQ
+// design on Q2_K's integer form. The launcher quantizes X into a
+// scratch buffer (forge_matmul_f32_q2_k_kernel_x8q: the X8 layout, int8 codes with a float32
+// scale per 32 elements and sums per 16, glue_quantize_x8's arithmetic), then
+// each workgroup computes TM × TN tiles of Y (grid-striding over the tiles
+// and, with SPLIT_K > 1, over SPLIT_K parts of their K steps, which add into
+// Y, zeroed first, atomically: the order of those additions varies from run
+// to run), BK elements of K per step (TK rounded up to whole blocks):
+//   - its threads decode the step's blocks of W from global memory straight
+//     to int8 codes in shared memory, the eight words of one 32-element group
+//     at a time (Codes), and each sub-block's Scale and Offset;
+//     X's codes and scales and sums beside them;
+//   - the waves form WARP_ROWS × (waves/WARP_ROWS) over the tile, each
+//     computing whole 16 × 16 pieces of its share: per 16-element sub-block one
+//     int8 product in int32, added to float32 accumulators as
+//     product·Scale·d plus Offset·(X's sum over the sub-block). A lane holds 256/wave
+//     entries of each piece, all in column lane % 16.
+// The 16 × 16 × 16 int8 products are FORGE_MMA16_I8's (forge_portability.h):
+// v_wmma_i32_16x16x16_iu8 on gfx11 (RDNA3, wave32), v_mfma_i32_16x16x16i8
+// on gfx908/gfx90a (CDNA, wave64); elsewhere (gfx1030: no matrix cores)
+// forge_dot4 (v_dot4_i32_i8) from shared memory, which is also what the host
+// emulation runs unless it emulates one of the two (FORGE_EMU_MMA16).
+// X's quantization makes the result an approximation of the f32 product
+// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
+// MMQ is. A launch this path cannot take (W not 4-byte aligned, no
+// scratch memory) takes the f32 path instead, as every launch does when the
+// file is compiled with -DFORGE_NO_MM_INT (results within float32 rounding
+// of the exact product). Untuned: the classes are the target spec's
+// defaults (specs/targets/amd.go says how they were chosen).
+
+// forge_matmul_f32_q2_k_kernel_x8q writes the X8 layout of n4·4 activations (n4·4 a multiple
+// of 32): glue_quantize_x8's arithmetic, four elements per thread and eight
+// threads per 32-element group.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_x8q(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
+		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
+		const bool ok = i < n4;
+		float e[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+		if (ok) {
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				e[j] = x[4 * i + j];
+			}
+		}
+		float amax = 0.0f;
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			const float a = e[j] < 0.0f ? -e[j] : e[j];
+			amax = a > amax ? a : amax;
+		}
+#pragma unroll
+		for (int m = 1; m < 8; m <<= 1) {
+			const float o = forge_shfl_xor(amax, m);
+			amax = o > amax ? o : amax;
+		}
+		const float dg = amax / 127.0f;
+		int32_t c[4] = {0, 0, 0, 0};
+		if (dg != 0.0f) {
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				c[j] = (int32_t)roundf(e[j] / dg);
+				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+			}
+		}
+		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		sum += forge_shfl_xor(sum, 1);
+		sum += forge_shfl_xor(sum, 2);
+		if (ok) {
+			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			if (i % 8 == 0) {
+				d[i / 8] = dg;
+			}
+			if (i % 4 == 0) {
+				s[i / 4] = dg * (float)sum;
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_q2_k_kernel_x8zero zeroes y[0, n): Y before the workgroups of a split K add into it.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_x8zero(float* __restrict__ y, int64_t n) {
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
+
+// forge_matmul_f32_q2_k_kernel_x8_lds is the shared memory (bytes) forge_matmul_f32_q2_k_kernel_x8 takes at a
+// step of BK elements: the codes of TM rows and TN columns (BK bytes and 16
+// of padding each: whole 16-byte rows, consecutive rows in other banks), W's
+// scales and offsets per sub-block, X's scales per 32 and sums per 16.
+template <uint32_t TM, uint32_t TN, uint32_t BK>
+struct forge_matmul_f32_q2_k_kernel_x8_lds {
+	static constexpr bool Off = true; // an offset term is left
+	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 16, N16 = Off ? BK / 16 : 0;
+	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + TM * NS * (Off ? 2 : 1) + TN * (NG + N16));
+};
+
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t BK, uint32_t WarpRows>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_matmul_f32_q2_k_kernel_x8(const forge_BlockQ2_K* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	using L = forge_matmul_f32_q2_k_kernel_x8_lds<TM, TN, BK>;
+	constexpr uint32_t WS = FORGE_WAVE_SIZE, Waves = Threads / WS;
+	constexpr uint32_t BE = forge_mm_q2_k_elems, SUB = 16;
+	constexpr uint32_t KW = L::KW, NG = L::NG, NS = L::NS;
+	constexpr bool Off = L::Off;
+	static_assert(Threads % WS == 0 && Threads <= 1024 && WarpRows >= 1 && Waves % WarpRows == 0,
+		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of the wave size (at most 1024) that WARP_ROWS waves divide");
+	constexpr uint32_t WarpCols = Waves / WarpRows;
+	constexpr uint32_t WM = TM / WarpRows, WN = TN / WarpCols, MT = WM / 16, NT = WN / 16;
+	static_assert(TM % (16 * WarpRows) == 0 && TN % (16 * WarpCols) == 0,
+		"the integer path: each wave's share of the tile (TM/WARP_ROWS × TN/(waves/WARP_ROWS)) must be whole 16 × 16 pieces");
+	static_assert(BK % BE == 0 && BK % 32 == 0, "the integer path: a step is whole blocks of whole 32-element groups");
+	static_assert(L::bytes <= 65536, "the integer path: the tiles exceed 64 KiB of LDS: lower FORGE_TUNE_MATMUL_INT_*TM, TN or TK");
+	constexpr uint32_t E = 256 / WS; // entries of a 16 × 16 piece per lane
+	FORGE_SHARED uint32_t wq[TM][KW];             // W's codes of the step, four to a word
+	FORGE_SHARED float wsc[TM][NS];               // and their sub-blocks' scales
+	FORGE_SHARED float wof[Off ? TM : 1][NS];     // (and offsets)
+	FORGE_SHARED uint32_t xw[TN][KW];             // X's codes
+	FORGE_SHARED float xd[TN][NG];                // X's scales per 32
+	FORGE_SHARED float xs[Off ? TN : 1][NG * 2];  // (and sums per 16)
+	(void)wof;
+	(void)xs;
+	const uint32_t tid = forge_thread_idx(), wave = tid / WS, lane = tid % WS;
+	const uint32_t wm = wave / WarpCols, wn = wave % WarpCols;
+	const int64_t row_blocks = cols / BE;
+	const int64_t rtiles = (rows + TM - 1) / TM, ctiles = (batch + TN - 1) / TN;
+	const int64_t ksteps = (cols + BK - 1) / BK;
+	const int64_t items = rtiles * ctiles * (int64_t)splits;
+	const float* __restrict__ xdg = reinterpret_cast<const float*>(xq + batch * cols);
+	const float* __restrict__ xsg = xdg + batch * cols / 32;
+	(void)xsg;
+	// The row of a piece that entry e of this lane is (its column is lane % 16).
+	auto row_of = [&](uint32_t e) -> uint32_t {
+#if FORGE_MMA16_I8 == 1
+		return 2 * e + lane / 16; // WMMA's accumulator layout (wave32)
+#elif FORGE_MMA16_I8 == 2
+		return 4 * (lane / 16) + e; // MFMA 16×16's (wave64)
+#else
+		return (WS / 16) * e + lane / 16;
+#endif
+	};
+	for (int64_t t = forge_block_idx(); t < items; t += forge_grid_dim()) {
+		const int64_t tile = t / splits, part = t % splits;
+		const int64_t m0 = (tile % rtiles) * TM, n0 = (tile / rtiles) * TN;
+		const int64_t kbeg = ksteps * part / splits, kend = ksteps * (part + 1) / splits;
+		float acc[MT][NT][E];
+#pragma unroll
+		for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+			for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+				for (uint32_t e = 0; e < E; ++e) {
+					acc[i][j][e] = 0.0f;
+				}
+			}
+		}
+		for (int64_t kb = kbeg; kb < kend; ++kb) {
+			const int64_t k0 = kb * BK;
+			// W's codes: the eight words of a 32-element group share their
+			// block's loads (Q4_0's word w and w + 4 are one word's nibbles).
+			for (uint32_t e = tid; e < TM * NG; e += Threads) {
+				const uint32_t m = e / NG, g = e % NG;
+				const int64_t k = k0 + 32 * g;
+				uint32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+				if (m0 + m < rows && k < cols) {
+					const forge_BlockQ2_K* b = w + (m0 + m) * row_blocks + k / BE;
+					const int32_t w0 = (int32_t)(k % BE / 4);
+#pragma unroll
+					for (int32_t u = 0; u < 8; ++u) {
+						c[u] = forge_BlockQ2_K_Codes(b, w0 + u);
+					}
+				}
+#pragma unroll
+				for (uint32_t u = 0; u < 8; ++u) {
+					wq[m][8 * g + u] = c[u];
+				}
+			}
+			for (uint32_t e = tid; e < TM * NS; e += Threads) {
+				const uint32_t m = e / NS, sb = e % NS;
+				const int64_t k = k0 + SUB * sb;
+				float sc = 0.0f, of = 0.0f;
+				if (m0 + m < rows && k < cols) {
+					const forge_BlockQ2_K* b = w + (m0 + m) * row_blocks + k / BE;
+					const int32_t si = (int32_t)(k % BE / SUB);
+					sc = forge_BlockQ2_K_Scale(b, si);
+					of = forge_BlockQ2_K_Offset(b, si);
+				}
+				wsc[m][sb] = sc;
+				if (Off) {
+					wof[Off ? m : 0][sb] = of;
+				}
+			}
+			// X's codes, scales and sums (zero past the batch and K).
+			for (uint32_t e = tid; e < TN * (BK / 4); e += Threads) {
+				const uint32_t n = e / (BK / 4), u = e % (BK / 4);
+				const int64_t k = k0 + 4 * u;
+				xw[n][u] = n0 + n < batch && k < cols ? *reinterpret_cast<const uint32_t*>(xq + (n0 + n) * cols + k) : 0u;
+			}
+			for (uint32_t e = tid; e < TN * NG; e += Threads) {
+				const uint32_t n = e / NG, g = e % NG;
+				const bool ok = n0 + n < batch && k0 + 32 * g < cols;
+				xd[n][g] = ok ? xdg[(n0 + n) * (cols / 32) + k0 / 32 + g] : 0.0f;
+				if (Off) {
+					xs[Off ? n : 0][2 * g] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g] : 0.0f;
+					xs[Off ? n : 0][2 * g + 1] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g + 1] : 0.0f;
+				}
+			}
+			forge_syncthreads();
+#pragma unroll
+			for (uint32_t sb = 0; sb < NS; ++sb) {
+				const uint32_t g = sb * SUB / 32; // X's group of the sub-block
+#pragma unroll
+				for (uint32_t i = 0; i < MT; ++i) {
+					const uint32_t r0 = wm * WM + 16 * i;
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+						const uint32_t n = wn * WN + 16 * j + lane % 16; // this lane's column
+						int32_t c[E];
+#pragma unroll
+						for (uint32_t e = 0; e < E; ++e) {
+							c[e] = 0;
+						}
+#pragma unroll
+						for (uint32_t h = 0; h < SUB / 16; ++h) {
+							const uint32_t kw = (SUB * sb + 16 * h) / 4; // the 16 codes' first word
+#if FORGE_MMA16_I8 == 1
+							// A's row lane % 16 and B's column lane % 16, k 0..15 (both half-waves hold them)
+							const uint32_t a[4] = {wq[r0 + lane % 16][kw], wq[r0 + lane % 16][kw + 1], wq[r0 + lane % 16][kw + 2], wq[r0 + lane % 16][kw + 3]};
+							const uint32_t bx[4] = {xw[n][kw], xw[n][kw + 1], xw[n][kw + 2], xw[n][kw + 3]};
+							forge_mma16_i8(c, a, bx);
+#elif FORGE_MMA16_I8 == 2
+							// A's row lane % 16 and B's column lane % 16, k 4·(lane/16) .. +3
+							const uint32_t a[1] = {wq[r0 + lane % 16][kw + lane / 16]};
+							const uint32_t bx[1] = {xw[n][kw + lane / 16]};
+							forge_mma16_i8(c, a, bx);
+#else
+							uint32_t xv[4];
+#pragma unroll
+							for (uint32_t u = 0; u < 4; ++u) {
+								xv[u] = xw[n][kw + u];
+							}
+#pragma unroll
+							for (uint32_t e = 0; e < E; ++e) {
+#pragma unroll
+								for (uint32_t u = 0; u < 4; ++u) {
+									c[e] = forge_dot4(wq[r0 + row_of(e)][kw + u], xv[u], c[e]);
+								}
+							}
+#endif
+						}
+						const float dx = xd[n][g];
+						const float sx = Off ? (SUB == 32 ? xs[Off ? n : 0][2 * g] + xs[Off ? n : 0][2 * g + 1] : xs[Off ? n : 0][SUB * sb / 16]) : 0.0f;
+#pragma unroll
+						for (uint32_t e = 0; e < E; ++e) {
+							const uint32_t r = r0 + row_of(e);
+							// (float)c is exact: |c| < 32·128·128 < 2^24
+							acc[i][j][e] = forge_fmaf((float)c[e], wsc[r][sb] * dx, acc[i][j][e]);
+							if (Off) {
+								acc[i][j][e] = forge_fmaf(wof[Off ? r : 0][sb], sx, acc[i][j][e]);
+							}
+						}
+					}
+				}
+			}
+			forge_syncthreads(); // the tiles are restaged next step
+		}
+#pragma unroll
+		for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+			for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+				for (uint32_t e = 0; e < E; ++e) {
+					const int64_t m = m0 + wm * WM + 16 * i + row_of(e);
+					const int64_t n = n0 + wn * WN + 16 * j + lane % 16;
+					if (m < rows && n < batch) {
+						if (splits > 1) {
+							forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
+						} else {
+							y[n * rows + m] = acc[i][j][e];
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_q2_k_kernel_int_launch runs the integer path with one configuration (a
+// MatMulInt class's knobs) and reports whether it could: false launches
+// nothing.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
+static bool forge_matmul_f32_q2_k_kernel_int_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
+	forge_stream_t stream) {
+	constexpr uint32_t BE = forge_mm_q2_k_elems;
+	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
+	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
+	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
+	// Codes loads whole words at the block alignment the spec's layout gives.
+	if ((uintptr_t)w % 4 != 0) {
+		return false;
+	}
+	const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
+	uint8_t* const xq = static_cast<uint8_t*>(forge_scratch((size_t)(n + n / 8 + n / 4), stream));
+	if (!xq) {
+		return false;
+	}
+	const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
+	FORGE_LAUNCH(forge_matmul_f32_q2_k_kernel_x8q, dim3(qgroups < forge_mm_q2_k_grid_cap ? (uint32_t)qgroups : forge_mm_q2_k_grid_cap), dim3(256), 0, stream,
+		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+	if (splits > 1) { // the workgroups of a tile add into Y
+		const int64_t ny = rows * batch;
+		FORGE_LAUNCH(forge_matmul_f32_q2_k_kernel_x8zero, dim3(ny / 1024 + 1 < forge_mm_q2_k_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_q2_k_grid_cap), dim3(256), 0, stream, y, ny);
+	}
+	const int64_t items = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0)) * splits;
+	FORGE_LAUNCH((forge_matmul_f32_q2_k_kernel_x8<Threads, TM, TN, BK, WarpRows>), dim3(items < forge_mm_q2_k_grid_cap ? (uint32_t)items : forge_mm_q2_k_grid_cap), dim3(Threads), 0, stream,
+		static_cast<const forge_BlockQ2_K*>(w), xq, y, rows, cols, batch, splits);
+	forge_scratch_free(xq, stream);
+	return true;
+}
+
+// forge_matmul_f32_q2_k_kernel_int runs the integer path with the class that serves batch,
+// if any and if it can.
+static bool forge_matmul_f32_q2_k_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	if (batch <= 16) {
+		return forge_matmul_f32_q2_k_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+	}
+	if (true) {
+		return forge_matmul_f32_q2_k_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+	}
+	return false;
+}
+#endif
+
 // forge_matmul_f32_q2_k_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows, uint32_t SplitK>
@@ -451,6 +828,11 @@ FORGE_EXPORT int forge_matmul_f32_q2_k(const void* w, const float* x, float* y, 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_MM_INT)
+	if (forge_matmul_f32_q2_k_kernel_int(w, x, y, rows, cols, batch, stream)) {
+		return forge_last_error();
+	}
+#endif
 	const forge_BlockQ2_K* blocks = (const forge_BlockQ2_K*)w;
 	forge_matmul_f32_q2_k_kernel_launch<FORGE_TUNE_MATMUL_THREADS, FORGE_TUNE_MATMUL_TM, FORGE_TUNE_MATMUL_TN, FORGE_TUNE_MATMUL_TK, FORGE_TUNE_MATMUL_RM,
 		FORGE_TUNE_MATMUL_WARP_ROWS, FORGE_TUNE_MATMUL_SPLIT_K>(blocks, x, y, rows, cols, batch, stream);

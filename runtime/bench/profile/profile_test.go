@@ -386,6 +386,9 @@ func TestIdentifyGeneratedLaunches(t *testing.T) {
 	}
 	launch := regexp.MustCompile(`FORGE_LAUNCH(?:_AFTER)?\(\(?(forge_\w+)(?:<([^>]*)>)?\)?,`)
 	externC := regexp.MustCompile(`^(?:extern "C" )?(?:FORGE_EXPORT )?int (forge_\w+)\(`)
+	// A launcher's static helpers (<symbol>_kernel_launch, matmul's
+	// <symbol>_kernel_int_launch) come before it and launch its kernels.
+	helper := regexp.MustCompile(`^static \w+ (forge_\w+?)_kernel(?:_\w+)?\(`)
 	for _, dir := range targets {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
@@ -402,6 +405,8 @@ func TestIdentifyGeneratedLaunches(t *testing.T) {
 			launcher := ""
 			for _, line := range strings.Split(string(data), "\n") {
 				if m := externC.FindStringSubmatch(line); m != nil {
+					launcher = m[1]
+				} else if m := helper.FindStringSubmatch(line); m != nil {
 					launcher = m[1]
 				}
 				m := launch.FindStringSubmatch(line)
