@@ -179,7 +179,13 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 		}
 	}
 	if dev.Int == nil || len(on) == 0 {
-		return "matmul calls Dequant per element (the f16 tensor-core path on NVIDIA, the f32 path elsewhere)"
+		var tc []string
+		for _, t := range ts {
+			if t.TensorCores() {
+				tc = append(tc, t.Name)
+			}
+		}
+		return fmt.Sprintf("matmul calls Dequant per element (the f16 tensor-core path on %s, the f32 path elsewhere)", strings.Join(tc, ", "))
 	}
 	terms := "no offset term"
 	switch {

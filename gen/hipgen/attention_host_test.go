@@ -51,6 +51,8 @@ var attnTunes = []struct {
 	{"generic_wave64", "gfx90a", true, nil},
 	{"generic_odd", "gfx1100", false, []string{"-DFORGE_TUNE_ATTENTION_THREADS=64", "-DFORGE_TUNE_ATTENTION_ROWS=16", "-DFORGE_TUNE_ATTENTION_KEYS=20"}},
 	{"wmma", "gfx1100", true, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=4", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=32"}},
+	// RDNA3's WMMA under the header's nvcuda::wmma subset (emulated), at gfx1100's tuning.
+	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_EMU_AMD_WMMA"}},
 	{"wmma_1warp_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_8warps_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_1warp_48keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},

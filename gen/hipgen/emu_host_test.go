@@ -102,6 +102,14 @@ func newEmuHost(t *testing.T) *emuHost {
 		t.Fatalf("forge_portability.h: no %q ... } definition", sum)
 	}
 	shim = strings.Replace(shim, "// FORGE_EMU_WAVE_SUM", string(hdr[i:i+j+3]), 1)
+	// The nvcuda::wmma subset on RDNA3's WMMA: the real shim, on the
+	// emulated instruction (FORGE_EMU_AMD_WMMA).
+	const shimFrom, shimTo = "// FORGE_WMMA_SHIM_BEGIN", "// FORGE_WMMA_SHIM_END"
+	i, j = strings.Index(string(hdr), shimFrom), strings.Index(string(hdr), shimTo)
+	if i < 0 || j < i {
+		t.Fatalf("forge_portability.h: no %q ... %q section", shimFrom, shimTo)
+	}
+	shim = strings.Replace(shim, "// FORGE_EMU_WMMA_SHIM", string(hdr[i:j]), 1)
 	e.write(t, "forge_portability.h", []byte(shim))
 	return e
 }

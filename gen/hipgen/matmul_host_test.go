@@ -16,7 +16,8 @@ import (
 // (-DFORGE_NO_MM_INT: the integer path off) at the target spec's tuning and
 // at a small odd one (a K step that straddles blocks); the NVIDIA
 // tensor-core path, emulated (emu.h), at sm_90's tuning, at a small one, and
-// at a small one that splits K; and the AMD integer path (the target spec's
+// at a small one that splits K, and on gfx1100 through the header's
+// nvcuda::wmma subset on RDNA3's WMMA (emulated); and the AMD integer path (the target spec's
 // MatMulInt classes, which split K for batches up to 16) on gfx1100 with
 // forge_dot4 and with gfx11's WMMA emulated, and on gfx90a (wave64) with
 // forge_dot4 and with CDNA's MFMA emulated (FORGE_EMU_MMA16). A tuning that
@@ -41,6 +42,9 @@ var matmulTunes = []struct {
 	// scheme on sm_90).
 	{"wmma_split", "gfx1100", false, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
 		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2, false},
+	// The f16 tensor-core path on RDNA3's WMMA (the header's nvcuda::wmma
+	// subset, the instruction emulated), at gfx1100's tuning.
+	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_AMD_WMMA"}, 1, false},
 	{"int_dot4", "gfx1100", true, nil, 1, true},
 	{"int_wmma", "gfx1100", true, []string{"-DFORGE_EMU_MMA16=1"}, 1, true},
 	{"int_dot4_wave64", "gfx90a", false, nil, 1, true},

@@ -397,6 +397,156 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #define FORGE_HAS_WMMA 1
 #endif
 
+// FORGE_HAS_WMMA on AMD RDNA3 (a target spec with WMMA; its generated files
+// define FORGE_TARGET_WMMA): the subset of nvcuda::wmma that matmul's and
+// attention's tensor-core paths use (m16n16k16, __half operands, float
+// accumulators; fill, load and store of row- and column-major tiles,
+// mma_sync) on gfx11's wave32 v_wmma_f32_16x16x16_f16, whose operand
+// layouts are: lane l holds A's row l % 16 and B's column l % 16, k 0..15
+// (both half-waves the same), and the accumulator's rows 2i + l / 16 (i < 8)
+// of column l % 16. Each lane loads its own row or column (the tiles are
+// 16-byte aligned with a leading dimension of whole 16-byte pieces, as
+// nvcuda::wmma requires of its own). __syncwarp orders a wave's shared
+// memory accesses (a wave runs in lockstep); __any_sync is __any. The host
+// emulation (gen/hipgen's emu.h, FORGE_EMU_AMD_WMMA) runs the part between
+// the shim markers with the instruction emulated from these layouts.
+#if defined(__HIP__) && defined(FORGE_TARGET_WMMA) && !defined(FORGE_NO_WMMA)
+#include <hip/hip_fp16.h>
+#define FORGE_HAS_WMMA 1
+static_assert(FORGE_TARGET_WAVE_SIZE == 32, "FORGE_TARGET_WMMA: gfx11's WMMA is used in wave32");
+#if !defined(HIP_ENABLE_WARP_SYNC_BUILTINS)
+__device__ inline void __syncwarp(unsigned mask = 0xffffffffu) {
+	(void)mask;
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+	__builtin_amdgcn_wave_barrier();
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+__device__ inline int __any_sync(unsigned mask, int pred) {
+	(void)mask;
+	return __any(pred);
+}
+#endif
+FORGE_DEVICE uint32_t forge_wmma_lane() { return __lane_id(); }
+FORGE_DEVICE uint16_t forge_wmma_bits(__half h) { return __half_as_ushort(h); }
+// forge_wmma_f16(c, a, b): c (8 floats) += A·B, a and b this lane's 16 f16
+// operands (bits), as the layouts above.
+FORGE_DEVICE void forge_wmma_f16(float* c, const uint16_t* a, const uint16_t* b) {
+#if defined(__HIP_DEVICE_COMPILE__)
+	typedef _Float16 v16h __attribute__((ext_vector_type(16)));
+	typedef float v8f __attribute__((ext_vector_type(8)));
+	v16h av, bv;
+	v8f cv;
+#pragma unroll
+	for (int k = 0; k < 16; ++k) {
+		av[k] = __builtin_bit_cast(_Float16, a[k]);
+		bv[k] = __builtin_bit_cast(_Float16, b[k]);
+	}
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		cv[i] = c[i];
+	}
+	cv = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(av, bv, cv);
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		c[i] = cv[i];
+	}
+#else
+	(void)c, (void)a, (void)b;
+#endif
+}
+// FORGE_WMMA_SHIM_BEGIN
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+// An operand fragment: this lane's 16 values of k (f16 bits); an
+// accumulator: its 8 entries.
+template <typename Use, int M, int N, int K, typename T, typename Layout = void>
+struct fragment {
+	static_assert(M == 16 && N == 16 && K == 16, "forge's WMMA subset is m16n16k16");
+	uint16_t h[16];
+};
+template <int M, int N, int K, typename T>
+struct fragment<accumulator, M, N, K, T, void> {
+	static_assert(M == 16 && N == 16 && K == 16, "forge's WMMA subset is m16n16k16");
+	float x[8];
+};
+template <int M, int N, int K, typename T>
+FORGE_DEVICE void fill_fragment(fragment<accumulator, M, N, K, T>& f, float v) {
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		f.x[i] = v;
+	}
+}
+// forge_wmma_row16 copies 16 consecutive halves (16-byte aligned) to h.
+FORGE_DEVICE void forge_wmma_row16(uint16_t* h, const __half* p) {
+	const uint16_t* q = (const uint16_t*)__builtin_assume_aligned(p, 16);
+#pragma unroll
+	for (int k = 0; k < 16; ++k) {
+		h[k] = q[k];
+	}
+}
+template <int M, int N, int K>
+FORGE_DEVICE void load_matrix_sync(fragment<matrix_a, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
+	forge_wmma_row16(f.h, p + (forge_wmma_lane() % 16) * ldm); // A's row
+}
+template <int M, int N, int K>
+FORGE_DEVICE void load_matrix_sync(fragment<matrix_b, M, N, K, __half, col_major>& f, const __half* p, unsigned ldm) {
+	forge_wmma_row16(f.h, p + (forge_wmma_lane() % 16) * ldm); // B's column, stored as a row
+}
+template <int M, int N, int K>
+FORGE_DEVICE void load_matrix_sync(fragment<matrix_b, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
+	const uint32_t n = forge_wmma_lane() % 16;
+#pragma unroll
+	for (int k = 0; k < 16; ++k) {
+		f.h[k] = forge_wmma_bits(p[k * ldm + n]);
+	}
+}
+template <int M, int N, int K, typename T>
+FORGE_DEVICE void load_matrix_sync(fragment<accumulator, M, N, K, T>& f, const float* p, unsigned ldm, layout_t layout) {
+	const uint32_t l = forge_wmma_lane() % 32, c = l % 16;
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		const uint32_t r = 2 * i + l / 16;
+		f.x[i] = layout == mem_col_major ? p[c * ldm + r] : p[r * ldm + c];
+	}
+}
+template <int M, int N, int K, typename T>
+FORGE_DEVICE void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>& f, unsigned ldm, layout_t layout) {
+	const uint32_t l = forge_wmma_lane() % 32, c = l % 16;
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		const uint32_t r = 2 * i + l / 16;
+		if (layout == mem_col_major) {
+			p[c * ldm + r] = f.x[i];
+		} else {
+			p[r * ldm + c] = f.x[i];
+		}
+	}
+}
+template <int M, int N, int K, typename T, typename La, typename Lb>
+FORGE_DEVICE void mma_sync(fragment<accumulator, M, N, K, T>& d, const fragment<matrix_a, M, N, K, __half, La>& a,
+	const fragment<matrix_b, M, N, K, __half, Lb>& b, const fragment<accumulator, M, N, K, T>& c) {
+	float t[8];
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		t[i] = c.x[i];
+	}
+	forge_wmma_f16(t, a.h, b.h);
+#pragma unroll
+	for (int i = 0; i < 8; ++i) {
+		d.x[i] = t[i];
+	}
+}
+} // namespace wmma
+} // namespace nvcuda
+// FORGE_WMMA_SHIM_END
+#endif
+
 // forge_store_stream(p, v) stores v to *p marked as streamed (not re-read
 // soon), so a large dequant output does not evict its input from the cache.
 // (For the dequant tuning; plain stores are correct everywhere.)

@@ -6,15 +6,21 @@ var GFX1100 = register(Target{
 	Vendor:   "amd",
 	WaveSize: 32,
 	Default:  true,
-	Doc:      "AMD RDNA3 (RX 7900), wave32",
+	// WMMA: matmul's f16 tensor-core path (the formats without the
+	// integer form) and attention's (f16) run on v_wmma_f32_16x16x16_f16.
+	WMMA: true,
+	Doc:  "AMD RDNA3 (RX 7900), wave32",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
 	// for about 256 workgroups (untuned: the H100's values).
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
+	// The tensor-core path (WMMA): 4 waves of 16 query rows, 32 keys per
+	// tile (untuned: the H100's wmma values).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
-	// 16 × 16 threads, each a 4 × 4 register tile of Y.
-	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// 16 × 16 threads, each a 4 × 4 register tile of Y; the tensor-core
+	// path (WMMA) lays its 8 waves out 2 × 4 over the 64 × 64 tile.
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4, WarpRows: 2},
 	// The integer path (formats with the integer form): untuned, chosen
 	// from the wave size and the 64 KiB of LDS a workgroup may have
 	// (MatMulIntTuning.IntLDSBytes ≤ 64 KiB at K-quants' 256-element steps):

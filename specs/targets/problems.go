@@ -31,9 +31,12 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	if t.WaveSize != 32 && t.WaveSize != 64 {
 		l.Add("WaveSize", "WaveSize %d must be 32 or 64", t.WaveSize)
 	}
+	if t.WMMA && (t.Vendor != "amd" || t.WaveSize != 32) {
+		l.Add("WMMA", "WMMA: only AMD wave32 targets (RDNA3) have it; NVIDIA's tensor cores need no flag")
+	}
 	l.In("Dequant", t.Dequant.Problems(t.WaveSize))
 	l.In("MatVec", t.MatVec.Problems(t.WaveSize))
-	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize))
+	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize, t.TensorCores()))
 	for i, b := range t.MatMulBatches {
 		at := fmt.Sprintf("MatMulBatches[%d]", i)
 		switch {
@@ -42,7 +45,7 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		case i > 0 && b.MaxBatch <= t.MatMulBatches[i-1].MaxBatch:
 			l.Add(at+".MaxBatch", "MatMulBatches[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulBatches[i-1].MaxBatch)
 		}
-		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
+		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize, t.TensorCores()))
 	}
 	for i, b := range t.MatMulInt {
 		at := fmt.Sprintf("MatMulInt[%d]", i)
@@ -57,7 +60,7 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	}
 	switch {
 	case headDims != nil:
-		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, headDims))
+		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.TensorCores(), headDims))
 	case t.Attention != AttentionTuning{}:
 		l.Add("Attention", "Attention tuning, but specs/families registers no attention family")
 	}
@@ -359,7 +362,7 @@ func (m MatMulIntTuning) Problems(vendor string, wave int) []check.Problem {
 
 // Problems lists what is wrong with the matmul tuning m for a target of the
 // given vendor and wave size.
-func (m MatMulTuning) Problems(vendor string, wave int) []check.Problem {
+func (m MatMulTuning) Problems(vendor string, wave int, tensor bool) []check.Problem {
 	var l check.List
 	tpb, tm, tn, tk, rm := m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK, m.ThreadRows
 	if why := threadsWhy(tpb, wave); why != "" {
@@ -391,12 +394,12 @@ func (m MatMulTuning) Problems(vendor string, wave int) []check.Problem {
 	if m.SplitK < 0 || m.SplitK > 64 {
 		l.Add("SplitK", "MatMul.SplitK %d must be in [0, 64] (0 or 1: no split)", m.SplitK)
 	}
-	if vendor != "nvidia" {
+	if !tensor {
 		if m.WarpRows != 0 {
-			l.Add("WarpRows", "MatMul.WarpRows %d: only NVIDIA targets have the tensor-core path; leave it 0", m.WarpRows)
+			l.Add("WarpRows", "MatMul.WarpRows %d: only targets with tensor cores (NVIDIA, AMD with WMMA) have the tensor-core path; leave it 0", m.WarpRows)
 		}
 		if m.SplitK > 1 {
-			l.Add("SplitK", "MatMul.SplitK %d: only the tensor-core path (NVIDIA) splits K; leave it 0", m.SplitK)
+			l.Add("SplitK", "MatMul.SplitK %d: only the tensor-core path splits K; leave it 0", m.SplitK)
 		}
 		return l
 	}
@@ -480,7 +483,7 @@ func (a AttentionTuning) decodeProblems(l *check.List, wave int, dims []int) {
 
 // Problems lists what is wrong with the attention tuning a for a target of
 // the given vendor and wave size, for every head dimension in dims.
-func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []check.Problem {
+func (a AttentionTuning) Problems(vendor string, wave int, tensor bool, dims []int) []check.Problem {
 	var l check.List
 	a.decodeProblems(&l, wave, dims)
 	tpb, rows, keys := a.ThreadsPerBlock, a.QueryRows, a.KeysPerTile
@@ -507,15 +510,16 @@ func (a AttentionTuning) Problems(vendor string, wave int, dims []int) []check.P
 		}
 	}
 	if vendor != "nvidia" {
-		if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
-			l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only NVIDIA targets have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
-		}
 		if a.MmaWarps != 0 || a.MmaKeysPerTile != 0 {
 			l.Add("MmaWarps", "Attention.MmaWarps %d and MmaKeysPerTile %d: only NVIDIA targets have the mma.sync path; leave them 0", a.MmaWarps, a.MmaKeysPerTile)
 		}
-		return l
-	}
-	if a.MmaWarps < 1 || a.MmaWarps > 16 {
+		if !tensor {
+			if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
+				l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only targets with tensor cores (NVIDIA, AMD with WMMA) have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
+			}
+			return l
+		}
+	} else if a.MmaWarps < 1 || a.MmaWarps > 16 {
 		l.Add("MmaWarps", "Attention.MmaWarps %d must be in [1, 16]", a.MmaWarps)
 	} else if bk := a.MmaKeysPerTile; bk < 16 || bk%16 != 0 || bk > 256 {
 		l.Add("MmaKeysPerTile", "Attention.MmaKeysPerTile %d must be a multiple of 16 in [16, 256]", bk)

@@ -63,7 +63,7 @@ func TestMatMulBatchesProblems(t *testing.T) {
 		{func(tg *Target) { tg.MatMulBatches[0].MaxBatch = 0 }, "MatMulBatches[0].MaxBatch", "must be positive"},
 		{func(tg *Target) { tg.MatMulBatches[1].MaxBatch = 16 }, "MatMulBatches[1].MaxBatch", "must exceed the class before's, 16"},
 		{func(tg *Target) { tg.MatMulBatches[0].Tuning.SplitK = 65 }, "MatMulBatches[0].Tuning.SplitK", "must be in [0, 64]"},
-		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMul.SplitK = "amd", 0, 2 }, "MatMul.SplitK", "only the tensor-core path (NVIDIA) splits K"},
+		{func(tg *Target) { tg.Vendor, tg.MatMul.WarpRows, tg.MatMul.SplitK = "amd", 0, 2 }, "MatMul.SplitK", "only the tensor-core path splits K"},
 	} {
 		tg := *SM90
 		tg.MatMulBatches = slices.Clone(SM90.MatMulBatches)
@@ -231,5 +231,22 @@ func TestAttentionDecodeProblems(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s %s: got %q, want %q", c.base.Name, c.field, got, c.want)
 		}
+	}
+}
+
+// TestWMMAProblems: WMMA is an AMD wave32 flag, and with it an AMD target
+// may have the f16 tensor-core paths' knobs (gfx1100 does).
+func TestWMMAProblems(t *testing.T) {
+	tg := *GFX90A
+	tg.WMMA = true
+	wantProblem(t, &tg, "WMMA", "only AMD wave32 targets")
+	tg = *GFX1030
+	tg.MatMul.WarpRows = 2
+	wantProblem(t, &tg, "MatMul.WarpRows", "only targets with tensor cores (NVIDIA, AMD with WMMA)")
+	if !GFX1100.WMMA || !GFX1100.TensorCores() || GFX1030.TensorCores() || !SM90.TensorCores() {
+		t.Errorf("tensor cores: gfx1100 %v (WMMA %v), gfx1030 %v, sm_90 %v", GFX1100.TensorCores(), GFX1100.WMMA, GFX1030.TensorCores(), SM90.TensorCores())
+	}
+	if ps := GFX1100.Problems([]int{64, 128}); len(ps) > 0 {
+		t.Errorf("gfx1100: %v", ps)
 	}
 }

@@ -15,10 +15,16 @@ type Target struct {
 	WaveSize     int      // threads per wavefront (AMD) or warp (NVIDIA): 32 or 64
 	Default      bool     // the target forge uses when none is named; exactly one
 	CompileFlags []string // extra compiler flags for this target
-	Doc          string
-	Dequant      DequantTuning
-	MatVec       MatVecTuning
-	MatMul       MatMulTuning
+	// WMMA (AMD only): the target's wave32 WMMA instructions (RDNA3, gfx11)
+	// serve matmul's and attention's f16 tensor-core paths, through the
+	// subset of nvcuda::wmma that forge_portability.h implements on them
+	// (the generated files define FORGE_TARGET_WMMA). NVIDIA targets have
+	// the paths through CUDA's own nvcuda::wmma and leave it false.
+	WMMA    bool
+	Doc     string
+	Dequant DequantTuning
+	MatVec  MatVecTuning
+	MatMul  MatMulTuning
 	// MatMulBatches are matmul's configurations for small batches, where
 	// MatMul's tiles would leave most of the GPU idle (a batch that fills
 	// one tile column gets rows/TileRows workgroups): in increasing
@@ -193,6 +199,11 @@ func ByName(name string) (*Target, bool) {
 	}
 	return nil, false
 }
+
+// TensorCores reports whether t has matmul's and attention's f16
+// tensor-core paths (nvcuda::wmma): every NVIDIA target, and AMD targets
+// with WMMA.
+func (t *Target) TensorCores() bool { return t.Vendor == "nvidia" || t.WMMA }
 
 // IntProduct names the instruction of matmul's integer path's int8
 // products on t (the path runs where t has MatMulInt classes): mma.sync on

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #define FORGE_OK 0
 #define FORGE_ERR_INVALID 1
@@ -183,18 +185,22 @@ static inline void forge_mma16_i8(int32_t* c, const uint32_t* a, const uint32_t*
 #define FORGE_MMA16_I8 0
 #endif
 
-#if defined(FORGE_EMU_WMMA)
-// The tensor-core path, emulated: __half rounds to nearest even through the
-// header's forge_f32_to_half, and every lane of a warp holds a whole 16×16
-// fragment and does the whole collective operation (redundantly, with the
-// same result). __syncwarp is the warp's barrier (a wave of the emulation:
-// the files compiled with FORGE_EMU_WMMA are wave32), and __any_sync a
-// vote through the warp's slots.
+#if defined(FORGE_EMU_WMMA) || defined(FORGE_EMU_AMD_WMMA)
+// The tensor-core path, emulated. FORGE_EMU_WMMA: nvcuda::wmma as CUDA's
+// (below: every lane of a warp holds a whole 16×16 fragment and does the
+// whole collective operation, redundantly, with the same result).
+// FORGE_EMU_AMD_WMMA: the real header's nvcuda::wmma subset for RDNA3
+// (its shim, pasted at FORGE_EMU_WMMA_SHIM), each lane holding only its
+// share of a fragment, on gfx11's v_wmma_f32_16x16x16_f16 emulated from
+// the operand layouts the header documents. Either way __half rounds to
+// nearest even through the header's forge_f32_to_half, __syncwarp is the
+// warp's barrier (a wave of the emulation: the files compiled so are
+// wave32), and __any_sync a vote through the warp's slots.
 #define FORGE_HAS_WMMA 1
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __syncwarp() forge_emu_wave_sync()
-static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_WMMA: compile a wave32 file");
+static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_WMMA, FORGE_EMU_AMD_WMMA: compile a wave32 file");
 static inline int __any_sync(unsigned mask, int pred) {
 	(void)mask;
 	forge_emu_islot[forge_emu_tid] = pred != 0;
@@ -216,6 +222,47 @@ static inline __half2 __floats2half2_rn(float a, float b) {
 	return __half2{__half{forge_f32_to_half(a)}, __half{forge_f32_to_half(b)}};
 }
 static inline __half __float2half_rn(float a) { return __half{forge_f32_to_half(a)}; }
+#endif
+#if defined(FORGE_EMU_AMD_WMMA)
+static inline uint32_t forge_wmma_lane() { return forge_emu_tid % 32; }
+static inline uint16_t forge_wmma_bits(__half h) { return h.bits; }
+static uint16_t forge_emu_wmma[1024][32]; // per thread: its A operand, then its B operand
+// forge_wmma_f16: v_wmma_f32_16x16x16_f16 from the layouts: lane l gives A's
+// row l % 16 and B's column l % 16 (k 0..15); entry i of lane l is row
+// 2i + l / 16, column l % 16. The products of halves are exact in float;
+// they are added in k order. Half-waves that differ are reported.
+static inline void forge_wmma_f16(float* c, const uint16_t* a, const uint16_t* b) {
+	const uint32_t l = forge_emu_tid % 32, w0 = forge_emu_tid - l;
+	for (int k = 0; k < 16; ++k) {
+		forge_emu_wmma[forge_emu_tid][k] = a[k];
+		forge_emu_wmma[forge_emu_tid][16 + k] = b[k];
+	}
+	forge_emu_wave_sync();
+	float out[8];
+	for (int i = 0; i < 8; ++i) {
+		const uint32_t row = 2 * i + l / 16, col = l % 16;
+		float s = c[i];
+		for (int k = 0; k < 16; ++k) {
+			s += forge_half_to_f32(forge_emu_wmma[w0 + row][k]) * forge_half_to_f32(forge_emu_wmma[w0 + col][16 + k]);
+		}
+		out[i] = s;
+	}
+	if (l >= 16) {
+		for (int k = 0; k < 32; ++k) {
+			if (forge_emu_wmma[forge_emu_tid][k] != forge_emu_wmma[forge_emu_tid - 16][k]) {
+				fprintf(stderr, "forge_wmma_f16: lane %u's operand half %d differs from lane %u's (WMMA's half-waves must hold the same)\n", l, k, l - 16);
+				abort();
+			}
+		}
+	}
+	forge_emu_wave_sync();
+	for (int i = 0; i < 8; ++i) {
+		c[i] = out[i];
+	}
+}
+// FORGE_EMU_WMMA_SHIM
+#endif
+#if defined(FORGE_EMU_WMMA)
 namespace nvcuda {
 namespace wmma {
 struct matrix_a {};

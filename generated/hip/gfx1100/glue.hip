@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx1100"
 #define FORGE_TARGET_WAVE_SIZE 32
+#define FORGE_TARGET_WMMA 1 // the target spec's WMMA: the f16 tensor-core paths on v_wmma_f32_16x16x16_f16
 #include "../forge_portability.h"
 
 #define FORGE_GLUE_THREADS 256
