@@ -55,7 +55,12 @@ var defaultTuneDeps = tuneDeps{
 			return b, b.Device().Info().Name, nil
 		}
 	},
-	runner: func(fam *tuned.Family) tune.Runner { return &tune.MatVecRunner{Kernel: fam.Kernel} },
+	runner: func(fam *tuned.Family) tune.Runner {
+		if fam.Name == tuned.MatMulInt.Name {
+			return &tune.MatMulRunner{}
+		}
+		return &tune.MatVecRunner{Kernel: fam.Kernel}
+	},
 }
 
 var tuneDepsInUse = defaultTuneDeps
@@ -83,7 +88,12 @@ shape classes narrow and wide as matvec's, timed as forgebench times it,
 the activations' quantization included) for the formats with an integer
 form; its
 candidates are threads 64, 128, 256 x rows 1, 2, 4 x lanes 1, 2 x groups
-1, 2, 4, less those a format cannot compile.`,
+1, 2, 4, less those a format cannot compile. --family matmul_int tunes
+matmul's integer path (threads, tile rows, tile columns, K step, warp rows,
+K split: the target spec's MatMulIntSpace) for the formats with an integer
+form at batch classes b16, b64 and large (4096x14336 at batch 16, 64 and
+512), each candidate forced on every batch; a class's winner replaces the
+target's MatMulInt class of the same MaxBatch for that format.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "target spec to tune (sm_90, gfx1100, ...)", Required: true},
 			&cli.StringFlag{Name: "family", Value: "matvec", Usage: "kernel family: " + strings.Join(tuned.FamilyNames(), ", ")},

@@ -46,6 +46,10 @@ type emuHost struct {
 
 	mu    sync.Mutex
 	mains map[string]*emuObj // family → its main's object, compiled once
+	// sources are the generated files written so far: each is written
+	// once, since parallel subtests compile the same files (a rewrite
+	// truncates a file another compiler may be reading).
+	sources map[string]string
 }
 
 type emuObj struct {
@@ -77,7 +81,7 @@ func newEmuHost(t *testing.T) *emuHost {
 		t.Fatal(err)
 	}
 	e := &emuHost{cxx: cxx, dir: t.TempDir(), testdata: testdata, spec: rendered.spec, files: rendered.files,
-		mains: map[string]*emuObj{}}
+		mains: map[string]*emuObj{}, sources: map[string]string{}}
 	hdr, err := os.ReadFile(filepath.Join(root, "templates", "hip", "forge_portability.h"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +140,14 @@ func (e *emuHost) source(t testing.TB, target, name string) string {
 	if !ok {
 		t.Fatalf("no generated/hip/%s rendered", rel)
 	}
-	return e.write(t, rel, data)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.sources[rel]; ok {
+		return p
+	}
+	p := e.write(t, rel, data)
+	e.sources[rel] = p
+	return p
 }
 
 // compile compiles the C++ source src to the object obj (in the scratch

@@ -120,9 +120,22 @@ type familyData struct {
 	// specs/tuned/<target>.json, else targets.MatVecX8Default; nil for a
 	// format without the integer form.
 	MatVecX8Classes []launchClass
+	// MatMulIntClasses are matmul's integer-path classes for the format
+	// (the target spec's MatMulInt, in dispatch order), each with its
+	// configuration: the winner of its batch class (specs/tuned.MatMulInt,
+	// the same MaxBatch) from specs/tuned/<target>.json, else the spec's;
+	// nil for a format without the integer form.
+	MatMulIntClasses []matMulIntClass
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
 	Words bool
+}
+
+// matMulIntClass is one batch class of matmul's integer path.
+type matMulIntClass struct {
+	MaxBatch int
+	Tuning   targets.MatMulIntTuning // OffsetWarpRows set only where the target spec's applies
+	Source   string
 }
 
 // launchClass is one shape class of a tuned family's launcher.
@@ -266,6 +279,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
 			data.MatVecX8Classes = matVecX8Classes(f, t)
+			data.MatMulIntClasses = matMulIntClasses(f, t)
 			data.Words = f.ExactInt()
 		}
 	}
@@ -326,6 +340,27 @@ func matVecX8Classes(f *ir.Format, t *ir.Target) []launchClass {
 			lc.Source = "no forgebench tune winner in " + tuned.Path(t.Name) + ", so the default rule read off a sweep on the H100 (targets.MatVecX8Default)"
 		}
 		out = append(out, lc)
+	}
+	return out
+}
+
+// matMulIntClasses is format f's integer matmul dispatch on target t: per
+// MatMulInt class the winner of the tuned batch class of the same
+// MaxBatch (specs/tuned.MatMulInt) from specs/tuned, else the class as the
+// target spec has it.
+func matMulIntClasses(f *ir.Format, t *ir.Target) []matMulIntClass {
+	var out []matMulIntClass
+	for _, c := range t.MatMulInt {
+		mc := matMulIntClass{MaxBatch: c.MaxBatch, Tuning: c.Tuning, Source: "the target spec's (" + t.File + ")"}
+		for _, tc := range tuned.MatMulInt.Classes {
+			if tc.MaxBatch != c.MaxBatch {
+				continue
+			}
+			if e := t.Tuned.Entry(tuned.MatMulInt.Name, f.Name, tc.Name); e != nil {
+				mc.Tuning, mc.Source = targets.MatMulIntOfKnobs(e.Knobs), tunedSource(t, e)
+			}
+		}
+		out = append(out, mc)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
 )
 
@@ -79,5 +80,42 @@ func TestTunedX8(t *testing.T) {
 	}
 	if n := strings.Count(src, "tuned (specs/tuned/gfx1030.json"); n != 2 {
 		t.Errorf("%d mentions of the winner, want 2 (the header, the tuning paragraph)", n)
+	}
+}
+
+// TestTunedMatMulInt: a matmul_int winner replaces the integer path's
+// class of its MaxBatch for that format (the macros' defaults, with where
+// they came from); the other classes keep the target spec's, and
+// FORGE_TUNE_MATMUL_INT_FORCE_* still force one configuration for every
+// batch, a knob left out taking the last class's.
+func TestTunedMatMulInt(t *testing.T) {
+	s := testSpec()
+	for _, tg := range s.Targets {
+		if tg.Name != "sm_90" {
+			continue
+		}
+		tg.MatMulInt = targets.SM90.MatMulInt
+		tg.Tuned = &tuned.File{Target: tg.Name}
+		tg.Tuned.Set("matmul_int", "Q4_0", "b16", &tuned.Entry{Knobs: map[string]int{"threads": 128, "tm": 64, "tn": 16, "tk": 256, "warp_rows": 4, "split_k": 4},
+			Device: "Fake GPU", Date: "2026-11-27T00:00:00Z", Shape: "4096x14336x16", WinnerUS: 80, DefaultUS: 95, Candidates: 84})
+	}
+	files := byPath(mustFiles(t, s))
+	src := string(files["generated/hip/sm_90/q4_0_matmul.hip"])
+	for _, want := range []string{
+		"each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: Fake GPU, 2026-11-27T00:00:00Z; 80.00 µs at 4096x14336x16 vs the default's 95.00, best of 84).",
+		"#define FORGE_TUNE_MATMUL_INT_UPTO16_TM 64\n",
+		"#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4\n",
+		"#define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 4\n",
+		"each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).",
+		"#define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64\n",
+		"#ifndef FORGE_TUNE_MATMUL_INT_FORCE_TK\n#define FORGE_TUNE_MATMUL_INT_FORCE_TK FORGE_TUNE_MATMUL_INT_TK\n#endif",
+		"#if defined(FORGE_MATMUL_INT_FORCED)\n\treturn forge_matmul_f32_q4_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_FORCE_THREADS,",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	if strings.Contains(src, "#define FORGE_TUNE_MATMUL_INT_UPTO16_TM 128\n") {
+		t.Error("the b16 class kept the spec's 128-row tiles")
 	}
 }

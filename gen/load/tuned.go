@@ -19,7 +19,8 @@ import (
 // (forgebench tune's output), when there is one, into Target.Tuned. A file
 // that names no target, a key that is not a known family, format, class or
 // knob, a format without an integer form under a family that runs on it
-// (matvec_x8), and a knob value the target could not compile for the
+// (matvec_x8), a matmul_int class whose MaxBatch no MatMulInt class of the
+// target has, and a knob value the target could not compile for the
 // format (targets.Target.FormatKnobProblems) are errors naming the file
 // and the key.
 func (l *loader) tunedFiles(s *ir.Spec) {
@@ -73,6 +74,11 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 				}
 				for _, class := range slices.Sorted(maps.Keys(byClass)) {
 					e := byClass[class]
+					if c, _ := spec.Class(class); spec == tuned.MatMulInt && !t.HasMatMulIntClass(c.MaxBatch) {
+						fail(file, fmt.Sprintf("families.%s.%s.%s: %s has no MatMulInt class of MaxBatch %d for the winner to replace", fam, format, class, t.Name, c.MaxBatch))
+						ok = false
+						continue
+					}
 					if ps := t.FormatKnobProblems(fam, byName[format].BlockElems, e.Knobs); len(ps) > 0 {
 						var why []string
 						for _, p := range ps {

@@ -129,3 +129,32 @@ func TestTunedX8Entries(t *testing.T) {
 		}
 	}
 }
+
+// matmul_int winners: loaded for a class the target has (sm_90's b16), and
+// refused for a class of a MaxBatch the target lacks (gfx1100 has no class
+// up to 64) and for tiles the target's warps cannot cover.
+func TestTunedMatMulIntEntries(t *testing.T) {
+	const mm = `{"knobs": {"threads": 256, "tm": 128, "tn": 16, "tk": 256, "warp_rows": 8, "split_k": 4}, "device": "Fake", "date": "2026-11-27T00:00:00Z", "shape": "4096x14336x16", "weights": "rotate", "winner_us": 80, "default_us": 95, "candidates": 84}`
+	dir := modtest.Copy(t, "specs")
+	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matmul_int": {"Q4_0": {"b16": `+mm+`}}}}`)
+	r, err := load.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range r.Spec.Targets {
+		if e := tg.Tuned.Entry("matmul_int", "Q4_0", "b16"); (tg.Name == "sm_90") != (e != nil) {
+			t.Errorf("%s: entry %+v", tg.Name, e)
+		}
+	}
+	dir = modtest.Copy(t, "specs")
+	writeTuned(t, dir, "gfx1100.json", `{"target": "gfx1100", "families": {"matmul_int": {"Q4_0": {"b64": `+mm+`, "b16": `+strings.Replace(mm, `"tm": 128`, `"tm": 48`, 1)+`}}}}`)
+	_, err = load.Load(dir)
+	for _, want := range []string{
+		"specs/tuned/gfx1100.json: families.matmul_int.Q4_0.b64: gfx1100 has no MatMulInt class of MaxBatch 64 for the winner to replace",
+		"specs/tuned/gfx1100.json: families.matmul_int.Q4_0.b16.knobs: MatMulInt.TileRows 48 must be in [16, 256] and a multiple of 16·WarpRows = 128",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -44,6 +44,17 @@ var SM90 = register(Target{
 		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 8, OffsetWarpRows: 2, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 256, WarpRows: 2}},
 	},
+	// forgebench tune --family matmul_int: 8 warps, the tiles and splits the
+	// hand sweeps above ranged over (84 valid combinations; a winner per
+	// format and batch class replaces the class above of its MaxBatch).
+	MatMulIntSpace: MatMulIntSpace{
+		ThreadsPerBlock: []int{256},
+		TileRows:        []int{64, 128},
+		TileCols:        []int{16, 32, 64, 128},
+		TileK:           []int{128, 256},
+		WarpRows:        []int{2, 4, 8},
+		SplitK:          []int{1, 4, 8},
+	},
 	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4
 	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of
 	// head dim 128 stays under 48 KiB: 2 K buffers, 1 V buffer, per-warp

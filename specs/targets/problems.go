@@ -65,6 +65,10 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		l.Add("Attention", "Attention tuning, but specs/families registers no attention family")
 	}
 	l.In("MatVecSpace", t.MatVecSpace.Problems(t.WaveSize))
+	l.In("MatMulIntSpace", t.MatMulIntSpace.Problems(t.Vendor, t.WaveSize))
+	if !t.MatMulIntSpace.Empty() && len(t.MatMulInt) == 0 {
+		l.Add("MatMulIntSpace", "MatMulIntSpace without MatMulInt classes: the integer path is off on %s", t.Name)
+	}
 	return l
 }
 
@@ -255,6 +259,12 @@ func (t *Target) TuningSpace(family string) (space map[string][]int, defaults ma
 			space[k] = append([]int(nil), v...)
 		}
 		return space, nil, true
+	case "matmul_int":
+		// The default depends on the batch class (MatMulIntAt).
+		if len(t.MatMulInt) == 0 || t.MatMulIntSpace.Empty() {
+			return nil, nil, false
+		}
+		return t.MatMulIntSpace.Knobs(), nil, true
 	}
 	return nil, nil, false
 }
@@ -282,6 +292,8 @@ func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Probl
 				l.Add(k.name, "%s %d %s", k.name, v, k.why(v, t.WaveSize))
 			}
 		}
+	case "matmul_int":
+		return t.matMulIntKnobProblems(knobs)
 	}
 	return l
 }

@@ -250,3 +250,40 @@ func TestWMMAProblems(t *testing.T) {
 		t.Errorf("gfx1100: %v", ps)
 	}
 }
+
+// TestMatMulIntAt: the class that serves a batch, with OffsetWarpRows for
+// a format with an offset term; the knobs round-trip; sm_90's space is
+// valid and an empty space is not a problem, one without MatMulInt is.
+func TestMatMulIntAt(t *testing.T) {
+	for _, c := range []struct {
+		batch    int
+		offset   bool
+		tn, wr   int
+		wantSome bool
+	}{{1, false, 16, 8, true}, {16, true, 16, 8, true}, {17, false, 64, 8, true}, {64, true, 64, 2, true}, {65, false, 128, 2, true}, {4096, true, 128, 2, true}} {
+		m, ok := SM90.MatMulIntAt(c.batch, c.offset)
+		if ok != c.wantSome || m.TileCols != c.tn || m.WarpRows != c.wr || m.OffsetWarpRows != 0 {
+			t.Errorf("batch %d offset %v: %+v %v", c.batch, c.offset, m, ok)
+		}
+		if back := MatMulIntOfKnobs(m.Knobs()); back != m {
+			t.Errorf("knobs round trip: %+v → %+v", m, back)
+		}
+	}
+	if _, ok := (&Target{}).MatMulIntAt(1, false); ok {
+		t.Error("a class without MatMulInt")
+	}
+	if ps := SM90.MatMulIntSpace.Problems(SM90.Vendor, SM90.WaveSize); len(ps) > 0 {
+		t.Errorf("sm_90's space: %v", ps)
+	}
+	if ps := (MatMulIntSpace{}).Problems("amd", 32); len(ps) > 0 {
+		t.Errorf("empty space: %v", ps)
+	}
+	tg := *GFX1100
+	tg.MatMulIntSpace = MatMulIntSpace{ThreadsPerBlock: []int{256, 256}, TileRows: []int{64}, TileCols: []int{64}, TileK: []int{128}, WarpRows: []int{4}, SplitK: nil}
+	wantProblem(t, &tg, "MatMulIntSpace.SplitK", "needs at least one value")
+	wantProblem(t, &tg, "MatMulIntSpace.ThreadsPerBlock[1]", "256 is listed twice")
+	tg.MatMulIntSpace = MatMulIntSpace{ThreadsPerBlock: []int{256}, TileRows: []int{48}, TileCols: []int{64}, TileK: []int{128}, WarpRows: []int{4}, SplitK: []int{1}}
+	wantProblem(t, &tg, "MatMulIntSpace.ThreadsPerBlock", "no combination of its values is a valid MatMulInt tuning")
+	tg.MatMulInt = nil
+	wantProblem(t, &tg, "MatMulIntSpace", "without MatMulInt classes")
+}

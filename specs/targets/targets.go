@@ -45,6 +45,9 @@ type Target struct {
 	// class serves takes the f16 path (MatMul, MatMulBatches).
 	MatMulInt []MatMulIntBatch
 	Attention AttentionTuning
+	// MatMulIntSpace is the integer matmul path's tuning space (forgebench
+	// tune --family matmul_int; empty: not tuned on this target).
+	MatMulIntSpace MatMulIntSpace
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and

@@ -34,10 +34,24 @@ type Knob struct {
 // its own winners, tuned at its representative shape.
 type Class struct {
 	Name    string // "narrow"
-	MaxCols int    // the class holds cols ≤ MaxCols (and above the previous class's); 0: no bound (the last class)
-	Rows    int    // the shape it is tuned at
-	Cols    int
-	Doc     string
+	MaxCols int    // matvec: the class holds cols ≤ MaxCols (and above the previous class's); 0: no bound (the last class)
+	// MaxBatch (matmul): the class holds batches ≤ MaxBatch (and above the
+	// previous class's); 0: no bound (the last class). Its winner replaces
+	// the target's MatMulInt class of the same MaxBatch.
+	MaxBatch int
+	Rows     int // the shape it is tuned at
+	Cols     int
+	Batch    int // matmul: the batch it is tuned at; 0 for matvec
+	Doc      string
+}
+
+// Dims is the shape the class is tuned at: [rows, cols], or [rows, cols,
+// batch] for a matmul class.
+func (c *Class) Dims() []int {
+	if c.Batch > 0 {
+		return []int{c.Rows, c.Cols, c.Batch}
+	}
+	return []int{c.Rows, c.Cols}
 }
 
 // Family is a tunable kernel: the key of its winners in the files and the
@@ -95,8 +109,38 @@ var MatVecX8 = &Family{
 	Classes: MatVec.Classes,
 }
 
+// MatMulInt is matmul's integer path (the kernels on a format's integer
+// form: mma.sync on NVIDIA; WMMA, MFMA or dot4 on AMD), whose
+// configurations are the target spec's MatMulInt classes, by batch. Its
+// knobs force one configuration on every batch
+// (FORGE_TUNE_MATMUL_INT_FORCE_*), and a class's winner replaces the
+// target's class of the same MaxBatch for that format. The classes are
+// the batches whose best tiles differ most on the H100 (a 4096-row matrix
+// at batch 16 fills 32 workgroups of 128-row tiles unless K is split; at
+// 512, 128 × 128 tiles fill the machine): prefill of 16, 64 and 512
+// tokens, at the FFN's 4096×14336.
+var MatMulInt = &Family{
+	Name:    "matmul_int",
+	Spec:    "matmul",
+	Kernel:  "matmul_f32",
+	IntForm: true,
+	Knobs: []Knob{
+		{Name: "threads", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_THREADS"},
+		{Name: "tm", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TM"},
+		{Name: "tn", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TN"},
+		{Name: "tk", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TK"},
+		{Name: "warp_rows", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS"},
+		{Name: "split_k", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K"},
+	},
+	Classes: []Class{
+		{Name: "b16", MaxBatch: 16, Rows: 4096, Cols: 14336, Batch: 16, Doc: "batch ≤ 16 (tuned at 4096×14336×16)"},
+		{Name: "b64", MaxBatch: 64, Rows: 4096, Cols: 14336, Batch: 64, Doc: "batch ≤ 64 (tuned at 4096×14336×64)"},
+		{Name: "large", Rows: 4096, Cols: 14336, Batch: 512, Doc: "batch > 64 (tuned at 4096×14336×512)"},
+	},
+}
+
 // Families are the tunable families.
-var Families = []*Family{MatVec, MatVecX8}
+var Families = []*Family{MatVec, MatVecX8, MatMulInt}
 
 // FamilyByName finds a tunable family.
 func FamilyByName(name string) (*Family, bool) {

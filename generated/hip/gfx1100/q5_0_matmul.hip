@@ -91,8 +91,8 @@ static_assert(sizeof(forge_BlockQ5_0) == 22,
 #ifndef FORGE_TUNE_MATMUL_SPLIT_K
 #define FORGE_TUNE_MATMUL_SPLIT_K 0
 #endif
-// The integer tensor-core path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>.
+// The integer path's class up to 16 columns (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: the target spec's (specs/targets/amd.go).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 128
 #endif
@@ -111,8 +111,8 @@ static_assert(sizeof(forge_BlockQ5_0) == 22,
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
 #endif
-// The integer tensor-core path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>.
+// The integer path's class for every larger batch (the target spec's MatMulInt),
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/amd.go).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -130,6 +130,31 @@ static_assert(sizeof(forge_BlockQ5_0) == 22,
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#endif
+// -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
+// integer path for every batch (forgebench tune --family matmul_int
+// compiles its candidates so); a knob left out takes the last class's.
+#if defined(FORGE_TUNE_MATMUL_INT_FORCE_THREADS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TM) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TN) || \
+	defined(FORGE_TUNE_MATMUL_INT_FORCE_TK) || defined(FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K)
+#define FORGE_MATMUL_INT_FORCED 1
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_THREADS
+#define FORGE_TUNE_MATMUL_INT_FORCE_THREADS FORGE_TUNE_MATMUL_INT_THREADS
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_TM
+#define FORGE_TUNE_MATMUL_INT_FORCE_TM FORGE_TUNE_MATMUL_INT_TM
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_TN
+#define FORGE_TUNE_MATMUL_INT_FORCE_TN FORGE_TUNE_MATMUL_INT_TN
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_TK
+#define FORGE_TUNE_MATMUL_INT_FORCE_TK FORGE_TUNE_MATMUL_INT_TK
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS
+#define FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS FORGE_TUNE_MATMUL_INT_WARP_ROWS
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K
+#define FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K FORGE_TUNE_MATMUL_INT_SPLIT_K
+#endif
 #endif
 
 static constexpr uint32_t forge_mm_q5_0_elems = 32; // elements per quant block
@@ -771,6 +796,10 @@ static bool forge_matmul_f32_q5_0_kernel_int_launch(const void* w, const float* 
 // forge_matmul_f32_q5_0_kernel_int runs the integer path with the class that serves batch,
 // if any and if it can.
 static bool forge_matmul_f32_q5_0_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+#if defined(FORGE_MATMUL_INT_FORCED)
+	return forge_matmul_f32_q5_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_FORCE_THREADS, FORGE_TUNE_MATMUL_INT_FORCE_TM, FORGE_TUNE_MATMUL_INT_FORCE_TN, FORGE_TUNE_MATMUL_INT_FORCE_TK,
+		FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+#else
 	if (batch <= 16) {
 		return forge_matmul_f32_q5_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream);
 	}
@@ -778,6 +807,7 @@ static bool forge_matmul_f32_q5_0_kernel_int(const void* w, const float* x, floa
 		return forge_matmul_f32_q5_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K>(w, x, y, rows, cols, batch, stream);
 	}
 	return false;
+#endif
 }
 #endif
 

@@ -20,13 +20,38 @@ type MatVecRunner struct {
 	Kernel string // "matvec_f32" (also when ""), "matvec_x8"
 	Iters  int    // launches per timed repetition; 0: 10
 
-	mu   sync.Mutex
-	data map[string]matVecInput
+	inputs inputCache
 }
 
-type matVecInput struct {
+// inputCache keeps a runner's generated inputs (W and X) by format, shape
+// and seed, so that each class's data is made once per run.
+type inputCache struct {
+	mu   sync.Mutex
+	data map[string]matrixInput
+}
+
+type matrixInput struct {
 	w []byte
 	x []float32
+}
+
+// get returns the input of f at dims and seed, made by gen the first time.
+func (c *inputCache) get(f *formats.Format, dims []int, seed uint64, gen func() ([]byte, []float32, error)) (matrixInput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := fmt.Sprintf("%s/%s/%d", f.Name, suite.ShapeName(dims...), seed)
+	if in, ok := c.data[key]; ok {
+		return in, nil
+	}
+	w, x, err := gen()
+	if err != nil {
+		return matrixInput{}, err
+	}
+	if c.data == nil {
+		c.data = map[string]matrixInput{}
+	}
+	c.data[key] = matrixInput{w, x}
+	return c.data[key], nil
 }
 
 // MatVecCheckShapes are the correctness shapes for f: rows that are not a
@@ -39,22 +64,8 @@ func MatVecCheckShapes(f *formats.Format) [][2]int {
 	return [][2]int{{67, 9 * f.BlockElems}, {5, 33 * f.BlockElems}}
 }
 
-func (m *MatVecRunner) input(f *formats.Format, rows, cols int, seed uint64) (matVecInput, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	key := fmt.Sprintf("%s/%dx%d/%d", f.Name, rows, cols, seed)
-	if in, ok := m.data[key]; ok {
-		return in, nil
-	}
-	w, x, err := suite.MatVecData(f, rows, cols, seed)
-	if err != nil {
-		return matVecInput{}, err
-	}
-	if m.data == nil {
-		m.data = map[string]matVecInput{}
-	}
-	m.data[key] = matVecInput{w, x}
-	return m.data[key], nil
+func (m *MatVecRunner) input(f *formats.Format, rows, cols int, seed uint64) (matrixInput, error) {
+	return m.inputs.get(f, []int{rows, cols}, seed, func() ([]byte, []float32, error) { return suite.MatVecData(f, rows, cols, seed) })
 }
 
 // Check runs f's matvec at MatVecCheckShapes against suite.MatVecRef: the
@@ -105,12 +116,18 @@ func (m *MatVecRunner) Time(b backend.Backend, f *formats.Format, class *tuned.C
 	if err != nil {
 		return 0, err
 	}
-	r, _, err := mb.PrepareMatrix(m.kernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights)
+	return timeMatrix(mb, m.kernel(f), in.w, in.x, backend.MatrixShape{Rows: rows, Cols: cols, Batch: 1}, weights, m.Iters, reps)
+}
+
+// timeMatrix is the median over reps repetitions of iters launches (0:
+// 10) of k's µs per launch at shape s, after three launches of warm-up,
+// W held as weights says (rotate: copies beyond the L2, backend.WeightPlan).
+func timeMatrix(mb backend.Matrix, k backend.Kernel, w []byte, x []float32, s backend.MatrixShape, weights backend.WeightMode, iters, reps int) (float64, error) {
+	r, _, err := mb.PrepareMatrix(k, w, x, s, weights)
 	if err != nil {
 		return 0, err
 	}
 	defer r.Close()
-	iters := m.Iters
 	if iters <= 0 {
 		iters = 10
 	}

@@ -115,6 +115,29 @@ func FormatDefault(fam *tuned.Family, def Candidate, f *formats.Format) Candidat
 	return nil
 }
 
+// ClassDefaults is, per class of fam, the configuration f's generated
+// launcher takes there when no winner is baked in: FormatDefault for the
+// matvec families (one for every class), and for matmul_int the target
+// spec's MatMulInt class that serves the class's batch (targets.Target.MatMulIntAt;
+// nil where none does).
+func ClassDefaults(t *targets.Target, fam *tuned.Family, def Candidate, f *formats.Format) []Candidate {
+	out := make([]Candidate, len(fam.Classes))
+	if fam.Name == tuned.MatMulInt.Name {
+		for j, c := range fam.Classes {
+			if m, ok := t.MatMulIntAt(c.Batch, f.HasIntOffset() && f.IntZero == 0); ok {
+				m.SplitK = max(1, m.SplitK) // 0 and 1 are the same kernel: no split
+				out[j] = Candidate(m.Knobs())
+			}
+		}
+		return out
+	}
+	d := FormatDefault(fam, def, f)
+	for j := range out {
+		out[j] = d
+	}
+	return out
+}
+
 // FormatCandidates are the candidates of space that f can compile on t,
 // in Enumerate's order, and a line for each one left out saying why
 // (targets.Target.FormatKnobProblems: matvec_x8's threads must be a
@@ -277,11 +300,17 @@ func (cfg *Config) cachePut(e cacheEntry) error {
 	return atomicfile.WriteFile(p, data, 0o644)
 }
 
-// ClassShape is the shape ([rows, cols]) class is timed at for f: the
-// class's, cols rounded down to whole blocks.
+// ClassDims is the shape class is timed at for f: the class's ([rows,
+// cols], or [rows, cols, batch] for matmul), cols rounded down to whole
+// blocks.
+func ClassDims(f *formats.Format, class *tuned.Class) []int {
+	return suite.WholeBlockShapes(f, []suite.BenchShape{{Name: "", Dims: class.Dims()}})[0].Dims
+}
+
+// ClassShape is ClassDims's rows and cols.
 func ClassShape(f *formats.Format, class *tuned.Class) (rows, cols int) {
-	sh := suite.WholeBlockShapes(f, []suite.BenchShape{{Name: "", Dims: []int{class.Rows, class.Cols}}})[0]
-	return sh.Dims[0], sh.Dims[1]
+	d := ClassDims(f, class)
+	return d[0], d[1]
 }
 
 func (cfg *Config) logf(format string, args ...any) {
@@ -318,28 +347,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// rules: refuse such a candidate before spending time on it. (Rules
 	// that depend on the format only leave candidates out of that format's
 	// list: FormatCandidates.)
-	var defaults []Candidate
+	var defaults [][]Candidate // [format][class]
+	// matmul_int's space is of values each valid alone whose combinations
+	// may not be (tiles the warps cannot cover): FormatCandidates leaves
+	// those out, saying why (the space itself is checked with the target
+	// spec, targets.MatMulIntSpace.Problems).
+	var checked []Candidate
+	if fam.Name != tuned.MatMulInt.Name {
+		checked = slices.Clone(all)
+	}
 	for _, f := range cfg.Formats {
 		if fam.IntForm && !f.HasIntForm() {
 			return nil, fmt.Errorf("tune: %s has no integer form, so no %s kernel to tune", f.Name, fam.Kernel)
 		}
-		def := FormatDefault(fam, cfg.Default, f)
-		if def == nil {
-			return nil, fmt.Errorf("tune: %s: no default configuration for %s", fam.Name, f.Name)
+		defs := ClassDefaults(cfg.Target, fam, cfg.Default, f)
+		for j, d := range defs {
+			if d == nil {
+				return nil, fmt.Errorf("tune: %s: no default configuration for %s at class %s", fam.Name, f.Name, fam.Classes[j].Name)
+			}
 		}
-		defaults = append(defaults, def)
+		defaults = append(defaults, defs)
+		checked = append(checked, defs...)
 	}
-	for _, c := range append(slices.Clone(defaults), all...) {
+	for _, c := range checked {
 		if err := check.Err("tune: target "+cfg.Target.Name+": candidate "+c.String(fam), cfg.Target.KnobProblems(fam.Name, c)); err != nil {
 			return nil, err
 		}
 	}
 
 	// The device's name is part of every cache key: open the default
-	// candidate of the first format to learn it.
-	lib, err := cfg.Builder.Build(ctx, cfg.Formats[0].Name, defaults[0])
+	// candidate of the first format (its last class's) to learn it.
+	first := defaults[0][len(defaults[0])-1]
+	lib, err := cfg.Builder.Build(ctx, cfg.Formats[0].Name, first)
 	if err != nil {
-		return nil, fmt.Errorf("tune: the spec default (%s) of %s: %w", defaults[0].String(fam), cfg.Formats[0].Name, err)
+		return nil, fmt.Errorf("tune: the spec default (%s) of %s: %w", first.String(fam), cfg.Formats[0].Name, err)
 	}
 	_, device, err := cfg.Open(lib)
 	if err != nil {
@@ -358,9 +399,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		for _, why := range skipped {
 			cfg.logf("%s: left out %s\n", f.Name, why)
 		}
-		if !slices.ContainsFunc(cands, defaults[i].equal) {
-			// The default is always timed, so that the report can say what tuning gained.
-			cands = append(cands, defaults[i])
+		for _, d := range defaults[i] {
+			if !slices.ContainsFunc(cands, d.equal) {
+				// The defaults are always timed, so that the report can say what tuning gained.
+				cands = append(cands, d)
+			}
 		}
 		groups, err := cfg.tuneFormat(ctx, f, cands, defaults[i], device, res)
 		if err != nil {
@@ -371,7 +414,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Candidate, def Candidate, device string, res *Result) ([]Group, error) {
+func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Candidate, defs []Candidate, device string, res *Result) ([]Group, error) {
 	fam := cfg.Family
 	fp, err := cfg.Builder.Fingerprint(f.Name)
 	if err != nil {
@@ -387,8 +430,7 @@ func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Ca
 		all := true
 		for j := range fam.Classes {
 			class := &fam.Classes[j]
-			rows, cols := ClassShape(f, class)
-			keys[i][j] = CacheKey(fp, fam, c, device, class, suite.ShapeName(rows, cols), cfg.Weights)
+			keys[i][j] = CacheKey(fp, fam, c, device, class, suite.ShapeName(ClassDims(f, class)...), cfg.Weights)
 			t := Timing{Knobs: c, Config: c.String(fam)}
 			if e, ok := cfg.cacheGet(keys[i][j]); ok {
 				t.US, t.OK, t.Note, t.Cached = e.US, e.OK, e.Note, true
@@ -469,8 +511,7 @@ func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Ca
 	var groups []Group
 	for j := range fam.Classes {
 		class := &fam.Classes[j]
-		rows, cols := ClassShape(f, class)
-		g := Group{Format: f.Name, Class: class.Name, Shape: suite.ShapeName(rows, cols)}
+		g := Group{Format: f.Name, Class: class.Name, Shape: suite.ShapeName(ClassDims(f, class)...)}
 		for i, c := range cands {
 			t := timings[i][j]
 			if t.Cached {
@@ -480,7 +521,7 @@ func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Ca
 			}
 			if t.OK {
 				g.Timed = append(g.Timed, t)
-				if c.equal(def) {
+				if c.equal(defs[j]) {
 					g.DefaultUS = t.US
 				}
 			} else {

@@ -1,0 +1,136 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocmforge/forge/runtime/backend"
+	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
+	"github.com/rocmforge/forge/specs/tuned"
+)
+
+// mmBuilder "builds" a library whose path holds the matmul_int candidate.
+type mmBuilder struct {
+	mu     sync.Mutex
+	builds int
+}
+
+func (b *mmBuilder) Fingerprint(format string) (string, error) { return "mm" + format, nil }
+
+func (b *mmBuilder) Build(_ context.Context, format string, c Candidate) (string, error) {
+	b.mu.Lock()
+	b.builds++
+	b.mu.Unlock()
+	return fmt.Sprintf("%s/%d/%d/%d/%d/%d/%d", format, c["threads"], c["tm"], c["tn"], c["tk"], c["warp_rows"], c["split_k"]), nil
+}
+
+// mmRunner: the time is a function of the knobs and the class's batch,
+// fastest at tn 16 with split 8 for b16, tn 64 split 4 for b64 and tm 128
+// tn 128 unsplit for large; split 1 with tk 128 fails the check.
+type mmRunner struct{ shapes []string }
+
+func mmKnobs(b backend.Backend) (c Candidate) {
+	var th, tm, tn, tk, wr, sk int
+	lib := b.(fakeBackend).lib
+	fmt.Sscanf(lib[strings.Index(lib, "/")+1:], "%d/%d/%d/%d/%d/%d", &th, &tm, &tn, &tk, &wr, &sk)
+	return Candidate{"threads": th, "tm": tm, "tn": tn, "tk": tk, "warp_rows": wr, "split_k": sk}
+}
+
+func (mmRunner) Check(b backend.Backend, f *formats.Format) error {
+	if c := mmKnobs(b); c["split_k"] == 1 && c["tk"] == 128 {
+		return fmt.Errorf("67×288×7: NMSE 0.9")
+	}
+	return nil
+}
+
+func (r *mmRunner) Time(b backend.Backend, f *formats.Format, class *tuned.Class, _ backend.WeightMode, _ int) (float64, error) {
+	r.shapes = append(r.shapes, strings.Join([]string{class.Name, fmt.Sprint(ClassDims(f, class))}, " "))
+	c := mmKnobs(b)
+	want := map[string][3]int{"b16": {128, 16, 8}, "b64": {128, 64, 4}, "large": {128, 128, 1}}[class.Name]
+	return 100 + abs(c["tm"]-want[0]) + abs(c["tn"]-want[1]) + 10*abs(c["split_k"]-want[2]) + abs(c["tk"]-256)/64 + abs(c["warp_rows"]-2)/8, nil
+}
+
+// TestFlowMatMulInt: matmul_int is tuned per batch class, each candidate
+// timed at 4096×14336 with the class's batch, each class's default the
+// target's MatMulInt class serving that batch (Q4_K's b64 with its
+// OffsetWarpRows), and the winners round-trip through the winners file.
+func TestFlowMatMulInt(t *testing.T) {
+	space, def, ok := FamilySpace(targets.SM90, tuned.MatMulInt)
+	if ok != nil || def != nil {
+		t.Fatalf("space %v, default %v", space, def)
+	}
+	r := &mmRunner{}
+	cfg := testConfig(t, &mmBuilder{}, r, t.TempDir())
+	cfg.Family, cfg.Space, cfg.Default = tuned.MatMulInt, space, nil
+	cfg.Formats = []*formats.Format{formats.Q4_0, formats.Q4_K}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 6 {
+		t.Fatalf("%d groups", len(res.Groups))
+	}
+	by := map[string]*Group{}
+	for i := range res.Groups {
+		g := &res.Groups[i]
+		by[g.Format+" "+g.Class] = g
+	}
+	for _, c := range []struct{ key, shape, winner string }{
+		{"Q4_0 b16", "4096x14336x16", "threads=256 tm=128 tn=16 tk=256 warp_rows=8 split_k=8"},
+		{"Q4_K b64", "4096x14336x64", "threads=256 tm=128 tn=64 tk=256 warp_rows=2 split_k=4"},
+		{"Q4_K large", "4096x14336x512", "threads=256 tm=128 tn=128 tk=256 warp_rows=2 split_k=1"},
+	} {
+		g := by[c.key]
+		if g == nil || g.Shape != c.shape || g.Winner == nil || g.Winner.Config != c.winner {
+			t.Errorf("%s: %+v", c.key, g)
+		}
+	}
+	// The defaults: b16 128×16 split 8 (tk 128: 100 + 0 + 0 + 0 + 2 + 0.75),
+	// Q4_K's b64 warp rows 2 (its OffsetWarpRows: 100 + 2), Q4_0's b64 warp
+	// rows 8 (102.75), large 128×128 tk 256 unsplit, warp rows 2: 100.
+	if g := by["Q4_0 b16"]; g.DefaultUS != 102.75 {
+		t.Errorf("Q4_0 b16 default %v", g.DefaultUS)
+	}
+	if g, h := by["Q4_K b64"], by["Q4_0 b64"]; g.DefaultUS != 102 || h.DefaultUS != 102.75 {
+		t.Errorf("b64 defaults: Q4_K %v, Q4_0 %v", g.DefaultUS, h.DefaultUS)
+	}
+	if g := by["Q4_0 large"]; g.DefaultUS != 100 {
+		t.Errorf("large default %v", g.DefaultUS)
+	}
+	// Unsplit candidates with K steps of 128 fail the check.
+	for _, d := range by["Q4_0 large"].Dropped {
+		if d.Knobs["split_k"] != 1 || d.Knobs["tk"] != 128 || !strings.Contains(d.Note, "fails the correctness check") {
+			t.Errorf("dropped %+v", d)
+		}
+	}
+	data, err := Winners(&tuned.File{Target: "sm_90"}, res).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := tuned.Parse(data, "sm_90", []string{"Q4_0", "Q4_K"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if e := back.Entry("matmul_int", "Q4_K", "b64"); e == nil || e.Knobs["tn"] != 64 || e.Knobs["split_k"] != 4 || e.Shape != "4096x14336x64" {
+		t.Errorf("Q4_K b64 entry %+v", e)
+	}
+	if len(targets.SM90.KnobProblems("matmul_int", back.Entry("matmul_int", "Q4_0", "b16").Knobs)) > 0 {
+		t.Error("a winner the target cannot compile")
+	}
+}
+
+// A target without MatMulIntSpace has no matmul_int tuning space; a
+// candidate the target cannot compile names its knob.
+func TestMatMulIntSpace(t *testing.T) {
+	if _, _, err := FamilySpace(targets.GFX1100, tuned.MatMulInt); err == nil {
+		t.Error("gfx1100 has a matmul_int space")
+	}
+	ps := targets.SM90.KnobProblems("matmul_int", Candidate{"threads": 256, "tm": 48, "tn": 64, "tk": 128, "warp_rows": 2, "split_k": 1})
+	if len(ps) == 0 || ps[0].Field != "tm" {
+		t.Errorf("problems %v", ps)
+	}
+}
