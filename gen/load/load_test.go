@@ -79,13 +79,13 @@ func TestValidation(t *testing.T) {
 	space := "\tMatVecSpace: MatVecSpace{\n\t\tThreadsPerBlock: []int{64, 128, 256, 512},\n\t\tRowsPerBlock:    []int{1, 2, 4, 8},\n\t\tChunk:           []int{8, 16, 32},\n\t},\n"
 	// gfx1030's tuning, the last before GFX90A's: Dequant, MatVec, MatMul,
 	// the integer path's classes (MatMulInt, kept but for one value) and the
-	// tuning space.
+	// tuning spaces (MatMulIntSpace dropped).
 	intClasses := func(warpRows int) string {
 		return fmt.Sprintf("\tMatMulInt: []MatMulIntBatch{\n\t\t{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: %d, SplitK: 4}},\n"+
 			"\t\t{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},\n\t},\n", warpRows)
 	}
 	gfx1030 := "Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},\n\tMatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},\n\t// 16 × 16 threads, each a 4 × 4 register tile of Y.\n\tMatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},\n"
-	modtest.EditRegexp(t, dir, "specs/targets/amd.go", regexp.QuoteMeta(gfx1030)+`(?:\t//[^\n]*\n)*`+regexp.QuoteMeta(intClasses(4)+space+"})\n\n// GFX90A"),
+	modtest.EditRegexp(t, dir, "specs/targets/amd.go", regexp.QuoteMeta(gfx1030)+`(?:\t//[^\n]*\n)*`+regexp.QuoteMeta(intClasses(4))+`(?s:.*?)`+regexp.QuoteMeta(space+"})\n\n// GFX90A"),
 		"Dequant:  DequantTuning{ThreadsPerBlock: 48, VectorsPerThread: 0},\n\tMatVec:   MatVecTuning{ThreadsPerBlock: 2048, RowsPerBlock: 17, Chunk: 12},\n\tMatMul:   MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 3, WarpRows: 2},\n"+
 			intClasses(3)+"\tMatVecSpace: MatVecSpace{ThreadsPerBlock: []int{64, 100, 64}, RowsPerBlock: []int{}, Chunk: []int{8, 12}},\n})\n\n// GFX90A")
 	modtest.Edit(t, dir, "specs/targets/nvidia.go", "TileK: 32, ThreadRows: 8, WarpRows: 2}", "TileK: 32, ThreadRows: 8, WarpRows: 3}")

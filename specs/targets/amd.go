@@ -32,6 +32,17 @@ var GFX1100 = register(Target{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},
 	},
+	// forgebench tune --family matmul_int on the GPU: 4 or 8 waves, tiles
+	// of 32 to 128 rows by 16 to 64 columns, K steps of 128 or 256, split 1
+	// or 4 (68 combinations the waves cover and 64 KiB of LDS holds).
+	MatMulIntSpace: MatMulIntSpace{
+		ThreadsPerBlock: []int{128, 256},
+		TileRows:        []int{32, 64, 128},
+		TileCols:        []int{16, 32, 64},
+		TileK:           []int{128, 256},
+		WarpRows:        []int{2, 4, 8},
+		SplitK:          []int{1, 4},
+	},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},
@@ -64,6 +75,17 @@ var GFX1030 = register(Target{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 128, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 4}},
 	},
+	// forgebench tune --family matmul_int on the GPU: 4 or 8 waves, tiles
+	// of 32 to 128 rows by 16 to 64 columns, K steps of 128 or 256, split 1
+	// or 4 (68 combinations the waves cover and 64 KiB of LDS holds).
+	MatMulIntSpace: MatMulIntSpace{
+		ThreadsPerBlock: []int{128, 256},
+		TileRows:        []int{32, 64, 128},
+		TileCols:        []int{16, 32, 64},
+		TileK:           []int{128, 256},
+		WarpRows:        []int{2, 4, 8},
+		SplitK:          []int{1, 4},
+	},
 	MatVecSpace: MatVecSpace{
 		ThreadsPerBlock: []int{64, 128, 256, 512},
 		RowsPerBlock:    []int{1, 2, 4, 8},
@@ -94,6 +116,17 @@ var GFX90A = register(Target{
 	MatMulInt: []MatMulIntBatch{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 16, TileK: 128, WarpRows: 4, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 128, WarpRows: 2}},
+	},
+	// forgebench tune --family matmul_int on the GPU: 2 or 4 waves of 64,
+	// tiles of 32 to 128 rows by 16 to 64 columns, K steps of 128 or 256,
+	// split 1 or 4 (100 combinations the waves cover and 64 KiB of LDS holds).
+	MatMulIntSpace: MatMulIntSpace{
+		ThreadsPerBlock: []int{128, 256},
+		TileRows:        []int{32, 64, 128},
+		TileCols:        []int{16, 32, 64},
+		TileK:           []int{128, 256},
+		WarpRows:        []int{1, 2, 4},
+		SplitK:          []int{1, 4},
 	},
 	// wave64: a workgroup is 1 to 16 wavefronts of 64.
 	MatVecSpace: MatVecSpace{

@@ -123,11 +123,22 @@ func TestFlowMatMulInt(t *testing.T) {
 	}
 }
 
-// A target without MatMulIntSpace has no matmul_int tuning space; a
-// candidate the target cannot compile names its knob.
+// A target without MatMulIntSpace has no matmul_int tuning space (every
+// target of the specs has one); a candidate the target cannot compile
+// names its knob, and gfx90a's candidates are of 64-lane waves.
 func TestMatMulIntSpace(t *testing.T) {
-	if _, _, err := FamilySpace(targets.GFX1100, tuned.MatMulInt); err == nil {
-		t.Error("gfx1100 has a matmul_int space")
+	tg := *targets.GFX1100
+	tg.MatMulIntSpace = targets.MatMulIntSpace{}
+	if _, _, err := FamilySpace(&tg, tuned.MatMulInt); err == nil {
+		t.Error("a target without MatMulIntSpace has a matmul_int space")
+	}
+	space, _, err := FamilySpace(targets.GFX90A, tuned.MatMulInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, skipped := FormatCandidates(targets.GFX90A, tuned.MatMulInt, space, formats.Q4_K)
+	if len(cands) != 100 || len(skipped) == 0 || !strings.Contains(strings.Join(skipped, "\n"), "must divide the 2 warps") {
+		t.Errorf("gfx90a: %d candidates, %d skipped", len(cands), len(skipped))
 	}
 	ps := targets.SM90.KnobProblems("matmul_int", Candidate{"threads": 256, "tm": 48, "tn": 64, "tk": 128, "warp_rows": 2, "split_k": 1})
 	if len(ps) == 0 || ps[0].Field != "tm" {
