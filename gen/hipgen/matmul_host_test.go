@@ -30,25 +30,37 @@ var matmulTunes = []struct {
 	flags    []string
 	launches int  // per call of the generic and f16 paths: 2 where K is split (Y is zeroed first)
 	intPath  bool // the formats with the integer form take the integer path
+	// intLaunches: per call of the integer path when its configuration is
+	// forced (FORGE_TUNE_MATMUL_INT_FORCE_*); 0: the classes' (X's
+	// quantization and the kernel, and Y zeroed first up to batch 16).
+	intLaunches int
 }{
-	{"spec", "gfx1100", true, []string{"-DFORGE_NO_MM_INT"}, 1, false},
+	{"spec", "gfx1100", true, []string{"-DFORGE_NO_MM_INT"}, 1, false, 0},
 	{"odd", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=16", "-DFORGE_TUNE_MATMUL_TN=8",
-		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}, 1, false},
+		"-DFORGE_TUNE_MATMUL_TK=48", "-DFORGE_TUNE_MATMUL_RM=2"}, 1, false, 0},
 	{"wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=256", "-DFORGE_TUNE_MATMUL_TM=128", "-DFORGE_TUNE_MATMUL_TN=128",
-		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}, 1, false},
+		"-DFORGE_TUNE_MATMUL_TK=32", "-DFORGE_TUNE_MATMUL_WARP_ROWS=4"}, 1, false, 0},
 	{"wmma_small", "gfx1100", false, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
-		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}, 1, false},
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2"}, 1, false, 0},
 	// K split over 3 workgroups that add into Y (the small-batch class's
 	// scheme on sm_90).
 	{"wmma_split", "gfx1100", false, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_MATMUL_THREADS=64", "-DFORGE_TUNE_MATMUL_TM=32", "-DFORGE_TUNE_MATMUL_TN=16",
-		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2, false},
+		"-DFORGE_TUNE_MATMUL_TK=16", "-DFORGE_TUNE_MATMUL_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_SPLIT_K=3"}, 2, false, 0},
 	// The f16 tensor-core path on RDNA3's WMMA (the header's nvcuda::wmma
 	// subset, the instruction emulated), at gfx1100's tuning.
-	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_AMD_WMMA"}, 1, false},
-	{"int_dot4", "gfx1100", true, nil, 1, true},
-	{"int_wmma", "gfx1100", true, []string{"-DFORGE_EMU_MMA16=1"}, 1, true},
-	{"int_dot4_wave64", "gfx90a", false, nil, 1, true},
-	{"int_mfma", "gfx90a", true, []string{"-DFORGE_EMU_MMA16=2"}, 1, true},
+	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_AMD_WMMA"}, 1, false, 0},
+	{"int_dot4", "gfx1100", true, nil, 1, true, 0},
+	{"int_wmma", "gfx1100", true, []string{"-DFORGE_EMU_MMA16=1"}, 1, true, 0},
+	{"int_dot4_wave64", "gfx90a", false, nil, 1, true, 0},
+	{"int_mfma", "gfx90a", true, []string{"-DFORGE_EMU_MMA16=2"}, 1, true, 0},
+	// One configuration forced for every batch, as forgebench tune
+	// --family matmul_int compiles its candidates: 2 waves, 32 × 16 tiles,
+	// K split 3 ways (so Y is zeroed first at every batch); the knobs left
+	// out take the last class's.
+	{"int_forced", "gfx1100", false, []string{"-DFORGE_EMU_MMA16=1", "-DFORGE_TUNE_MATMUL_INT_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_INT_FORCE_TM=32",
+		"-DFORGE_TUNE_MATMUL_INT_FORCE_TN=16", "-DFORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS=2", "-DFORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K=3"}, 1, true, 3},
+	{"int_forced_wave64", "gfx90a", false, []string{"-DFORGE_TUNE_MATMUL_INT_FORCE_THREADS=128", "-DFORGE_TUNE_MATMUL_INT_FORCE_TM=32",
+		"-DFORGE_TUNE_MATMUL_INT_FORCE_TN=32", "-DFORGE_TUNE_MATMUL_INT_FORCE_TK=256", "-DFORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS=1"}, 1, true, 2},
 }
 
 // matmulFormats run in every run of TestMatMulKernelHost: a 32-element
@@ -121,6 +133,9 @@ func TestMatMulKernelHost(t *testing.T) {
 							launches = 2
 							if batch <= 16 {
 								launches = 3
+							}
+							if tune.intLaunches > 0 {
+								launches = tune.intLaunches
 							}
 						}
 						runHostMatMul(t, e, exe, "forge_matmul_f32_"+f.lower, f.Format, rows, cols, batch, launches, x8)
