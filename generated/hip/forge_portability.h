@@ -414,18 +414,19 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #include <hip/hip_fp16.h>
 #define FORGE_HAS_WMMA 1
 static_assert(FORGE_TARGET_WAVE_SIZE == 32, "FORGE_TARGET_WMMA: gfx11's WMMA is used in wave32");
-#if !defined(HIP_ENABLE_WARP_SYNC_BUILTINS)
-__device__ inline void __syncwarp(unsigned mask = 0xffffffffu) {
-	(void)mask;
+// The templates' CUDA spellings, as macros (after HIP's headers), so that
+// they neither clash with nor depend on the warp-sync functions newer HIP
+// versions declare.
+FORGE_DEVICE void forge_syncwarp() {
 	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
 	__builtin_amdgcn_wave_barrier();
 	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
 }
-__device__ inline int __any_sync(unsigned mask, int pred) {
-	(void)mask;
-	return __any(pred);
-}
-#endif
+FORGE_DEVICE int forge_any_sync(int pred) { return __any(pred); }
+#undef __syncwarp
+#undef __any_sync
+#define __syncwarp(...) forge_syncwarp()
+#define __any_sync(mask, pred) forge_any_sync(pred)
 FORGE_DEVICE uint32_t forge_wmma_lane() { return __lane_id(); }
 FORGE_DEVICE uint16_t forge_wmma_bits(__half h) { return __half_as_ushort(h); }
 // forge_wmma_f16(c, a, b): c (8 floats) += A·B, a and b this lane's 16 f16
