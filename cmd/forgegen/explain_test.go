@@ -29,7 +29,7 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q4_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, an offset term from X's sums per 16;"},
 		{"Q8_0", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, no offset term;"},
 		{"Q6_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
-		{"F16", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, sm_90, the f32 path elsewhere)"},
+		{"F16", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere)"},
 	} {
 		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)
 		if code != 0 {

@@ -49,6 +49,8 @@ var matmulTunes = []struct {
 	// The f16 tensor-core path on RDNA3's WMMA (the header's nvcuda::wmma
 	// subset, the instruction emulated), at gfx1100's tuning.
 	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_AMD_WMMA"}, 1, false, 0},
+	// CDNA's MFMA (wave64) under the same subset, at gfx90a's tuning.
+	{"amd_mfma", "gfx90a", true, []string{"-DFORGE_NO_MM_INT", "-DFORGE_EMU_AMD_WMMA=2"}, 1, false, 0},
 	{"int_dot4", "gfx1100", true, nil, 1, true, 0},
 	{"int_wmma", "gfx1100", true, []string{"-DFORGE_EMU_MMA16=1"}, 1, true, 0},
 	{"int_dot4_wave64", "gfx90a", false, nil, 1, true, 0},

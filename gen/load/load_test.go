@@ -113,7 +113,7 @@ func TestValidation(t *testing.T) {
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.RowsPerBlock 17 must be in \[1, 16\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatVec\.Chunk 12 must be a power of two in \[4, 64\]$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.ThreadRows 3 must divide TileRows 64$`,
-		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only targets with tensor cores \(NVIDIA, AMD with WMMA\) have the tensor-core path; leave it 0$`,
+		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMul\.WarpRows 2: only targets with tensor cores \(NVIDIA, AMD with WMMA or MFMA\) have the tensor-core path; leave it 0$`,
 		`^specs/targets/amd\.go:\d+:\d+: target gfx1030: MatMulInt\.WarpRows 3 must divide the 4 warps$`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: MatMul\.WarpRows 3 must divide the 8 warps`,
 		`^specs/targets/nvidia\.go:\d+:\d+: target sm_90: Attention: the tensor-core path takes 54528 bytes of shared memory at head dimension 64, more than 49152$`,

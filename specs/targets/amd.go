@@ -98,15 +98,19 @@ var GFX90A = register(Target{
 	Name:     "gfx90a",
 	Vendor:   "amd",
 	WaveSize: 64,
-	Doc:      "AMD CDNA2 (Instinct MI210/MI250), wave64",
+	// MFMA: matmul's f16 tensor-core path (the formats without the integer
+	// form) runs on v_mfma_f32_16x16x16f16; attention keeps its generic path.
+	MFMA: true,
+	Doc:  "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
 	// for about 256 workgroups (untuned: the H100's values).
 	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
-	// 16 × 16 threads, each a 4 × 4 register tile of Y.
-	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4},
+	// 16 × 16 threads, each a 4 × 4 register tile of Y; the tensor-core
+	// path (MFMA) lays its 4 waves out 2 × 2 over the 64 × 64 tile.
+	MatMul: MatMulTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 32, ThreadRows: 4, WarpRows: 2},
 	// The integer path (formats with the integer form): untuned, chosen
 	// from the wave size and the 64 KiB of LDS a workgroup may have
 	// (MatMulIntTuning.IntLDSBytes ≤ 64 KiB at K-quants' 256-element steps):

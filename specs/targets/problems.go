@@ -34,6 +34,9 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	if t.WMMA && (t.Vendor != "amd" || t.WaveSize != 32) {
 		l.Add("WMMA", "WMMA: only AMD wave32 targets (RDNA3) have it; NVIDIA's tensor cores need no flag")
 	}
+	if t.MFMA && (t.Vendor != "amd" || t.WaveSize != 64 || t.WMMA) {
+		l.Add("MFMA", "MFMA: only AMD wave64 targets (CDNA) have it, and not with WMMA")
+	}
 	l.In("Dequant", t.Dequant.Problems(t.WaveSize))
 	l.In("MatVec", t.MatVec.Problems(t.WaveSize))
 	l.In("MatMul", t.MatMul.Problems(t.Vendor, t.WaveSize, t.TensorCores()))
@@ -60,7 +63,7 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	}
 	switch {
 	case headDims != nil:
-		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.TensorCores(), headDims))
+		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.AttentionTensorCores(), headDims))
 	case t.Attention != AttentionTuning{}:
 		l.Add("Attention", "Attention tuning, but specs/families registers no attention family")
 	}
@@ -408,14 +411,14 @@ func (m MatMulTuning) Problems(vendor string, wave int, tensor bool) []check.Pro
 	}
 	if !tensor {
 		if m.WarpRows != 0 {
-			l.Add("WarpRows", "MatMul.WarpRows %d: only targets with tensor cores (NVIDIA, AMD with WMMA) have the tensor-core path; leave it 0", m.WarpRows)
+			l.Add("WarpRows", "MatMul.WarpRows %d: only targets with tensor cores (NVIDIA, AMD with WMMA or MFMA) have the tensor-core path; leave it 0", m.WarpRows)
 		}
 		if m.SplitK > 1 {
 			l.Add("SplitK", "MatMul.SplitK %d: only the tensor-core path splits K; leave it 0", m.SplitK)
 		}
 		return l
 	}
-	warps := tpb / 32
+	warps := tpb / wave
 	switch {
 	case tm%16 != 0 || tn%16 != 0 || tk%16 != 0:
 		l.Add("TileK", "MatMul: the tensor-core path needs TileRows %d, TileCols %d and TileK %d multiples of 16", tm, tn, tk)
@@ -527,7 +530,7 @@ func (a AttentionTuning) Problems(vendor string, wave int, tensor bool, dims []i
 		}
 		if !tensor {
 			if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
-				l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only targets with tensor cores (NVIDIA, AMD with WMMA) have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
+				l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only targets whose tensor cores serve attention (NVIDIA, AMD with WMMA) have its tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
 			}
 			return l
 		}

@@ -234,15 +234,22 @@ func TestAttentionDecodeProblems(t *testing.T) {
 	}
 }
 
-// TestWMMAProblems: WMMA is an AMD wave32 flag, and with it an AMD target
-// may have the f16 tensor-core paths' knobs (gfx1100 does).
+// TestWMMAProblems: WMMA is an AMD wave32 flag and MFMA a wave64 one, and
+// with either an AMD target may have matmul's f16 tensor-core knobs (with
+// WMMA attention's too: gfx1100; gfx90a has MFMA).
 func TestWMMAProblems(t *testing.T) {
 	tg := *GFX90A
 	tg.WMMA = true
 	wantProblem(t, &tg, "WMMA", "only AMD wave32 targets")
 	tg = *GFX1030
 	tg.MatMul.WarpRows = 2
-	wantProblem(t, &tg, "MatMul.WarpRows", "only targets with tensor cores (NVIDIA, AMD with WMMA)")
+	wantProblem(t, &tg, "MatMul.WarpRows", "only targets with tensor cores (NVIDIA, AMD with WMMA or MFMA)")
+	tg = *GFX1100
+	tg.MFMA = true
+	wantProblem(t, &tg, "MFMA", "only AMD wave64 targets (CDNA)")
+	if !GFX90A.MFMA || !GFX90A.TensorCores() || GFX90A.AttentionTensorCores() || !GFX1100.AttentionTensorCores() {
+		t.Errorf("gfx90a: MFMA %v, tensor cores %v, attention's %v", GFX90A.MFMA, GFX90A.TensorCores(), GFX90A.AttentionTensorCores())
+	}
 	if !GFX1100.WMMA || !GFX1100.TensorCores() || GFX1030.TensorCores() || !SM90.TensorCores() {
 		t.Errorf("tensor cores: gfx1100 %v (WMMA %v), gfx1030 %v, sm_90 %v", GFX1100.TensorCores(), GFX1100.WMMA, GFX1030.TensorCores(), SM90.TensorCores())
 	}

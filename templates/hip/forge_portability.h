@@ -395,23 +395,35 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #define FORGE_HAS_WMMA 1
 #endif
 
-// FORGE_HAS_WMMA on AMD RDNA3 (a target spec with WMMA; its generated files
-// define FORGE_TARGET_WMMA): the subset of nvcuda::wmma that matmul's and
-// attention's tensor-core paths use (m16n16k16, __half operands, float
-// accumulators; fill, load and store of row- and column-major tiles,
-// mma_sync) on gfx11's wave32 v_wmma_f32_16x16x16_f16, whose operand
-// layouts are: lane l holds A's row l % 16 and B's column l % 16, k 0..15
-// (both half-waves the same), and the accumulator's rows 2i + l / 16 (i < 8)
-// of column l % 16. Each lane loads its own row or column (the tiles are
-// 16-byte aligned with a leading dimension of whole 16-byte pieces, as
-// nvcuda::wmma requires of its own). __syncwarp orders a wave's shared
-// memory accesses (a wave runs in lockstep); __any_sync is __any. The host
-// emulation (gen/hipgen's emu.h, FORGE_EMU_AMD_WMMA) runs the part between
-// the shim markers with the instruction emulated from these layouts.
-#if defined(__HIP__) && defined(FORGE_TARGET_WMMA) && !defined(FORGE_NO_WMMA)
+// FORGE_HAS_WMMA on AMD (a target spec with WMMA or MFMA; its generated
+// files define FORGE_TARGET_WMMA or FORGE_TARGET_MFMA): the subset of
+// nvcuda::wmma that matmul's and attention's tensor-core paths use
+// (m16n16k16, __half operands, float accumulators; fill, load and store of
+// row- and column-major tiles, mma_sync) on one wave's 16 × 16 × 16 f16
+// instruction, FORGE_WMMA_KIND:
+//   1: gfx11's wave32 v_wmma_f32_16x16x16_f16: lane l holds A's row l % 16
+//      and B's column l % 16, k 0..15 (both half-waves the same), and the
+//      accumulator's rows 2i + l / 16 (i < 8) of column l % 16;
+//   2: CDNA's wave64 v_mfma_f32_16x16x16f16: lane l holds A's row l % 16
+//      and B's column l % 16 at k 4·(l / 16) .. +3, and the accumulator's
+//      rows 4·(l / 16) + i (i < 4) of column l % 16 (attention's tensor-core
+//      kernel is written for 32-lane warps and stays off wave64 targets).
+// Each lane loads its own values (the tiles are 16-byte aligned with a
+// leading dimension of whole 16-byte pieces, as nvcuda::wmma requires of
+// its own). __syncwarp orders a wave's shared memory accesses (a wave runs
+// in lockstep); __any_sync is __any. The host emulation (gen/hipgen's
+// emu.h, FORGE_EMU_AMD_WMMA=kind) runs the part between the shim markers
+// with the instruction emulated from these layouts.
+#if defined(__HIP__) && (defined(FORGE_TARGET_WMMA) || defined(FORGE_TARGET_MFMA)) && !defined(FORGE_NO_WMMA)
 #include <hip/hip_fp16.h>
 #define FORGE_HAS_WMMA 1
+#if defined(FORGE_TARGET_WMMA)
+#define FORGE_WMMA_KIND 1
 static_assert(FORGE_TARGET_WAVE_SIZE == 32, "FORGE_TARGET_WMMA: gfx11's WMMA is used in wave32");
+#else
+#define FORGE_WMMA_KIND 2
+static_assert(FORGE_TARGET_WAVE_SIZE == 64, "FORGE_TARGET_MFMA: CDNA's MFMA is used in wave64");
+#endif
 // The templates' CUDA spellings, as macros (after HIP's headers), so that
 // they neither clash with nor depend on the warp-sync functions newer HIP
 // versions declare.
@@ -427,26 +439,32 @@ FORGE_DEVICE int forge_any_sync(int pred) { return __any(pred); }
 #define __any_sync(mask, pred) forge_any_sync(pred)
 FORGE_DEVICE uint32_t forge_wmma_lane() { return __lane_id(); }
 FORGE_DEVICE uint16_t forge_wmma_bits(__half h) { return __half_as_ushort(h); }
-// forge_wmma_f16(c, a, b): c (8 floats) += A·B, a and b this lane's 16 f16
-// operands (bits), as the layouts above.
+// forge_wmma_f16(c, a, b): c += A·B, a and b this lane's f16 operands
+// (bits: 16 each for WMMA, 4 for MFMA) and c its accumulator entries (8, 4),
+// as the layouts above.
 FORGE_DEVICE void forge_wmma_f16(float* c, const uint16_t* a, const uint16_t* b) {
 #if defined(__HIP_DEVICE_COMPILE__)
-	typedef _Float16 v16h __attribute__((ext_vector_type(16)));
-	typedef float v8f __attribute__((ext_vector_type(8)));
-	v16h av, bv;
-	v8f cv;
+	constexpr int n = FORGE_WMMA_KIND == 1 ? 16 : 4, m = FORGE_WMMA_KIND == 1 ? 8 : 4;
+	typedef _Float16 vh __attribute__((ext_vector_type(n)));
+	typedef float vf __attribute__((ext_vector_type(m)));
+	vh av, bv;
+	vf cv;
 #pragma unroll
-	for (int k = 0; k < 16; ++k) {
+	for (int k = 0; k < n; ++k) {
 		av[k] = __builtin_bit_cast(_Float16, a[k]);
 		bv[k] = __builtin_bit_cast(_Float16, b[k]);
 	}
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < m; ++i) {
 		cv[i] = c[i];
 	}
+#if FORGE_WMMA_KIND == 1
 	cv = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(av, bv, cv);
+#else
+	cv = __builtin_amdgcn_mfma_f32_16x16x16f16(av, bv, cv, 0, 0, 0);
+#endif
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < m; ++i) {
 		c[i] = cv[i];
 	}
 #else
@@ -462,64 +480,75 @@ struct accumulator {};
 struct row_major {};
 struct col_major {};
 enum layout_t { mem_row_major, mem_col_major };
-// An operand fragment: this lane's 16 values of k (f16 bits); an
-// accumulator: its 8 entries.
+// forge_ops values of k per lane of an operand, forge_accs entries per lane
+// of an accumulator (FORGE_WMMA_KIND's layouts).
+constexpr int forge_ops = FORGE_WMMA_KIND == 1 ? 16 : 4;
+constexpr int forge_accs = FORGE_WMMA_KIND == 1 ? 8 : 4;
+// forge_k0 is this lane's first k of an operand; forge_row(i), the row of
+// its accumulator entry i (its column is lane % 16).
+FORGE_DEVICE uint32_t forge_k0() { return FORGE_WMMA_KIND == 1 ? 0u : 4 * (forge_wmma_lane() % 64 / 16); }
+FORGE_DEVICE uint32_t forge_row(int i) {
+	return FORGE_WMMA_KIND == 1 ? 2 * (uint32_t)i + forge_wmma_lane() % 32 / 16 : 4 * (forge_wmma_lane() % 64 / 16) + (uint32_t)i;
+}
+// An operand fragment: this lane's values of k (f16 bits); an accumulator:
+// its entries.
 template <typename Use, int M, int N, int K, typename T, typename Layout = void>
 struct fragment {
 	static_assert(M == 16 && N == 16 && K == 16, "forge's WMMA subset is m16n16k16");
-	uint16_t h[16];
+	uint16_t h[forge_ops];
 };
 template <int M, int N, int K, typename T>
 struct fragment<accumulator, M, N, K, T, void> {
 	static_assert(M == 16 && N == 16 && K == 16, "forge's WMMA subset is m16n16k16");
-	float x[8];
+	float x[forge_accs];
 };
 template <int M, int N, int K, typename T>
 FORGE_DEVICE void fill_fragment(fragment<accumulator, M, N, K, T>& f, float v) {
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < forge_accs; ++i) {
 		f.x[i] = v;
 	}
 }
-// forge_wmma_row16 copies 16 consecutive halves (16-byte aligned) to h.
-FORGE_DEVICE void forge_wmma_row16(uint16_t* h, const __half* p) {
-	const uint16_t* q = (const uint16_t*)__builtin_assume_aligned(p, 16);
+// forge_load_run copies this lane's forge_ops consecutive halves of a row
+// (at its first k) to h.
+FORGE_DEVICE void forge_load_run(uint16_t* h, const __half* row) {
+	const uint16_t* q = (const uint16_t*)__builtin_assume_aligned(row, 8) + forge_k0();
 #pragma unroll
-	for (int k = 0; k < 16; ++k) {
+	for (int k = 0; k < forge_ops; ++k) {
 		h[k] = q[k];
 	}
 }
 template <int M, int N, int K>
 FORGE_DEVICE void load_matrix_sync(fragment<matrix_a, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
-	forge_wmma_row16(f.h, p + (forge_wmma_lane() % 16) * ldm); // A's row
+	forge_load_run(f.h, p + (forge_wmma_lane() % 16) * ldm); // A's row
 }
 template <int M, int N, int K>
 FORGE_DEVICE void load_matrix_sync(fragment<matrix_b, M, N, K, __half, col_major>& f, const __half* p, unsigned ldm) {
-	forge_wmma_row16(f.h, p + (forge_wmma_lane() % 16) * ldm); // B's column, stored as a row
+	forge_load_run(f.h, p + (forge_wmma_lane() % 16) * ldm); // B's column, stored as a row
 }
 template <int M, int N, int K>
 FORGE_DEVICE void load_matrix_sync(fragment<matrix_b, M, N, K, __half, row_major>& f, const __half* p, unsigned ldm) {
-	const uint32_t n = forge_wmma_lane() % 16;
+	const uint32_t n = forge_wmma_lane() % 16, k0 = forge_k0();
 #pragma unroll
-	for (int k = 0; k < 16; ++k) {
-		f.h[k] = forge_wmma_bits(p[k * ldm + n]);
+	for (int k = 0; k < forge_ops; ++k) {
+		f.h[k] = forge_wmma_bits(p[(k0 + (uint32_t)k) * ldm + n]);
 	}
 }
 template <int M, int N, int K, typename T>
 FORGE_DEVICE void load_matrix_sync(fragment<accumulator, M, N, K, T>& f, const float* p, unsigned ldm, layout_t layout) {
-	const uint32_t l = forge_wmma_lane() % 32, c = l % 16;
+	const uint32_t c = forge_wmma_lane() % 16;
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
-		const uint32_t r = 2 * i + l / 16;
+	for (int i = 0; i < forge_accs; ++i) {
+		const uint32_t r = forge_row(i);
 		f.x[i] = layout == mem_col_major ? p[c * ldm + r] : p[r * ldm + c];
 	}
 }
 template <int M, int N, int K, typename T>
 FORGE_DEVICE void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>& f, unsigned ldm, layout_t layout) {
-	const uint32_t l = forge_wmma_lane() % 32, c = l % 16;
+	const uint32_t c = forge_wmma_lane() % 16;
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
-		const uint32_t r = 2 * i + l / 16;
+	for (int i = 0; i < forge_accs; ++i) {
+		const uint32_t r = forge_row(i);
 		if (layout == mem_col_major) {
 			p[c * ldm + r] = f.x[i];
 		} else {
@@ -530,14 +559,14 @@ FORGE_DEVICE void store_matrix_sync(float* p, const fragment<accumulator, M, N, 
 template <int M, int N, int K, typename T, typename La, typename Lb>
 FORGE_DEVICE void mma_sync(fragment<accumulator, M, N, K, T>& d, const fragment<matrix_a, M, N, K, __half, La>& a,
 	const fragment<matrix_b, M, N, K, __half, Lb>& b, const fragment<accumulator, M, N, K, T>& c) {
-	float t[8];
+	float t[forge_accs];
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < forge_accs; ++i) {
 		t[i] = c.x[i];
 	}
 	forge_wmma_f16(t, a.h, b.h);
 #pragma unroll
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < forge_accs; ++i) {
 		d.x[i] = t[i];
 	}
 }

@@ -189,24 +189,28 @@ static inline void forge_mma16_i8(int32_t* c, const uint32_t* a, const uint32_t*
 // The tensor-core path, emulated. FORGE_EMU_WMMA: nvcuda::wmma as CUDA's
 // (below: every lane of a warp holds a whole 16×16 fragment and does the
 // whole collective operation, redundantly, with the same result).
-// FORGE_EMU_AMD_WMMA: the real header's nvcuda::wmma subset for RDNA3
+// FORGE_EMU_AMD_WMMA=kind: the real header's nvcuda::wmma subset for AMD
 // (its shim, pasted at FORGE_EMU_WMMA_SHIM), each lane holding only its
-// share of a fragment, on gfx11's v_wmma_f32_16x16x16_f16 emulated from
-// the operand layouts the header documents. Either way __half rounds to
-// nearest even through the header's forge_f32_to_half, __syncwarp is the
-// warp's barrier (a wave of the emulation: the files compiled so are
-// wave32), and __any_sync a vote through the warp's slots.
+// share of a fragment, on gfx11's v_wmma_f32_16x16x16_f16 (1, wave32) or
+// CDNA's v_mfma_f32_16x16x16f16 (2, wave64) emulated from the operand
+// layouts the header documents. Either way __half rounds to nearest even
+// through the header's forge_f32_to_half, __syncwarp is the wave's barrier,
+// and __any_sync a vote through the wave's slots.
 #define FORGE_HAS_WMMA 1
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __syncwarp() forge_emu_wave_sync()
-static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_WMMA, FORGE_EMU_AMD_WMMA: compile a wave32 file");
+#if defined(FORGE_EMU_AMD_WMMA) && FORGE_EMU_AMD_WMMA == 2
+static_assert(FORGE_WAVE_SIZE == 64, "FORGE_EMU_AMD_WMMA=2 (CDNA's MFMA): compile a wave64 file");
+#else
+static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_WMMA, FORGE_EMU_AMD_WMMA=1: compile a wave32 file");
+#endif
 static inline int __any_sync(unsigned mask, int pred) {
 	(void)mask;
 	forge_emu_islot[forge_emu_tid] = pred != 0;
 	forge_emu_wave_sync();
 	int any = 0;
-	for (uint32_t l = forge_emu_tid / 32 * 32; l < forge_emu_tid / 32 * 32 + 32; ++l) {
+	for (uint32_t l = forge_emu_tid / FORGE_WAVE_SIZE * FORGE_WAVE_SIZE; l < forge_emu_tid / FORGE_WAVE_SIZE * FORGE_WAVE_SIZE + FORGE_WAVE_SIZE; ++l) {
 		any |= forge_emu_islot[l];
 	}
 	forge_emu_wave_sync();
@@ -224,30 +228,37 @@ static inline __half2 __floats2half2_rn(float a, float b) {
 static inline __half __float2half_rn(float a) { return __half{forge_f32_to_half(a)}; }
 #endif
 #if defined(FORGE_EMU_AMD_WMMA)
-static inline uint32_t forge_wmma_lane() { return forge_emu_tid % 32; }
+#define FORGE_WMMA_KIND FORGE_EMU_AMD_WMMA
+static inline uint32_t forge_wmma_lane() { return forge_emu_tid % FORGE_WAVE_SIZE; }
 static inline uint16_t forge_wmma_bits(__half h) { return h.bits; }
-static uint16_t forge_emu_wmma[1024][32]; // per thread: its A operand, then its B operand
-// forge_wmma_f16: v_wmma_f32_16x16x16_f16 from the layouts: lane l gives A's
-// row l % 16 and B's column l % 16 (k 0..15); entry i of lane l is row
-// 2i + l / 16, column l % 16. The products of halves are exact in float;
-// they are added in k order. Half-waves that differ are reported.
+static uint16_t forge_emu_wmma[1024][32]; // per thread: its A operand, then its B operand (16 halves each at most)
+// forge_wmma_f16: the instruction of FORGE_WMMA_KIND from its layouts
+// (forge_portability.h). WMMA (1, wave32): lane l gives A's row l % 16 and
+// B's column l % 16, k 0..15; entry i of lane l is row 2i + l / 16, column
+// l % 16; half-waves that differ are reported. MFMA (2, wave64): lane l
+// gives A's row l % 16 and B's column l % 16 at k 4·(l / 16) .. +3; entry i
+// is row 4·(l / 16) + i, column l % 16. The products of halves are exact in
+// float; they are added in k order.
 static inline void forge_wmma_f16(float* c, const uint16_t* a, const uint16_t* b) {
-	const uint32_t l = forge_emu_tid % 32, w0 = forge_emu_tid - l;
-	for (int k = 0; k < 16; ++k) {
+	const uint32_t l = forge_emu_tid % FORGE_WAVE_SIZE, w0 = forge_emu_tid - l;
+	const int ops = FORGE_WMMA_KIND == 1 ? 16 : 4, accs = FORGE_WMMA_KIND == 1 ? 8 : 4;
+	for (int k = 0; k < ops; ++k) {
 		forge_emu_wmma[forge_emu_tid][k] = a[k];
 		forge_emu_wmma[forge_emu_tid][16 + k] = b[k];
 	}
 	forge_emu_wave_sync();
 	float out[8];
-	for (int i = 0; i < 8; ++i) {
-		const uint32_t row = 2 * i + l / 16, col = l % 16;
+	for (int i = 0; i < accs; ++i) {
+		const uint32_t row = FORGE_WMMA_KIND == 1 ? 2 * i + l / 16 : 4 * (l / 16) + i, col = l % 16;
 		float s = c[i];
 		for (int k = 0; k < 16; ++k) {
-			s += forge_half_to_f32(forge_emu_wmma[w0 + row][k]) * forge_half_to_f32(forge_emu_wmma[w0 + col][16 + k]);
+			const uint32_t la = FORGE_WMMA_KIND == 1 ? row : row + 16 * (k / 4), lb = FORGE_WMMA_KIND == 1 ? col : col + 16 * (k / 4);
+			const int ka = FORGE_WMMA_KIND == 1 ? k : k % 4;
+			s += forge_half_to_f32(forge_emu_wmma[w0 + la][ka]) * forge_half_to_f32(forge_emu_wmma[w0 + lb][16 + ka]);
 		}
 		out[i] = s;
 	}
-	if (l >= 16) {
+	if (FORGE_WMMA_KIND == 1 && l >= 16) {
 		for (int k = 0; k < 32; ++k) {
 			if (forge_emu_wmma[forge_emu_tid][k] != forge_emu_wmma[forge_emu_tid - 16][k]) {
 				fprintf(stderr, "forge_wmma_f16: lane %u's operand half %d differs from lane %u's (WMMA's half-waves must hold the same)\n", l, k, l - 16);
@@ -256,7 +267,7 @@ static inline void forge_wmma_f16(float* c, const uint16_t* a, const uint16_t* b
 		}
 	}
 	forge_emu_wave_sync();
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < accs; ++i) {
 		c[i] = out[i];
 	}
 }

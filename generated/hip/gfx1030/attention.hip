@@ -565,7 +565,7 @@ static forge_attn_plan forge_attn_decode_plan(int64_t dr, int64_t step, uint32_t
 	return p;
 }
 
-#if defined(FORGE_HAS_WMMA)
+#if defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32 // written for 32-lane warps: not on CDNA's MFMA (wave64)
 // Tensor-core path (NVIDIA, f16): see the template's comment.
 template <uint32_t D, uint32_t Warps, uint32_t BK>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Warps * 32)
@@ -1338,7 +1338,7 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	FORGE_LAUNCH((forge_attn_mma<64, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
-#elif defined(FORGE_HAS_WMMA)
+#elif defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32
 	FORGE_LAUNCH((forge_attn_wmma<64, FORGE_TUNE_ATTENTION_WMMA_WARPS, FORGE_TUNE_ATTENTION_WMMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
@@ -1394,7 +1394,7 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	FORGE_LAUNCH((forge_attn_mma<128, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
-#elif defined(FORGE_HAS_WMMA)
+#elif defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32
 	FORGE_LAUNCH((forge_attn_wmma<128, FORGE_TUNE_ATTENTION_WMMA_WARPS, FORGE_TUNE_ATTENTION_WMMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);

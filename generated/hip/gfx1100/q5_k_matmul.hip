@@ -305,14 +305,14 @@ template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t Warp
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_q5_k_kernel_wmma(const forge_BlockQ5_K* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	static_assert(Threads % 32 == 0 && Threads <= 1024, "FORGE_TUNE_MATMUL_THREADS must be a multiple of 32, at most 1024");
+	static_assert(Threads % FORGE_WAVE_SIZE == 0 && Threads <= 1024, "FORGE_TUNE_MATMUL_THREADS must be a multiple of the wave size, at most 1024");
 	static_assert(TM % 16 == 0 && TN % 16 == 0 && TK % 16 == 0 && TK <= 256,
 		"the tensor-core path needs FORGE_TUNE_MATMUL_TM, _TN and _TK multiples of 16 (TK at most 256)");
-	constexpr uint32_t Warps = Threads / 32;
+	constexpr uint32_t Warps = Threads / FORGE_WAVE_SIZE; // waves: 32-lane warps on NVIDIA
 	static_assert(WarpRows >= 1 && Warps % WarpRows == 0 && (TM / 16) % WarpRows == 0,
-		"FORGE_TUNE_MATMUL_WARP_ROWS must divide the warps (THREADS/32) and TM/16");
+		"FORGE_TUNE_MATMUL_WARP_ROWS must divide the warps (THREADS/wave size) and TM/16");
 	constexpr uint32_t WarpCols = Warps / WarpRows;
-	static_assert((TN / 16) % WarpCols == 0, "the warps along the batch (THREADS/32/WARP_ROWS) must divide FORGE_TUNE_MATMUL_TN/16");
+	static_assert((TN / 16) % WarpCols == 0, "the warps along the batch (THREADS/wave size/WARP_ROWS) must divide FORGE_TUNE_MATMUL_TN/16");
 	constexpr uint32_t FM = TM / 16 / WarpRows; // fragments per warp along the rows
 	constexpr uint32_t FN = TN / 16 / WarpCols; // and along the batch
 	constexpr uint32_t LD = TK + 8;             // row pitch in halves
@@ -336,7 +336,7 @@ forge_matmul_f32_q5_k_kernel_wmma(const forge_BlockQ5_K* __restrict__ w, const f
 	__half* const ws0 = smem;
 	__half* const xs0 = smem + 2 * TM * LD;
 	const uint32_t tid = forge_thread_idx();
-	const uint32_t warp = tid / 32, lane = tid % 32;
+	const uint32_t warp = tid / FORGE_WAVE_SIZE, lane = tid % FORGE_WAVE_SIZE;
 	const uint32_t wm = warp % WarpRows, wn = warp / WarpRows;
 	const uint64_t ucols = (uint64_t)cols;
 	const int64_t row_blocks = cols / BE;
@@ -479,7 +479,7 @@ forge_matmul_f32_q5_k_kernel_wmma(const forge_BlockQ5_K* __restrict__ w, const f
 			for (uint32_t j = 0; j < FN; ++j) {
 				nvcuda::wmma::store_matrix_sync(scratch, acc[i][j], 16, nvcuda::wmma::mem_col_major);
 				__syncwarp();
-				for (uint32_t e = lane; e < 256; e += 32) {
+				for (uint32_t e = lane; e < 256; e += FORGE_WAVE_SIZE) {
 					const int64_t r = r0 + (wm * FM + i) * 16 + e % 16;
 					const int64_t b = n0 + (wn * FN + j) * 16 + e / 16;
 					if (r < rows && b < batch) {

@@ -10,6 +10,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 11 "specs/formats/bf16.go"
@@ -27,7 +28,7 @@ FORGE_DEVICE float forge_BlockBF16_Dequant(const forge_BlockBF16* __restrict__ b
 #line 17 "specs/formats/bf16.go"
 	return forge_bf16_to_f32(b->V);
 }
-#line 31 "generated/hip/gfx90a/bf16_matvec.hip"
+#line 32 "generated/hip/gfx90a/bf16_matvec.hip"
 static_assert(sizeof(forge_BlockBF16) == 2,
 	"forge_BlockBF16: the device block is not 2 bytes, as the BF16 spec says");
 

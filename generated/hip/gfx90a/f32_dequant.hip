@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 11 "specs/formats/f32.go"
@@ -24,7 +25,7 @@ FORGE_DEVICE float forge_BlockF32_Dequant(const forge_BlockF32* __restrict__ b, 
 #line 17 "specs/formats/f32.go"
 	return b->V;
 }
-#line 28 "generated/hip/gfx90a/f32_dequant.hip"
+#line 29 "generated/hip/gfx90a/f32_dequant.hip"
 static_assert(sizeof(forge_BlockF32) == 4,
 	"forge_BlockF32: the device block is not 4 bytes, as the F32 spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 12 "specs/formats/iq4_nl.go"
@@ -56,7 +57,7 @@ FORGE_DEVICE float forge_BlockIQ4NL_Scale(const forge_BlockIQ4NL* __restrict__ b
 #line 72 "specs/formats/iq4_nl.go"
 	return forge_half_to_f32(b->D);
 }
-#line 60 "generated/hip/gfx90a/iq4_nl_matvec.hip"
+#line 61 "generated/hip/gfx90a/iq4_nl_matvec.hip"
 static_assert(sizeof(forge_BlockIQ4NL) == 18,
 	"forge_BlockIQ4NL: the device block is not 18 bytes, as the IQ4_NL spec says");
 

@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/iq4_xs.go"
@@ -77,7 +78,7 @@ FORGE_DEVICE float forge_BlockIQ4XS_Scale(const forge_BlockIQ4XS* __restrict__ b
 #line 51 "specs/formats/iq4_xs.go"
 	return forge_half_to_f32_arith(b->D) * ((float)((int32_t)((uint32_t)ls - 32u)));
 }
-#line 81 "generated/hip/gfx90a/iq4_xs_dequant.hip"
+#line 82 "generated/hip/gfx90a/iq4_xs_dequant.hip"
 static_assert(sizeof(forge_BlockIQ4XS) == 136,
 	"forge_BlockIQ4XS: the device block is not 136 bytes, as the IQ4_XS spec says");
 

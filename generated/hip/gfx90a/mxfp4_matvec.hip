@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 12 "specs/formats/mxfp4.go"
@@ -56,7 +57,7 @@ FORGE_DEVICE float forge_BlockMXFP4_Scale(const forge_BlockMXFP4* __restrict__ b
 #line 95 "specs/formats/mxfp4.go"
 	return forge_e8m0_half_scale(b->E);
 }
-#line 60 "generated/hip/gfx90a/mxfp4_matvec.hip"
+#line 61 "generated/hip/gfx90a/mxfp4_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP4) == 17,
 	"forge_BlockMXFP4: the device block is not 17 bytes, as the MXFP4 spec says");
 

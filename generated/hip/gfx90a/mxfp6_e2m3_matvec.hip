@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 22 "specs/formats/mxfp6.go"
@@ -72,7 +73,7 @@ FORGE_DEVICE float forge_BlockMXFP6_E2M3_Scale(const forge_BlockMXFP6_E2M3* __re
 #line 210 "specs/formats/mxfp6.go"
 	return forge_e8m0_to_f32(b->E) * 0x1p-03f;
 }
-#line 76 "generated/hip/gfx90a/mxfp6_e2m3_matvec.hip"
+#line 77 "generated/hip/gfx90a/mxfp6_e2m3_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP6_E2M3) == 25,
 	"forge_BlockMXFP6_E2M3: the device block is not 25 bytes, as the MXFP6_E2M3 spec says");
 

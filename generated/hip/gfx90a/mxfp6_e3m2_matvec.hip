@@ -10,6 +10,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 28 "specs/formats/mxfp6.go"
@@ -43,7 +44,7 @@ FORGE_DEVICE float forge_BlockMXFP6_E3M2_Dequant(const forge_BlockMXFP6_E3M2* __
 #line 58 "specs/formats/mxfp6.go"
 	return (forge_fp6E3M2Mag[c & 31u] * forge_fp6Sign[(c >> 5) & 1u]) * forge_e8m0_to_f32(b->E);
 }
-#line 47 "generated/hip/gfx90a/mxfp6_e3m2_matvec.hip"
+#line 48 "generated/hip/gfx90a/mxfp6_e3m2_matvec.hip"
 static_assert(sizeof(forge_BlockMXFP6_E3M2) == 25,
 	"forge_BlockMXFP6_E3M2: the device block is not 25 bytes, as the MXFP6_E3M2 spec says");
 

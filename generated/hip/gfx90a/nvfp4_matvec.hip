@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 14 "specs/formats/nvfp4.go"
@@ -80,7 +81,7 @@ FORGE_DEVICE float forge_BlockNVFP4_Scale(const forge_BlockNVFP4* __restrict__ b
 #line 120 "specs/formats/nvfp4.go"
 	return forge_ue4m3Half(b->D[s & 3]);
 }
-#line 84 "generated/hip/gfx90a/nvfp4_matvec.hip"
+#line 85 "generated/hip/gfx90a/nvfp4_matvec.hip"
 static_assert(sizeof(forge_BlockNVFP4) == 36,
 	"forge_BlockNVFP4: the device block is not 36 bytes, as the NVFP4 spec says");
 

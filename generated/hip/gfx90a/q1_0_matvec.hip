@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q1_0.go"
@@ -62,7 +63,7 @@ FORGE_DEVICE float forge_BlockQ1_0_Offset(const forge_BlockQ1_0* __restrict__ b,
 #line 53 "specs/formats/q1_0.go"
 	return -forge_half_to_f32(b->D);
 }
-#line 66 "generated/hip/gfx90a/q1_0_matvec.hip"
+#line 67 "generated/hip/gfx90a/q1_0_matvec.hip"
 static_assert(sizeof(forge_BlockQ1_0) == 18,
 	"forge_BlockQ1_0: the device block is not 18 bytes, as the Q1_0 spec says");
 

@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 12 "specs/formats/q2_0.go"
@@ -50,7 +51,7 @@ FORGE_DEVICE float forge_BlockQ2_0_Offset(const forge_BlockQ2_0* __restrict__ b,
 #line 58 "specs/formats/q2_0.go"
 	return -forge_half_to_f32(b->D);
 }
-#line 54 "generated/hip/gfx90a/q2_0_dequant.hip"
+#line 55 "generated/hip/gfx90a/q2_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ2_0) == 18,
 	"forge_BlockQ2_0: the device block is not 18 bytes, as the Q2_0 spec says");
 

@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q2_k.go"
@@ -54,7 +55,7 @@ FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b,
 #line 100 "specs/formats/q2_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
 }
-#line 58 "generated/hip/gfx90a/q2_k_dequant.hip"
+#line 59 "generated/hip/gfx90a/q2_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,
 	"forge_BlockQ2_K: the device block is not 84 bytes, as the Q2_K spec says");
 

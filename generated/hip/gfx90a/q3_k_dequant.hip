@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q3_k.go"
@@ -95,7 +96,7 @@ FORGE_DEVICE float forge_BlockQ3_K_Offset(const forge_BlockQ3_K* __restrict__ b,
 #line 117 "specs/formats/q3_k.go"
 	return (-0x1p+02f) * forge_BlockQ3_K_Scale(b, i);
 }
-#line 99 "generated/hip/gfx90a/q3_k_dequant.hip"
+#line 100 "generated/hip/gfx90a/q3_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ3_K) == 110,
 	"forge_BlockQ3_K: the device block is not 110 bytes, as the Q3_K spec says");
 

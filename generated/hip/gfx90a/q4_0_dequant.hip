@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 9 "specs/formats/q4_0.go"
@@ -51,7 +52,7 @@ FORGE_DEVICE float forge_BlockQ4_0_Offset(const forge_BlockQ4_0* __restrict__ b,
 #line 50 "specs/formats/q4_0.go"
 	return (-0x1p+03f) * forge_half_to_f32_arith(b->D);
 }
-#line 55 "generated/hip/gfx90a/q4_0_dequant.hip"
+#line 56 "generated/hip/gfx90a/q4_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_0) == 18,
 	"forge_BlockQ4_0: the device block is not 18 bytes, as the Q4_0 spec says");
 

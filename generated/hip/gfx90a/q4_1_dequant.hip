@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 9 "specs/formats/q4_1.go"
@@ -55,7 +56,7 @@ FORGE_DEVICE float forge_BlockQ4_1_Offset(const forge_BlockQ4_1* __restrict__ b,
 #line 51 "specs/formats/q4_1.go"
 	return forge_half_to_f32(b->M);
 }
-#line 59 "generated/hip/gfx90a/q4_1_dequant.hip"
+#line 60 "generated/hip/gfx90a/q4_1_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_1) == 20,
 	"forge_BlockQ4_1: the device block is not 20 bytes, as the Q4_1 spec says");
 

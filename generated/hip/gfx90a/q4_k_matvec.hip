@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q4_k.go"
@@ -99,7 +100,7 @@ FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b,
 #line 61 "specs/formats/q4_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
-#line 103 "generated/hip/gfx90a/q4_k_matvec.hip"
+#line 104 "generated/hip/gfx90a/q4_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,
 	"forge_BlockQ4_K: the device block is not 144 bytes, as the Q4_K spec says");
 

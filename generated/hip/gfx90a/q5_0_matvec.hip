@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 9 "specs/formats/q5_0.go"
@@ -70,7 +71,7 @@ FORGE_DEVICE float forge_BlockQ5_0_Offset(const forge_BlockQ5_0* __restrict__ b,
 #line 55 "specs/formats/q5_0.go"
 	return (-0x1p+04f) * forge_half_to_f32_arith(b->D);
 }
-#line 74 "generated/hip/gfx90a/q5_0_matvec.hip"
+#line 75 "generated/hip/gfx90a/q5_0_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_0) == 22,
 	"forge_BlockQ5_0: the device block is not 22 bytes, as the Q5_0 spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 9 "specs/formats/q5_1.go"
@@ -74,7 +75,7 @@ FORGE_DEVICE float forge_BlockQ5_1_Offset(const forge_BlockQ5_1* __restrict__ b,
 #line 57 "specs/formats/q5_1.go"
 	return forge_half_to_f32(b->M);
 }
-#line 78 "generated/hip/gfx90a/q5_1_matvec.hip"
+#line 79 "generated/hip/gfx90a/q5_1_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_1) == 24,
 	"forge_BlockQ5_1: the device block is not 24 bytes, as the Q5_1 spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q5_k.go"
@@ -111,7 +112,7 @@ FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b,
 #line 76 "specs/formats/q5_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
-#line 115 "generated/hip/gfx90a/q5_k_matvec.hip"
+#line 116 "generated/hip/gfx90a/q5_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ5_K) == 176,
 	"forge_BlockQ5_K: the device block is not 176 bytes, as the Q5_K spec says");
 

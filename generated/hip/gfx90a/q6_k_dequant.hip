@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q6_k.go"
@@ -79,7 +80,7 @@ FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b,
 #line 105 "specs/formats/q6_k.go"
 	return (-0x1p+05f) * forge_BlockQ6_K_Scale(b, i);
 }
-#line 83 "generated/hip/gfx90a/q6_k_dequant.hip"
+#line 84 "generated/hip/gfx90a/q6_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ6_K) == 210,
 	"forge_BlockQ6_K: the device block is not 210 bytes, as the Q6_K spec says");
 

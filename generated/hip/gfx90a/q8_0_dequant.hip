@@ -7,6 +7,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 9 "specs/formats/q8_0.go"
@@ -38,7 +39,7 @@ FORGE_DEVICE float forge_BlockQ8_0_Scale(const forge_BlockQ8_0* __restrict__ b, 
 #line 35 "specs/formats/q8_0.go"
 	return forge_half_to_f32(b->D);
 }
-#line 42 "generated/hip/gfx90a/q8_0_dequant.hip"
+#line 43 "generated/hip/gfx90a/q8_0_dequant.hip"
 static_assert(sizeof(forge_BlockQ8_0) == 34,
 	"forge_BlockQ8_0: the device block is not 34 bytes, as the Q8_0 spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q8_k.go"
@@ -48,7 +49,7 @@ FORGE_DEVICE float forge_BlockQ8_K_Scale(const forge_BlockQ8_K* __restrict__ b, 
 #line 55 "specs/formats/q8_k.go"
 	return b->D;
 }
-#line 52 "generated/hip/gfx90a/q8_k_matvec.hip"
+#line 53 "generated/hip/gfx90a/q8_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ8_K) == 292,
 	"forge_BlockQ8_K: the device block is not 292 bytes, as the Q8_K spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 12 "specs/formats/tq1_0.go"
@@ -114,7 +115,7 @@ FORGE_DEVICE float forge_BlockTQ1_0_Offset(const forge_BlockTQ1_0* __restrict__ 
 #line 110 "specs/formats/tq1_0.go"
 	return -forge_half_to_f32(b->D);
 }
-#line 118 "generated/hip/gfx90a/tq1_0_matvec.hip"
+#line 119 "generated/hip/gfx90a/tq1_0_matvec.hip"
 static_assert(sizeof(forge_BlockTQ1_0) == 54,
 	"forge_BlockTQ1_0: the device block is not 54 bytes, as the TQ1_0 spec says");
 

@@ -13,6 +13,7 @@
 
 #define FORGE_TARGET "gfx90a"
 #define FORGE_TARGET_WAVE_SIZE 64
+#define FORGE_TARGET_MFMA 1 // the target spec's MFMA: matmul's f16 tensor-core path on v_mfma_f32_16x16x16f16
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/tq2_0.go"
@@ -56,7 +57,7 @@ FORGE_DEVICE float forge_BlockTQ2_0_Offset(const forge_BlockTQ2_0* __restrict__ 
 #line 53 "specs/formats/tq2_0.go"
 	return -forge_half_to_f32(b->D);
 }
-#line 60 "generated/hip/gfx90a/tq2_0_matvec.hip"
+#line 61 "generated/hip/gfx90a/tq2_0_matvec.hip"
 static_assert(sizeof(forge_BlockTQ2_0) == 66,
 	"forge_BlockTQ2_0: the device block is not 66 bytes, as the TQ2_0 spec says");
 
