@@ -53,6 +53,8 @@ var attnTunes = []struct {
 	{"wmma", "gfx1100", true, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=4", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=32"}},
 	// RDNA3's WMMA under the header's nvcuda::wmma subset (emulated), at gfx1100's tuning.
 	{"amd_wmma", "gfx1100", true, []string{"-DFORGE_EMU_AMD_WMMA"}},
+	// CDNA's MFMA (wave64: 4 softmax lanes a row) under the same subset, at gfx90a's tuning.
+	{"amd_mfma", "gfx90a", true, []string{"-DFORGE_EMU_AMD_WMMA=2"}},
 	{"wmma_1warp_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_8warps_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_1warp_48keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},

@@ -99,13 +99,16 @@ var GFX90A = register(Target{
 	Vendor:   "amd",
 	WaveSize: 64,
 	// MFMA: matmul's f16 tensor-core path (the formats without the integer
-	// form) runs on v_mfma_f32_16x16x16f16; attention keeps its generic path.
+	// form) and attention's (f16) run on v_mfma_f32_16x16x16f16.
 	MFMA: true,
 	Doc:  "AMD CDNA2 (Instinct MI210/MI250), wave64",
 	// Attention: 16 query rows of 8 threads each; 32 keys per tile. Decode
 	// (split-KV): 128 threads, 4 rows, 4 keys per step, splits of ≥ 64 keys
 	// for about 256 workgroups (untuned: the H100's values).
-	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
+	// The tensor-core path (MFMA): 4 waves of 64 lanes, each 16 query rows
+	// (4 softmax lanes a row), 32 keys per tile (untuned: the H100's wmma
+	// values).
+	Attention: AttentionTuning{ThreadsPerBlock: 128, QueryRows: 16, KeysPerTile: 32, WmmaWarps: 4, WmmaKeysPerTile: 32, DecodeThreads: 128, DecodeRows: 4, DecodeKeys: 4, DecodeSplitKeys: 64, DecodeWorkgroups: 256},
 	Dequant:   DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 1},
 	MatVec:    MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},
 	// 16 × 16 threads, each a 4 × 4 register tile of Y; the tensor-core

@@ -63,7 +63,7 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	}
 	switch {
 	case headDims != nil:
-		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.AttentionTensorCores(), headDims))
+		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.TensorCores(), headDims))
 	case t.Attention != AttentionTuning{}:
 		l.Add("Attention", "Attention tuning, but specs/families registers no attention family")
 	}
@@ -530,7 +530,7 @@ func (a AttentionTuning) Problems(vendor string, wave int, tensor bool, dims []i
 		}
 		if !tensor {
 			if a.WmmaWarps != 0 || a.WmmaKeysPerTile != 0 {
-				l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only targets whose tensor cores serve attention (NVIDIA, AMD with WMMA) have its tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
+				l.Add("WmmaWarps", "Attention.WmmaWarps %d and WmmaKeysPerTile %d: only targets with tensor cores (NVIDIA, AMD with WMMA or MFMA) have the tensor-core path; leave them 0", a.WmmaWarps, a.WmmaKeysPerTile)
 			}
 			return l
 		}

@@ -235,8 +235,8 @@ func TestAttentionDecodeProblems(t *testing.T) {
 }
 
 // TestWMMAProblems: WMMA is an AMD wave32 flag and MFMA a wave64 one, and
-// with either an AMD target may have matmul's f16 tensor-core knobs (with
-// WMMA attention's too: gfx1100; gfx90a has MFMA).
+// with either an AMD target may have the f16 tensor-core paths' knobs
+// (gfx1100 has WMMA, gfx90a MFMA).
 func TestWMMAProblems(t *testing.T) {
 	tg := *GFX90A
 	tg.WMMA = true
@@ -247,8 +247,8 @@ func TestWMMAProblems(t *testing.T) {
 	tg = *GFX1100
 	tg.MFMA = true
 	wantProblem(t, &tg, "MFMA", "only AMD wave64 targets (CDNA)")
-	if !GFX90A.MFMA || !GFX90A.TensorCores() || GFX90A.AttentionTensorCores() || !GFX1100.AttentionTensorCores() {
-		t.Errorf("gfx90a: MFMA %v, tensor cores %v, attention's %v", GFX90A.MFMA, GFX90A.TensorCores(), GFX90A.AttentionTensorCores())
+	if !GFX90A.MFMA || !GFX90A.TensorCores() {
+		t.Errorf("gfx90a: MFMA %v, tensor cores %v", GFX90A.MFMA, GFX90A.TensorCores())
 	}
 	if !GFX1100.WMMA || !GFX1100.TensorCores() || GFX1030.TensorCores() || !SM90.TensorCores() {
 		t.Errorf("tensor cores: gfx1100 %v (WMMA %v), gfx1030 %v, sm_90 %v", GFX1100.TensorCores(), GFX1100.WMMA, GFX1030.TensorCores(), SM90.TensorCores())

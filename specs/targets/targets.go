@@ -22,9 +22,8 @@ type Target struct {
 	// the paths through CUDA's own nvcuda::wmma and leave it false.
 	WMMA bool
 	// MFMA (AMD only): the target's wave64 MFMA instructions (CDNA1-2:
-	// gfx908, gfx90a) serve matmul's f16 tensor-core path through the same
-	// subset (FORGE_TARGET_MFMA); attention's tensor-core kernel is written
-	// for 32-lane warps, so attention keeps its generic path there.
+	// gfx908, gfx90a) serve matmul's and attention's f16 tensor-core paths
+	// through the same subset (FORGE_TARGET_MFMA).
 	MFMA    bool
 	Doc     string
 	Dequant DequantTuning
@@ -208,14 +207,10 @@ func ByName(name string) (*Target, bool) {
 	return nil, false
 }
 
-// TensorCores reports whether t has matmul's f16 tensor-core path
-// (nvcuda::wmma): every NVIDIA target, and AMD targets with WMMA or MFMA.
+// TensorCores reports whether t has matmul's and attention's f16
+// tensor-core paths (nvcuda::wmma): every NVIDIA target, and AMD targets
+// with WMMA or MFMA.
 func (t *Target) TensorCores() bool { return t.Vendor == "nvidia" || t.WMMA || t.MFMA }
-
-// AttentionTensorCores reports whether t has attention's f16 tensor-core
-// path, whose kernel is written for 32-lane warps: every NVIDIA target,
-// and AMD targets with WMMA.
-func (t *Target) AttentionTensorCores() bool { return t.Vendor == "nvidia" || t.WMMA }
 
 // IntProduct names the instruction of matmul's integer path's int8
 // products on t (the path runs where t has MatMulInt classes): mma.sync on

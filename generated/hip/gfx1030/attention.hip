@@ -565,16 +565,17 @@ static forge_attn_plan forge_attn_decode_plan(int64_t dr, int64_t step, uint32_t
 	return p;
 }
 
-#if defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32 // written for 32-lane warps: not on CDNA's MFMA (wave64)
-// Tensor-core path (NVIDIA, f16): see the template's comment.
+#if defined(FORGE_HAS_WMMA)
+// Tensor-core path (f16): see the template's comment. A warp is a wave
+// (FORGE_WAVE_SIZE lanes: 32 on NVIDIA and RDNA3, 64 on CDNA).
 template <uint32_t D, uint32_t Warps, uint32_t BK>
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Warps * 32)
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Warps * FORGE_WAVE_SIZE)
 forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, const uint16_t* __restrict__ v, uint16_t* __restrict__ o,
 	int64_t bh, int64_t heads, int64_t heads_kv, int64_t seq_q, int64_t seq_kv, float scale_log2, int32_t causal) {
 	static_assert(Warps >= 1 && Warps <= 16, "FORGE_TUNE_ATTENTION_WMMA_WARPS must be in [1, 16]");
 	static_assert(BK >= 16 && BK % 16 == 0 && BK <= 256, "FORGE_TUNE_ATTENTION_WMMA_KEYS must be a multiple of 16 in [16, 256]");
 	static_assert(D % 16 == 0, "the tensor-core path needs a head dimension that is a multiple of 16");
-	constexpr uint32_t Threads = Warps * 32;
+	constexpr uint32_t Threads = Warps * FORGE_WAVE_SIZE;
 	constexpr uint32_t BQ = 16 * Warps; // query rows per workgroup
 	constexpr uint32_t LDK = D + 8;     // halves: row pitch of Q, K and V in shared memory
 	constexpr uint32_t LDS = BK + 4;    // floats: row pitch of a warp's scores
@@ -589,13 +590,15 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 	constexpr uint32_t KC = BK * DC;                       // chunks per K or V tile
 	constexpr uint32_t NC = (KC + Threads - 1) / Threads;  // per thread
 	constexpr uint32_t NF = D / 16;                        // fragments along the head dimension
-	constexpr uint32_t HK = BK / 2;                        // keys per softmax lane
+	constexpr uint32_t G = FORGE_WAVE_SIZE / 16;           // softmax lanes per query row: 2 in 32-lane warps, 4 in 64
+	constexpr uint32_t HK = BK / G;                        // keys per softmax lane
+	constexpr uint32_t CW = 16 / G;                        // output columns per lane and fragment
 	const float ninf = forge_f32_from_bits(0xff800000u); // -inf (a builtin-free spelling nvcc and hipcc share)
 
 	__shared__ __align__(128) unsigned char smem[Bytes];
 	const uint32_t tid = forge_thread_idx();
-	const uint32_t warp = tid / 32, lane = tid % 32;
-	const uint32_t lr = lane / 2, lh = lane % 2; // softmax: this lane's row of the warp's 16, and its half of the keys
+	const uint32_t warp = tid / FORGE_WAVE_SIZE, lane = tid % FORGE_WAVE_SIZE;
+	const uint32_t lr = lane / G, lh = lane % G; // softmax: this lane's row of the warp's 16, and its part of the keys
 	__half* const qs = reinterpret_cast<__half*>(smem); // Q staging, before the key loop
 	__half* const ks0 = reinterpret_cast<__half*>(smem); // two K buffers
 	__half* const vs = ks0 + 2 * KT;
@@ -694,7 +697,10 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 				sv[c] = s;
 				tmax = forge_fmaxf(tmax, s);
 			}
-			tmax = forge_fmaxf(tmax, forge_shfl_xor(tmax, 1));
+#pragma unroll
+			for (uint32_t g = 1; g < G; g <<= 1) {
+				tmax = forge_fmaxf(tmax, forge_shfl_xor(tmax, (int)g));
+			}
 			const float mn = forge_fmaxf(m, tmax);
 			const bool grow = mn > m + 8.0f; // the stale maximum is kept until exceeded by 2^8
 			const float mu = grow ? mn : m;
@@ -720,7 +726,7 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 				for (uint32_t f = 0; f < NF; ++f) {
 					nvcuda::wmma::store_matrix_sync(ss, of[f], LDS, nvcuda::wmma::mem_row_major);
 					__syncwarp();
-					for (uint32_t e = lane; e < 256; e += 32) {
+					for (uint32_t e = lane; e < 256; e += FORGE_WAVE_SIZE) {
 						ss[(e / 16) * LDS + e % 16] *= fac[e / 16];
 					}
 					__syncwarp();
@@ -749,8 +755,11 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 		}
 #undef FORGE_ATTN_LOAD
 #undef FORGE_ATTN_STORE
-		// o = O / l, through the scratch: lane → row lane/2, 8 columns, one 16-byte store.
-		l += forge_shfl_xor(l, 1);
+		// o = O / l, through the scratch: lane → row lane/G, CW columns, one store.
+#pragma unroll
+		for (uint32_t g = 1; g < G; g <<= 1) {
+			l += forge_shfl_xor(l, (int)g);
+		}
 		__syncwarp();
 		if (lh == 0) {
 			fac[lr] = l > 0.0f ? 1.0f / l : 0.0f;
@@ -763,15 +772,23 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 			if (orow < seq_q) {
 				uint16_t h[8];
 #pragma unroll
-				for (uint32_t c = 0; c < 8; ++c) {
-					h[c] = forge_f32_to_half(ss[lr * LDS + lh * 8 + c] * fac[lr]);
+				for (uint32_t c = 0; c < CW; ++c) {
+					h[c] = forge_f32_to_half(ss[lr * LDS + lh * CW + c] * fac[lr]);
 				}
-				forge_vec16 out;
-				out.x = (uint32_t)h[0] | (uint32_t)h[1] << 16;
-				out.y = (uint32_t)h[2] | (uint32_t)h[3] << 16;
-				out.z = (uint32_t)h[4] | (uint32_t)h[5] << 16;
-				out.w = (uint32_t)h[6] | (uint32_t)h[7] << 16;
-				*reinterpret_cast<forge_vec16*>(o + (x * seq_q + orow) * D + f * 16 + lh * 8) = out;
+				uint16_t* const dst = o + (x * seq_q + orow) * D + f * 16 + lh * CW;
+				if (CW == 8) { // one 16-byte store
+					forge_vec16 out;
+					out.x = (uint32_t)h[0] | (uint32_t)h[1] << 16;
+					out.y = (uint32_t)h[2] | (uint32_t)h[3] << 16;
+					out.z = (uint32_t)h[4] | (uint32_t)h[5] << 16;
+					out.w = (uint32_t)h[6] | (uint32_t)h[7] << 16;
+					*reinterpret_cast<forge_vec16*>(dst) = out;
+				} else { // CW == 4: one 8-byte store
+					uint2 out;
+					out.x = (uint32_t)h[0] | (uint32_t)h[1] << 16;
+					out.y = (uint32_t)h[2] | (uint32_t)h[3] << 16;
+					*reinterpret_cast<uint2*>(dst) = out;
+				}
 			}
 			__syncwarp();
 		}
@@ -1338,9 +1355,9 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 	FORGE_LAUNCH((forge_attn_mma<64, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
-#elif defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32
+#elif defined(FORGE_HAS_WMMA)
 	FORGE_LAUNCH((forge_attn_wmma<64, FORGE_TUNE_ATTENTION_WMMA_WARPS, FORGE_TUNE_ATTENTION_WMMA_KEYS>),
-		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
+		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(FORGE_WAVE_SIZE * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
 #else
 	FORGE_LAUNCH((forge_attn_generic<uint16_t, 64, FORGE_TUNE_ATTENTION_THREADS, FORGE_TUNE_ATTENTION_ROWS, FORGE_TUNE_ATTENTION_KEYS>),
@@ -1394,9 +1411,9 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 	FORGE_LAUNCH((forge_attn_mma<128, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
-#elif defined(FORGE_HAS_WMMA) && FORGE_WAVE_SIZE == 32
+#elif defined(FORGE_HAS_WMMA)
 	FORGE_LAUNCH((forge_attn_wmma<128, FORGE_TUNE_ATTENTION_WMMA_WARPS, FORGE_TUNE_ATTENTION_WMMA_KEYS>),
-		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
+		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_WMMA_WARPS)), dim3(FORGE_WAVE_SIZE * FORGE_TUNE_ATTENTION_WMMA_WARPS), 0, stream,
 		(const uint16_t*)q, (const uint16_t*)k, (const uint16_t*)v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
 #else
 	FORGE_LAUNCH((forge_attn_generic<uint16_t, 128, FORGE_TUNE_ATTENTION_THREADS, FORGE_TUNE_ATTENTION_ROWS, FORGE_TUNE_ATTENTION_KEYS>),
