@@ -86,14 +86,28 @@ func listCmd() *cli.Command {
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.4g\t%s\n", f.Name, id, f.BlockElems, f.BlockBytes,
 					float64(8*f.BlockBytes)/float64(f.BlockElems), f.File)
 			}
-			fmt.Fprintln(w, "\nTARGET\tVENDOR\tWAVE\tDEFAULT\tDEQUANT THREADS×BLOCKS\tDESCRIPTION")
+			fmt.Fprintln(w, "\nTARGET\tVENDOR\tWAVE\tDEFAULT\tDEQUANT THREADS×BLOCKS\tINT8 MATMUL\tF16 TENSOR CORES\tDESCRIPTION")
 			for _, t := range s.Targets {
 				def := ""
 				if t.Default {
 					def = "yes"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d×%d\t%s\n", t.Name, t.Vendor, t.WaveSize, def,
-					t.Dequant.ThreadsPerBlock, t.Dequant.VectorsPerThread, t.Doc)
+				// The int8 product of matmul's integer path, and the f16
+				// tensor-core paths' instruction (forgegen explain says more).
+				i8, f16 := "-", "-"
+				if len(t.MatMulInt) > 0 {
+					i8 = t.IntProduct()
+				}
+				switch {
+				case t.Vendor == "nvidia":
+					f16 = "wmma"
+				case t.WMMA:
+					f16 = "WMMA"
+				case t.MFMA:
+					f16 = "MFMA"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d×%d\t%s\t%s\t%s\n", t.Name, t.Vendor, t.WaveSize, def,
+					t.Dequant.ThreadsPerBlock, t.Dequant.VectorsPerThread, i8, f16, t.Doc)
 			}
 			fmt.Fprintln(w, "\nFAMILY\tKERNELS\tDESCRIPTION")
 			for _, f := range s.Families {

@@ -41,3 +41,31 @@ func TestExplainMatVecPath(t *testing.T) {
 		}
 	}
 }
+
+// TestListTargets: list names each target's matrix instructions: the int8
+// product of matmul's integer path and the f16 tensor-core paths'.
+func TestListTargets(t *testing.T) {
+	code, stdout, stderr := forgegen(t, "--root", modtest.Root(t), "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"INT8 MATMUL", "F16 TENSOR CORES"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks the column %q", want)
+		}
+	}
+	for _, c := range []struct{ target, i8, f16 string }{{"gfx1030", "dot4", "-"}, {"gfx1100", "WMMA", "WMMA"}, {"gfx90a", "MFMA", "MFMA"}, {"sm_90", "mma.sync", "wmma"}} {
+		found := false
+		for _, line := range strings.Split(stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == c.target {
+				found = true
+				if !strings.Contains(line, " "+c.i8+" ") || !strings.Contains(line, " "+c.f16+" ") {
+					t.Errorf("%s: %q lacks %s and %s", c.target, line, c.i8, c.f16)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("list has no line for %s:\n%s", c.target, stdout)
+		}
+	}
+}
