@@ -98,6 +98,7 @@ struct alignas(16) uint4 {
 struct alignas(16) float4 {
 	float x, y, z, w;
 };
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 struct alignas(8) uint2 {
 	uint32_t x, y;
 };

@@ -441,10 +441,14 @@ forge_matmul_f32_tq2_0_kernel_wmma(const forge_BlockTQ2_0* __restrict__ w, const
 	}
 }
 #endif
+// FORGE_MM_INT: the integer path is built (unless -DFORGE_NO_MM_INT).
+#if !defined(FORGE_NO_MM_INT)
+#define FORGE_MM_INT 1
+#endif
 
-#if defined(FORGE_HAS_WMMA)
+#if defined(FORGE_HAS_WMMA) || defined(FORGE_MM_INT)
 // forge_matmul_f32_tq2_0_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
-// into it (only the tensor-core path splits K).
+// into it (the tensor-core path's and the integer path's).
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_zero(float* __restrict__ y, int64_t n) {
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
 		y[i] = 0.0f;
@@ -452,54 +456,17 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_zero(fl
 }
 #endif
 
-#if !defined(FORGE_NO_MM_INT)
-#define FORGE_MM_INT 1
-// ---------------------------------------------------------------------------
-// matmul_f32, integer path (AMD; the target spec's MatMulInt): llama.cpp's MMQ
-// design on TQ2_0's integer form. The launcher quantizes X into a
-// scratch buffer (forge_matmul_f32_tq2_0_kernel_x8q: the X8 layout, int8 codes with a float32
-// scale per 32 elements and sums per 16, glue_quantize_x8's arithmetic), then
-// each workgroup computes TM × TN tiles of Y (grid-striding over the tiles
-// and, with SPLIT_K > 1, over SPLIT_K parts of their K steps, which add into
-// Y, zeroed first, atomically: the order of those additions varies from run
-// to run), BK elements of K per step (TK rounded up to whole blocks):
-//   - its threads decode the step's blocks of W from global memory straight
-//     to int8 codes in shared memory, the eight words of one 32-element group
-//     at a time (Codes minus the zero code 1 byte by byte, so that no offset
-//     term is left: TQ2_0's Offset is -1·Scale exactly), and each sub-block's Scale;
-//     X's codes and scales beside them;
-//   - the waves form WARP_ROWS × (waves/WARP_ROWS) over the tile, each
-//     computing whole 16 × 16 pieces of its share: per 32-element sub-block one
-//     int8 product in int32, added to float32 accumulators as
-//     product·Scale·d. A lane holds 256/wave
-//     entries of each piece, all in column lane % 16.
-// The 16 × 16 × 16 int8 products are FORGE_MMA16_I8's (forge_portability.h):
-// v_wmma_i32_16x16x16_iu8 on gfx11 (RDNA3, wave32), v_mfma_i32_16x16x16i8
-// on gfx908/gfx90a (CDNA, wave64); elsewhere (gfx1030: no matrix cores)
-// forge_dot4 (v_dot4_i32_i8) from shared memory, which is also what the host
-// emulation runs unless it emulates one of the two (FORGE_EMU_MMA16).
-// X's quantization makes the result an approximation of the f32 product
-// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
-// MMQ is. A launch this path cannot take (W not 2-byte aligned, no
-// scratch memory) takes the f32 path instead, as every launch does when the
-// file is compiled with -DFORGE_NO_MM_INT (results within float32 rounding
-// of the exact product). Untuned: the classes are the target spec's
-// defaults (specs/targets/amd.go says how they were chosen).
-
-// forge_matmul_f32_tq2_0_kernel_x8q writes the X8 layout of n4·4 activations (n4·4 a multiple
-// of 32): glue_quantize_x8's arithmetic, four elements per thread and eight
-// threads per 32-element group.
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_x8q(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+#if defined(FORGE_MM_INT)
+// forge_matmul_f32_tq2_0_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
+// of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
+// per thread and eight threads per 32-element group, so the codes, scales
+// and sums are glue_quantize_x8's.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
 	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
 		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
 		const bool ok = i < n4;
-		float e[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-		if (ok) {
-#pragma unroll
-			for (int j = 0; j < 4; ++j) {
-				e[j] = x[4 * i + j];
-			}
-		}
+		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		const float e[4] = {v.x, v.y, v.z, v.w};
 		float amax = 0.0f;
 #pragma unroll
 		for (int j = 0; j < 4; ++j) {
@@ -534,13 +501,40 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_x8q(con
 		}
 	}
 }
+#endif
 
-// forge_matmul_f32_tq2_0_kernel_x8zero zeroes y[0, n): Y before the workgroups of a split K add into it.
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq2_0_kernel_x8zero(float* __restrict__ y, int64_t n) {
-	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
-		y[i] = 0.0f;
-	}
-}
+#if defined(FORGE_MM_INT)
+// ---------------------------------------------------------------------------
+// matmul_f32, integer path (AMD; the target spec's MatMulInt): llama.cpp's MMQ
+// design on TQ2_0's integer form. The launcher quantizes X into a
+// scratch buffer (forge_matmul_f32_tq2_0_kernel_qx8: the X8 layout, int8 codes with a float32
+// scale per 32 elements and sums per 16, glue_quantize_x8's arithmetic), then
+// each workgroup computes TM × TN tiles of Y (grid-striding over the tiles
+// and, with SPLIT_K > 1, over SPLIT_K parts of their K steps, which add into
+// Y, zeroed first, atomically: the order of those additions varies from run
+// to run), BK elements of K per step (TK rounded up to whole blocks):
+//   - its threads decode the step's blocks of W from global memory straight
+//     to int8 codes in shared memory, the eight words of one 32-element group
+//     at a time (Codes minus the zero code 1 byte by byte, so that no offset
+//     term is left: TQ2_0's Offset is -1·Scale exactly), and each sub-block's Scale;
+//     X's codes and scales beside them;
+//   - the waves form WARP_ROWS × (waves/WARP_ROWS) over the tile, each
+//     computing whole 16 × 16 pieces of its share: per 32-element sub-block one
+//     int8 product in int32, added to float32 accumulators as
+//     product·Scale·d. A lane holds 256/wave
+//     entries of each piece, all in column lane % 16.
+// The 16 × 16 × 16 int8 products are FORGE_MMA16_I8's (forge_portability.h):
+// v_wmma_i32_16x16x16_iu8 on gfx11 (RDNA3, wave32), v_mfma_i32_16x16x16i8
+// on gfx908/gfx90a (CDNA, wave64); elsewhere (gfx1030: no matrix cores)
+// forge_dot4 (v_dot4_i32_i8) from shared memory, which is also what the host
+// emulation runs unless it emulates one of the two (FORGE_EMU_MMA16).
+// X's quantization makes the result an approximation of the f32 product
+// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
+// MMQ is. A launch this path cannot take (W not 2-byte or X not 16-byte aligned, no
+// scratch memory) takes the f32 path instead, as every launch does when the
+// file is compiled with -DFORGE_NO_MM_INT (results within float32 rounding
+// of the exact product). Untuned: the classes are the target spec's
+// defaults (specs/targets/amd.go says how they were chosen).
 
 // forge_matmul_f32_tq2_0_kernel_x8_lds is the shared memory (bytes) forge_matmul_f32_tq2_0_kernel_x8 takes at a
 // step of BK elements: the codes of TM rows and TN columns (BK bytes and 16
@@ -755,8 +749,9 @@ static bool forge_matmul_f32_tq2_0_kernel_int_launch(const void* w, const float*
 	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
-	// Codes loads whole words at the block alignment the spec's layout gives.
-	if ((uintptr_t)w % 2 != 0) {
+	// Codes loads whole words at the block alignment the spec's layout
+	// gives; _qx8 loads X in 16-byte pieces.
+	if ((uintptr_t)w % 2 != 0 || (uintptr_t)x % 16 != 0) {
 		return false;
 	}
 	const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
@@ -765,11 +760,11 @@ static bool forge_matmul_f32_tq2_0_kernel_int_launch(const void* w, const float*
 		return false;
 	}
 	const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_tq2_0_kernel_x8q, dim3(qgroups < forge_mm_tq2_0_grid_cap ? (uint32_t)qgroups : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream,
+	FORGE_LAUNCH(forge_matmul_f32_tq2_0_kernel_qx8, dim3(qgroups < forge_mm_tq2_0_grid_cap ? (uint32_t)qgroups : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream,
 		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t ny = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_tq2_0_kernel_x8zero, dim3(ny / 1024 + 1 < forge_mm_tq2_0_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream, y, ny);
+		FORGE_LAUNCH(forge_matmul_f32_tq2_0_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_tq2_0_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_tq2_0_grid_cap), dim3(256), 0, stream, y, ny);
 	}
 	const int64_t items = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0)) * splits;
 	FORGE_LAUNCH((forge_matmul_f32_tq2_0_kernel_x8<Threads, TM, TN, BK, WarpRows>), dim3(items < forge_mm_tq2_0_grid_cap ? (uint32_t)items : forge_mm_tq2_0_grid_cap), dim3(Threads), 0, stream,
@@ -778,6 +773,9 @@ static bool forge_matmul_f32_tq2_0_kernel_int_launch(const void* w, const float*
 	return true;
 }
 
+#endif
+
+#if defined(FORGE_MM_INT)
 // forge_matmul_f32_tq2_0_kernel_int runs the integer path with the class that serves batch,
 // if any and if it can.
 static bool forge_matmul_f32_tq2_0_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {

@@ -360,9 +360,9 @@ forge_matmul_f32_bf16_kernel_wmma(const forge_BlockBF16* __restrict__ w, const f
 }
 #endif
 
-#if defined(FORGE_HAS_WMMA)
+#if defined(FORGE_HAS_WMMA) || defined(FORGE_MM_INT)
 // forge_matmul_f32_bf16_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
-// into it (only the tensor-core path splits K).
+// into it (the tensor-core path's and the integer path's).
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_bf16_kernel_zero(float* __restrict__ y, int64_t n) {
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
 		y[i] = 0.0f;

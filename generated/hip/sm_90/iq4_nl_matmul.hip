@@ -507,10 +507,14 @@ forge_matmul_f32_iq4_nl_kernel_wmma(const forge_BlockIQ4NL* __restrict__ w, cons
 	}
 }
 #endif
+// FORGE_MM_INT: the integer path is built (mma.sync: nvcc, unless -DFORGE_NO_MMA_SYNC).
+#if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
+#define FORGE_MM_INT 1
+#endif
 
-#if defined(FORGE_HAS_WMMA)
+#if defined(FORGE_HAS_WMMA) || defined(FORGE_MM_INT)
 // forge_matmul_f32_iq4_nl_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
-// into it (only the tensor-core path splits K).
+// into it (the tensor-core path's and the integer path's).
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_zero(float* __restrict__ y, int64_t n) {
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n; i += (int64_t)forge_grid_dim() * 256) {
 		y[i] = 0.0f;
@@ -518,8 +522,54 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_zero(f
 }
 #endif
 
-#if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
-#define FORGE_MM_INT 1
+#if defined(FORGE_MM_INT)
+// forge_matmul_f32_iq4_nl_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
+// of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
+// per thread and eight threads per 32-element group, so the codes, scales
+// and sums are glue_quantize_x8's.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
+		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
+		const bool ok = i < n4;
+		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		const float e[4] = {v.x, v.y, v.z, v.w};
+		float amax = 0.0f;
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			const float a = e[j] < 0.0f ? -e[j] : e[j];
+			amax = a > amax ? a : amax;
+		}
+#pragma unroll
+		for (int m = 1; m < 8; m <<= 1) {
+			const float o = forge_shfl_xor(amax, m);
+			amax = o > amax ? o : amax;
+		}
+		const float dg = amax / 127.0f;
+		int32_t c[4] = {0, 0, 0, 0};
+		if (dg != 0.0f) {
+#pragma unroll
+			for (int j = 0; j < 4; ++j) {
+				c[j] = (int32_t)roundf(e[j] / dg);
+				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+			}
+		}
+		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		sum += forge_shfl_xor(sum, 1);
+		sum += forge_shfl_xor(sum, 2);
+		if (ok) {
+			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			if (i % 8 == 0) {
+				d[i / 8] = dg;
+			}
+			if (i % 4 == 0) {
+				s[i / 4] = dg * (float)sum;
+			}
+		}
+	}
+}
+#endif
+
+#if defined(FORGE_MM_INT)
 #include <atomic>
 // ---------------------------------------------------------------------------
 // matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
@@ -590,51 +640,6 @@ FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) {
 FORGE_DEVICE void forge_mm_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-
-// forge_matmul_f32_iq4_nl_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
-// of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
-// per thread and eight threads per 32-element group, so the codes, scales
-// and sums are glue_quantize_x8's.
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
-	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
-		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
-		const bool ok = i < n4;
-		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-		const float e[4] = {v.x, v.y, v.z, v.w};
-		float amax = 0.0f;
-#pragma unroll
-		for (int j = 0; j < 4; ++j) {
-			const float a = e[j] < 0.0f ? -e[j] : e[j];
-			amax = a > amax ? a : amax;
-		}
-#pragma unroll
-		for (int m = 1; m < 8; m <<= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c[4] = {0, 0, 0, 0};
-		if (dg != 0.0f) {
-#pragma unroll
-			for (int j = 0; j < 4; ++j) {
-				c[j] = (int32_t)roundf(e[j] / dg);
-				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
-			}
-		}
-		int32_t sum = c[0] + c[1] + c[2] + c[3];
-		sum += forge_shfl_xor(sum, 1);
-		sum += forge_shfl_xor(sum, 2);
-		if (ok) {
-			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
-			if (i % 8 == 0) {
-				d[i / 8] = dg;
-			}
-			if (i % 4 == 0) {
-				s[i / 4] = dg * (float)sum;
-			}
-		}
-	}
-}
 
 // forge_matmul_f32_iq4_nl_kernel_mmq_smem is the shared memory, in bytes, that
 // forge_matmul_f32_iq4_nl_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic). Direct (a tile of
@@ -977,6 +982,9 @@ static bool forge_matmul_f32_iq4_nl_kernel_int_launch(const void* w, const float
 	}
 }
 
+#endif
+
+#if defined(FORGE_MM_INT)
 // forge_matmul_f32_iq4_nl_kernel_int runs the integer path with the class that serves batch,
 // if any and if it can.
 static bool forge_matmul_f32_iq4_nl_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {

@@ -52,11 +52,11 @@ func newMatrix(m matrix) *Descriptor {
 		d.Signatures = append(d.Signatures, signatureMatVecX8) // its kernels on a format's integer form
 	} else {
 		// A matmul launcher that splits K first zeroes Y with <symbol>_kernel_zero;
-		// its integer path quantizes X with <symbol>_kernel_qx8 and multiplies with <symbol>_kernel_mmq
-		// (NVIDIA), or with <symbol>_kernel_x8q, <symbol>_kernel_x8zero and <symbol>_kernel_x8 (AMD).
+		// its integer path quantizes X with <symbol>_kernel_qx8 and multiplies with
+		// <symbol>_kernel_mmq (NVIDIA) or <symbol>_kernel_x8 (AMD).
 		d.Profile = Profile{Kernels: func(symbol string) []string {
 			return []string{symbol + "_kernel", symbol + "_kernel_wmma", symbol + "_kernel_zero", symbol + "_kernel_qx8", symbol + "_kernel_mmq",
-				symbol + "_kernel_x8q", symbol + "_kernel_x8zero", symbol + "_kernel_x8"}
+				symbol + "_kernel_x8"}
 		}}
 	}
 	d.Check = func(t T, b backend.Backend, s suite.Suite) { m.check(t, d, b, s) }
