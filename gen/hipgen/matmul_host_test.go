@@ -178,3 +178,50 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 		t.Error(msg)
 	}
 }
+
+// TestMatMulHMMAHost runs F16's matmul as generated for sm_90, whose f16
+// path on NVIDIA is the mma.sync kernel (X converted to f16 by a kernel of
+// its own, W and X staged by cp.async, ldmatrix operands), with mma.sync,
+// ldmatrix and cp.async emulated from the layouts forge_portability.h
+// documents (emu.h, FORGE_EMU_MMA_SYNC; a copy lands at its wait, so a
+// stage read too early or overwritten too soon reads wrong data): at
+// sm_90's classes (K split 8 and 4 ways: X converted, Y zeroed, the
+// kernel) and at small forced tiles with two stages and no split (X
+// converted, the kernel), on shapes whose rows and batch are multiples of
+// no tile and whose K takes many steps. The launch count tells the mma.sync
+// kernel from the wmma one (which converts nothing).
+func TestMatMulHMMAHost(t *testing.T) {
+	e := newEmuHost(t)
+	f, ok := formats.ByName("F16")
+	if !ok {
+		t.Fatal("no format F16")
+	}
+	small := []string{"-DFORGE_MATMUL_HMMA_SMEM=4096"}
+	for _, class := range []string{"FORGE_TUNE_MATMUL_", "FORGE_TUNE_MATMUL_UPTO16_", "FORGE_TUNE_MATMUL_UPTO64_"} {
+		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=16",
+			"-D"+class+"WARP_ROWS=2", "-D"+class+"SPLIT_K=1")
+	}
+	for _, tune := range []struct {
+		name     string
+		flags    []string
+		launches func(batch int) int
+	}{
+		{"spec", nil, func(batch int) int {
+			if batch <= 64 {
+				return 3
+			}
+			return 2
+		}},
+		{"small", small, func(int) int { return 2 }},
+	} {
+		t.Run(tune.name, func(t *testing.T) {
+			t.Parallel()
+			flags := append([]string{"-DFORGE_EMU_WMMA", "-DFORGE_EMU_MMA_SYNC"}, tune.flags...)
+			obj := e.unity(t, "sm_90", []string{"f16_matmul.hip"}, "matmul_hmma_"+tune.name, flags...)
+			exe := e.link(t, "matmul", "matmul_hmma_"+tune.name, obj)
+			for _, sh := range []struct{ rows, cols, batch int }{{37, 40, 7}, {70, 1000, 19}, {5, 0, 3}, {130, 256, 70}} {
+				runHostMatMul(t, e, exe, "forge_matmul_f32_f16", f, sh.rows, sh.cols, sh.batch, tune.launches(sh.batch), false)
+			}
+		})
+	}
+}

@@ -106,6 +106,9 @@
 // is what HIP's __syncthreads does, spelled with clang builtins: ROCm 5.2's
 // __syncthreads calls into the device library (see the indices below).
 #define FORGE_SHARED __shared__
+// FORGE_DYNAMIC_SHARED(name) declares a kernel's dynamic shared memory, 16-byte
+// aligned bytes, as many as its launch gives (FORGE_LAUNCH's shared_bytes).
+#define FORGE_DYNAMIC_SHARED(name) extern __shared__ __align__(16) uint8_t name[]
 #if defined(FORGE_AMD)
 #define forge_syncthreads()                                 \
 	do {                                                    \
@@ -395,6 +398,84 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 #include <cuda_fp16.h>
 #include <mma.h>
 #define FORGE_HAS_WMMA 1
+#endif
+
+#if defined(FORGE_CUDA)
+#include <atomic>
+// forge_shared_opt_in lets kernel launch with more than the 48 KiB of
+// dynamic shared memory that needs no opt-in (cudaFuncSetAttribute; up to
+// 227 KiB a workgroup on sm_90), once per device: done is the caller's
+// record for this kernel (bit d % 64 of done[d / 64] for device d < 256).
+// False, with the runtime's error cleared, when it refuses.
+template <typename K>
+static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t>* done) {
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
+		(void)cudaGetLastError();
+		return false;
+	}
+	const uint64_t bit = (uint64_t)1 << (dev % 64);
+	if (done[dev / 64].load(std::memory_order_acquire) & bit) {
+		return true;
+	}
+	if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return false;
+	}
+	done[dev / 64].fetch_or(bit, std::memory_order_release);
+	return true;
+}
+#endif
+
+// FORGE_HAS_MMA_SYNC: NVIDIA's warp-level PTX matrix product, shared-memory
+// matrix loads and asynchronous copies (nvcc, sm_80 and later; define
+// FORGE_NO_MMA_SYNC to leave them out), whose register layouts PTX
+// documents, unlike wmma's fragments. Attention's and matmul's mma.sync
+// paths use them. In a warp, lane l is (g = l / 4, t = l % 4):
+//   forge_mma16816(c, a, b0, b1): c += A·B for one m16n8k16 tile, f16 in,
+//     f32 accumulate. a[0..3] hold A's (row, k) pairs (g, 2t..2t+1),
+//     (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..); b0 and b1 B's (k, column)
+//     pairs (2t..2t+1, g) and (2t+8.., g); c[0..3] C's (g, 2t), (g, 2t+1),
+//     (g+8, 2t), (g+8, 2t+1). (A pair's lower k is its low 16 bits.)
+//   forge_ldsm_x4(r, row): four 8×8 matrices of 16-bit elements from
+//     shared memory (ldmatrix .x4): lanes 8i..8i+7 give the addresses of
+//     matrix i's rows 0..7 (16 bytes each), and r[i] receives row g,
+//     elements 2t and 2t+1 of matrix i. forge_ldsm_x4_t (.trans): rows 2t
+//     and 2t+1 of column g.
+//   forge_cp_async16(dst, src, valid): 16 bytes from global to shared
+//     memory without passing through registers (16 zero bytes when !valid:
+//     src is then any valid address); forge_cp_async_commit() closes this
+//     thread's group of copies, forge_cp_async_wait<N>() waits until at
+//     most N of its groups are pending. Other threads' copies are visible
+//     after a barrier that follows their wait.
+// The host emulation (gen/hipgen's emu.h, FORGE_EMU_MMA_SYNC) defines the
+// same functions, emulated from these layouts.
+#if defined(FORGE_CUDA) && defined(FORGE_HAS_WMMA) && !defined(FORGE_NO_MMA_SYNC)
+#define FORGE_HAS_MMA_SYNC 1
+FORGE_DEVICE void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+		: "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+FORGE_DEVICE void forge_ldsm_x4(uint32_t* r, const void* row) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		: "r"(addr));
+}
+FORGE_DEVICE void forge_ldsm_x4_t(uint32_t* r, const void* row) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		: "r"(addr));
+}
+FORGE_DEVICE void forge_cp_async16(void* dst, const void* src, bool valid) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(valid ? 16 : 0));
+}
+FORGE_DEVICE void forge_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 #endif
 
 // FORGE_HAS_WMMA on AMD (a target spec with WMMA or MFMA; its generated

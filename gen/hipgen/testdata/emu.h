@@ -339,4 +339,135 @@ inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>&
 } // namespace wmma
 } // namespace nvcuda
 #endif
+
+// FORGE_DYNAMIC_SHARED: a static buffer as large as a workgroup's shared
+// memory may be on any target (227 KiB on sm_90).
+#define FORGE_DYNAMIC_SHARED(name) alignas(16) static uint8_t name[232448]
+
+#if defined(FORGE_EMU_MMA_SYNC)
+// FORGE_HAS_MMA_SYNC (forge_portability.h): NVIDIA's mma.sync m16n8k16,
+// ldmatrix .x4 (and .trans) and cp.async, emulated from the layouts the
+// header documents: every lane of the warp publishes its operands (or its
+// row address), then each computes its own registers from the whole
+// warp's. A cp.async copy is made when its thread's forge_cp_async_wait
+// lets its group be pending no more (its source read then; the emulated
+// device's memory does not change under a kernel), so a stage read
+// before its wait, or overwritten while another warp still reads it,
+// reads wrong data here as it could on the GPU. forge_shared_opt_in
+// always succeeds.
+#include <atomic>
+#define FORGE_HAS_MMA_SYNC 1
+static_assert(FORGE_WAVE_SIZE == 32, "FORGE_EMU_MMA_SYNC: compile an NVIDIA (wave32) file");
+static const void* forge_emu_row[1024];
+static uint32_t forge_emu_frag[1024][6];
+static inline uint32_t forge_emu_pair(const void* row, uint32_t i) {
+	uint16_t lo, hi;
+	memcpy(&lo, (const uint8_t*)row + 2 * i, 2);
+	memcpy(&hi, (const uint8_t*)row + 2 * i + 2, 2);
+	return (uint32_t)lo | (uint32_t)hi << 16;
+}
+static inline void forge_emu_ldsm(uint32_t* r, const void* row, bool trans) {
+	forge_emu_row[forge_emu_tid] = row;
+	forge_emu_wave_sync();
+	const uint32_t w0 = forge_emu_tid / 32 * 32, l = forge_emu_tid % 32, g = l / 4, t = l % 4;
+	for (uint32_t i = 0; i < 4; ++i) {
+		if (trans) {
+			uint16_t lo, hi;
+			memcpy(&lo, (const uint8_t*)forge_emu_row[w0 + 8 * i + 2 * t] + 2 * g, 2);
+			memcpy(&hi, (const uint8_t*)forge_emu_row[w0 + 8 * i + 2 * t + 1] + 2 * g, 2);
+			r[i] = (uint32_t)lo | (uint32_t)hi << 16;
+		} else {
+			r[i] = forge_emu_pair(forge_emu_row[w0 + 8 * i + g], 2 * t);
+		}
+	}
+	forge_emu_wave_sync();
+}
+static inline void forge_ldsm_x4(uint32_t* r, const void* row) { forge_emu_ldsm(r, row, false); }
+static inline void forge_ldsm_x4_t(uint32_t* r, const void* row) { forge_emu_ldsm(r, row, true); }
+static inline float forge_emu_frag_half(uint32_t lane, uint32_t reg, uint32_t k) {
+	return forge_half_to_f32((uint16_t)(forge_emu_frag[lane][reg] >> (16 * (k % 2))));
+}
+static inline void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
+	for (int u = 0; u < 4; ++u) {
+		forge_emu_frag[forge_emu_tid][u] = a[u];
+	}
+	forge_emu_frag[forge_emu_tid][4] = b0;
+	forge_emu_frag[forge_emu_tid][5] = b1;
+	forge_emu_wave_sync();
+	const uint32_t w0 = forge_emu_tid / 32 * 32, l = forge_emu_tid % 32, g = l / 4, t = l % 4;
+	float out[4];
+	for (uint32_t e = 0; e < 4; ++e) {
+		const uint32_t row = g + 8 * (e / 2), col = 2 * t + e % 2;
+		float s = c[e];
+		for (uint32_t k = 0; k < 16; ++k) {
+			// A(row, k): lane (row % 8, k % 8 / 2), register row / 8 + 2 (k / 8);
+			// B(k, col): lane (col, k % 8 / 2), register 4 + k / 8.
+			const float av = forge_emu_frag_half(w0 + (row % 8) * 4 + (k % 8) / 2, row / 8 + 2 * (k / 8), k);
+			const float bv = forge_emu_frag_half(w0 + col * 4 + (k % 8) / 2, 4 + k / 8, k);
+			s += av * bv;
+		}
+		out[e] = s;
+	}
+	forge_emu_wave_sync();
+	for (uint32_t e = 0; e < 4; ++e) {
+		c[e] = out[e];
+	}
+}
+// Each thread's copies not yet made: destination, the 16 bytes, and the
+// group (0: still open; n: the n-th committed of this thread, counted
+// across launches).
+struct forge_emu_copy {
+	void* dst;
+	uint8_t data[16];
+	uint64_t group;
+};
+static forge_emu_copy forge_emu_copies[1024][128];
+static uint32_t forge_emu_ncopies[1024];
+static uint64_t forge_emu_groups[1024]; // committed so far
+static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
+	const uint32_t tid = forge_emu_tid;
+	if (forge_emu_ncopies[tid] == 128) {
+		fprintf(stderr, "forge_cp_async16: thread %u has 128 copies pending (the emulation's limit)\n", tid);
+		abort();
+	}
+	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
+	c.dst = dst;
+	c.group = 0;
+	if (valid) {
+		memcpy(c.data, src, 16);
+	} else {
+		memset(c.data, 0, 16);
+	}
+}
+static inline void forge_cp_async_commit() {
+	const uint32_t tid = forge_emu_tid;
+	++forge_emu_groups[tid];
+	for (uint32_t i = 0; i < forge_emu_ncopies[tid]; ++i) {
+		if (forge_emu_copies[tid][i].group == 0) {
+			forge_emu_copies[tid][i].group = forge_emu_groups[tid];
+		}
+	}
+}
+template <int N>
+static inline void forge_cp_async_wait() {
+	// Groups up to the (committed − N)-th land; copies of an open group are
+	// not waited for (as on the GPU) and stay pending.
+	const uint32_t tid = forge_emu_tid;
+	const uint64_t upto = forge_emu_groups[tid] > (uint64_t)N ? forge_emu_groups[tid] - N : 0;
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < forge_emu_ncopies[tid]; ++i) {
+		forge_emu_copy& c = forge_emu_copies[tid][i];
+		if (c.group != 0 && c.group <= upto) {
+			memcpy(c.dst, c.data, 16);
+		} else {
+			forge_emu_copies[tid][kept++] = c;
+		}
+	}
+	forge_emu_ncopies[tid] = kept;
+}
+template <typename K>
+static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
+	return true;
+}
+#endif
 #endif

@@ -814,40 +814,10 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 // tile), the row maxima taken across those four lanes with shuffles. K
 // and V tiles arrive by cp.async, one while the other is in use (V(t)
 // during S = Q·K(t)ᵀ, K(t+1) during the softmax and O += P·V(t)).
-#if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
+#if defined(FORGE_HAS_MMA_SYNC)
 #define FORGE_ATTN_MMA 1
-
-// forge_mma16816 is c += a·b for one m16n8k16 tile (a: 4 registers of
-// half pairs, b: 2; c: 4 floats).
-FORGE_DEVICE void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		: "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-// forge_ldsm_x4_t loads four 8×8 half matrices from shared memory,
-// transposed (ldmatrix .trans): lanes 8i..8i+7 give the row addresses of
-// matrix i, and r[i] receives that lane's B-operand pair of it.
-FORGE_DEVICE void forge_ldsm_x4_t(uint32_t* r, const __half* row) {
-	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
-	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-		: "r"(addr));
-}
-
-// forge_cp_async16 copies 16 bytes from global to shared memory without
-// passing through registers (cp.async, sm_80+), or writes 16 zero bytes when
-// !valid (src-size 0; src is then any valid address); the copy lands by the
-// matching forge_cp_async_wait.
-FORGE_DEVICE void forge_cp_async16(void* dst, const void* src, bool valid) {
-	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(valid ? 16 : 0));
-}
-FORGE_DEVICE void forge_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-// forge_cp_async_wait<N> waits until at most N of this thread's committed
-// groups are pending.
-template <int N>
-FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+// forge_mma16816, forge_ldsm_x4_t and forge_cp_async16/_commit/_wait:
+// forge_portability.h's (FORGE_HAS_MMA_SYNC), with their layouts.
 
 // forge_ex2 is 2^x by the special-function unit alone (ex2.approx.ftz:
 // about 2 ulp, results below 2^-126 flushed to 0, 2^-inf = 0): the

@@ -370,6 +370,209 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_zero(floa
 }
 #endif
 
+#if defined(FORGE_HAS_MMA_SYNC)
+#define FORGE_MM_HMMA 1
+// ---------------------------------------------------------------------------
+// matmul_f32, f16 path on mma.sync (NVIDIA; F16's blocks are single
+// binary16 values, so W needs no decoding): the launcher converts X to f16
+// into scratch (forge_matmul_f32_f16_kernel_xh), then each workgroup computes a BM × BN tile of Y
+// (a class's TM × TN, the f16 path's knobs), BK elements of K per step:
+//   - W's rows and X's vectors arrive in shared memory by cp.async, 16 bytes
+//     (eight elements) a copy, zero-filled past the last row, the last
+//     vector and the end of K (cols is a multiple of 8), Stages steps in
+//     flight (as many as FORGE_MATMUL_HMMA_SMEM bytes hold, 2 to 8), rows
+//     padded to BK + 8 halves so that the eight rows of an ldmatrix fall
+//     in distinct banks;
+//   - the warps form WarpRows × (warps / WarpRows) over the tile, each
+//     computing its (BM / WarpRows) × (BN / (warps / WarpRows)) share with
+//     mma.sync m16n8k16 (f16 in, f32 accumulate; ldmatrix operands), the
+//     accumulators in registers for the whole of K;
+//   - with splits > 1 workgroup b takes part b % splits of every tile's K
+//     steps and adds into Y (zeroed by forge_matmul_f32_f16_kernel_zero first).
+// X's rounding to f16 (nearest even) is the path's only approximation, an
+// NMSE near 1e-7 for activations of ordinary size (the tensor-core path's).
+// A launch it cannot take (cols not a multiple of 8, W or X not 16-byte
+// aligned, a tile the warps cannot cover, no scratch) takes the wmma path.
+#ifndef FORGE_MATMUL_HMMA_SMEM
+#define FORGE_MATMUL_HMMA_SMEM 98304 // shared memory a workgroup's stages may take, bytes
+#endif
+
+// forge_matmul_f32_f16_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per thread.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4) {
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
+		const float4 v = reinterpret_cast<const float4*>(x)[i];
+		uint2 o;
+		o.x = (uint32_t)forge_f32_to_half(v.x) | (uint32_t)forge_f32_to_half(v.y) << 16;
+		o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
+		reinterpret_cast<uint2*>(h)[i] = o;
+	}
+}
+
+template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t WarpRows, uint32_t Stages>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_matmul_f32_f16_kernel_hmma(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	constexpr uint32_t Warps = Threads / 32, WarpCols = Warps / WarpRows;
+	constexpr uint32_t WM = BM / WarpRows, WN = BN / WarpCols, MT = WM / 16, NT = WN / 8;
+	static_assert(Threads % 32 == 0 && Warps % WarpRows == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 16 == 0 && Stages >= 2,
+		"forge_matmul_f32_f16_kernel_hmma: each warp takes whole 16 × 16 pieces, K steps of whole 16s, at least two stages");
+	constexpr uint32_t LD = BK + 8;              // halves per staged row
+	constexpr uint32_t SA = BM * LD, SS = (BM + BN) * LD; // W's halves per stage, a stage's
+	constexpr uint32_t CR = BK / 8;              // 16-byte copies per row per step
+	FORGE_DYNAMIC_SHARED(forge_mm_hmma_smem);
+	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_hmma_smem);
+	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
+	const uint32_t wm = warp % WarpRows, wn = warp / WarpRows;
+	const uint32_t g = lane / 4, t4 = lane % 4;
+	const int64_t row_tiles = (rows + BM - 1) / BM;
+	const int64_t tiles = row_tiles * ((batch + BN - 1) / BN);
+	const int64_t all_steps = (cols + BK - 1) / BK;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+		// load(stage, s): step s's W rows and X vectors into stage.
+		auto load = [&](uint32_t stage, int64_t s) {
+			const int64_t k0 = (s_begin + s) * BK;
+			uint16_t* const dst = sm + stage * SS;
+#pragma unroll
+			for (uint32_t c = tid; c < (BM + BN) * CR; c += Threads) {
+				const uint32_t r = c / CR, q = c % CR;
+				const int64_t k = k0 + 8 * q;
+				if (r < BM) {
+					const bool ok = r0 + r < rows && k < cols;
+					forge_cp_async16(dst + r * LD + 8 * q, ok ? w + (r0 + r) * cols + k : w, ok);
+				} else {
+					const bool ok = n0 + (r - BM) < batch && k < cols;
+					forge_cp_async16(dst + r * LD + 8 * q, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
+				}
+			}
+		};
+		float acc[MT][NT][4];
+#pragma unroll
+		for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+			for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+				for (uint32_t e = 0; e < 4; ++e) {
+					acc[i][j][e] = 0.0f;
+				}
+			}
+		}
+#pragma unroll
+		for (uint32_t s = 0; s + 1 < Stages; ++s) {
+			if (s < steps) {
+				load(s, s);
+			}
+			forge_cp_async_commit(); // empty groups keep the count
+		}
+		uint32_t cur = 0; // the stage of step s
+		for (int64_t s = 0; s < steps; ++s) {
+			forge_cp_async_wait<Stages - 2>(); // this thread's copies of step s
+			forge_syncthreads();               // everyone's; and every warp is done with step s - 1
+			{
+				const int64_t nx = s + Stages - 1; // into step s - 1's stage
+				if (nx < steps) {
+					load(cur == 0 ? Stages - 1 : cur - 1, nx);
+				}
+				forge_cp_async_commit();
+			}
+			const uint16_t* const at = sm + cur * SS + (wm * WM) * LD;
+			const uint16_t* const bt = sm + cur * SS + SA + (wn * WN) * LD;
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK; kk += 16) {
+				uint32_t a[MT][4], b[NT][2];
+#pragma unroll
+				for (uint32_t i = 0; i < MT; ++i) {
+					forge_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + kk + 8 * (lane / 16));
+				}
+#pragma unroll
+				for (uint32_t j = 0; j < NT; j += 2) {
+					uint32_t r[4];
+					forge_ldsm_x4(r, bt + (j * 8 + 8 * (lane / 16) + lane % 8) * LD + kk + 8 * ((lane / 8) % 2));
+					b[j][0] = r[0];
+					b[j][1] = r[1];
+					b[j + 1][0] = r[2];
+					b[j + 1][1] = r[3];
+				}
+#pragma unroll
+				for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+						forge_mma16816(acc[i][j], a[i], b[j][0], b[j][1]);
+					}
+				}
+			}
+			cur = cur + 1 == Stages ? 0 : cur + 1;
+		}
+		forge_cp_async_wait<0>(); // nothing is left in flight (the trailing groups are empty)
+#pragma unroll
+		for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+			for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+				for (uint32_t e = 0; e < 4; ++e) {
+					const int64_t m = r0 + wm * WM + i * 16 + g + 8 * (e / 2);
+					const int64_t n = n0 + wn * WN + j * 8 + 2 * t4 + e % 2;
+					if (m < rows && n < batch) {
+						if (splits > 1) {
+							forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
+						} else {
+							y[n * rows + m] = acc[i][j][e];
+						}
+					}
+				}
+			}
+		}
+		forge_syncthreads(); // the next tile's first loads reuse the stages
+	}
+}
+
+// forge_matmul_f32_f16_kernel_hmma_launch runs the mma.sync f16 path with one configuration
+// (a class of the f16 path's knobs) and reports whether it could: false
+// launches nothing.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
+static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	constexpr uint32_t Warps = Threads / 32;
+	if constexpr (Threads % 32 != 0 || WarpRows < 1 || Warps % WarpRows != 0 || TK % 16 != 0 || TM % (16 * WarpRows) != 0 ||
+		TN % (16 * (Warps / WarpRows)) != 0) {
+		return false; // a tile this path's warps cannot cover: the wmma path takes it
+	} else {
+		constexpr uint32_t stage = (TM + TN) * (TK + 8) * 2;
+		constexpr uint32_t fit = FORGE_MATMUL_HMMA_SMEM / stage;
+		constexpr uint32_t Stages = fit < 2 ? 2 : fit > 8 ? 8 : fit;
+		constexpr uint32_t bytes = Stages * stage;
+		static_assert(bytes <= 232448, "forge_matmul_f32_f16_kernel_hmma: two stages of the tile exceed 227 KiB of shared memory");
+		constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
+		if (cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
+			return false;
+		}
+		const int64_t tiles = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0));
+		constexpr uint32_t cap = forge_mm_f16_grid_cap / splits * splits;
+		const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
+		static std::atomic<uint64_t> opted[4] = {};
+		if (bytes > 49152 && !forge_shared_opt_in(forge_matmul_f32_f16_kernel_hmma<Threads, TM, TN, TK, WarpRows, Stages>, (int)bytes, opted)) {
+			return false;
+		}
+		const int64_t n = batch * cols; // a multiple of 8
+		uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+		if (!xh) {
+			return false;
+		}
+		const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
+		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
+		if (splits > 1) { // the workgroups of a tile add into Y
+			const int64_t ny = rows * batch;
+			FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, ny);
+		}
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_hmma<Threads, TM, TN, TK, WarpRows, Stages>), dim3(grid), dim3(Threads), bytes, stream,
+			static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+		forge_scratch_free(xh, stream);
+		return true;
+	}
+}
+#endif
+
 // forge_matmul_f32_f16_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t RM, uint32_t WarpRows, uint32_t SplitK>
@@ -380,6 +583,11 @@ static void forge_matmul_f32_f16_kernel_launch(const forge_BlockF16* blocks, con
 #if defined(FORGE_HAS_WMMA)
 	(void)RM;
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_SPLIT_K must be at most 64");
+#if defined(FORGE_MM_HMMA)
+	if (forge_matmul_f32_f16_kernel_hmma_launch<Threads, TM, TN, TK, WarpRows, SplitK>(blocks, x, y, rows, cols, batch, stream)) {
+		return;
+	}
+#endif
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	const dim3 wg(grid < forge_mm_f16_grid_cap / splits ? grid * splits : forge_mm_f16_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y

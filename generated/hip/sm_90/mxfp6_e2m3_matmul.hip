@@ -586,7 +586,6 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_mxfp6_e2m3_kernel_qx
 #endif
 
 #if defined(FORGE_MM_INT)
-#include <atomic>
 // ---------------------------------------------------------------------------
 // matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
 // the target spec's MatMulInt): llama.cpp's MMQ design on MXFP6_E2M3's integer form.
@@ -623,16 +622,6 @@ FORGE_DEVICE void forge_mm_mma_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_
 	asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
 		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
 		: "r"(a0), "r"(a1), "r"(b0));
-}
-
-// forge_mm_ldsm_x4 loads four 8×8 matrices of 16-bit pairs (here: pairs of
-// int8 codes) from shared memory: lanes 8i..8i+7 give the row addresses of
-// matrix i, and r[i] receives that lane's operand register of it.
-FORGE_DEVICE void forge_mm_ldsm_x4(uint32_t* r, const void* row) {
-	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
-	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-		: "r"(addr));
 }
 
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
@@ -830,13 +819,13 @@ forge_matmul_f32_mxfp6_e2m3_kernel_mmq(const uint8_t* __restrict__ w, const uint
 					a[i][2] = forge_BlockMXFP6_E2M3_Codes(b0, w0 + 4);
 					a[i][3] = forge_BlockMXFP6_E2M3_Codes(b1, w0 + 4);
 				} else {
-					forge_mm_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
+					forge_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
 				}
 			}
 #pragma unroll
 			for (uint32_t j = 0; j < NT; j += 2) {
 				uint32_t r[4];
-				forge_mm_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
+				forge_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
 				b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
 			}
 			float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
@@ -959,21 +948,10 @@ static bool forge_matmul_f32_mxfp6_e2m3_kernel_int_launch(const void* w, const f
 		}
 		// The shared memory above 48 KiB is opted into once per device and kernel.
 		static std::atomic<uint64_t> opted[3][4] = {};
-		int dev = 0;
-		if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
-			(void)cudaGetLastError();
+		if (!forge_shared_opt_in(copy == 0 ? forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
+				(int)L::bytes, opted[copy])) {
 			forge_scratch_free(xq, stream);
 			return false;
-		}
-		const uint64_t bit = (uint64_t)1 << (dev % 64);
-		if (!(opted[copy][dev / 64].load(std::memory_order_acquire) & bit)) {
-			if (cudaFuncSetAttribute(copy == 0 ? forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_mxfp6_e2m3_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
-					cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes) != cudaSuccess) {
-				(void)cudaGetLastError();
-				forge_scratch_free(xq, stream);
-				return false;
-			}
-			opted[copy][dev / 64].fetch_or(bit, std::memory_order_release);
 		}
 		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
 		FORGE_LAUNCH(forge_matmul_f32_mxfp6_e2m3_kernel_qx8, dim3(qgroups < forge_mm_mxfp6_e2m3_grid_cap ? (uint32_t)qgroups : forge_mm_mxfp6_e2m3_grid_cap), dim3(256), 0, stream,

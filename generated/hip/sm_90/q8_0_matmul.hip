@@ -111,7 +111,7 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:25:10Z, forge c225cd56648c; 40.08 µs at 4096x14336x16 vs the default's 53.99, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -122,16 +122,16 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
+#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:25:10Z, forge c225cd56648c; 68.76 µs at 4096x14336x64 vs the default's 90.34, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -142,7 +142,7 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 8
@@ -151,7 +151,7 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:25:10Z, forge c225cd56648c; 368.34 µs at 4096x14336x512 vs the default's 368.34, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -168,7 +168,7 @@ static_assert(sizeof(forge_BlockQ8_0) == 34,
 #define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 1
 #endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
@@ -558,7 +558,6 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q8_0_kernel_qx8(cons
 #endif
 
 #if defined(FORGE_MM_INT)
-#include <atomic>
 // ---------------------------------------------------------------------------
 // matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
 // the target spec's MatMulInt): llama.cpp's MMQ design on Q8_0's integer form.
@@ -595,16 +594,6 @@ FORGE_DEVICE void forge_mm_mma_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_
 	asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
 		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
 		: "r"(a0), "r"(a1), "r"(b0));
-}
-
-// forge_mm_ldsm_x4 loads four 8×8 matrices of 16-bit pairs (here: pairs of
-// int8 codes) from shared memory: lanes 8i..8i+7 give the row addresses of
-// matrix i, and r[i] receives that lane's operand register of it.
-FORGE_DEVICE void forge_mm_ldsm_x4(uint32_t* r, const void* row) {
-	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(row);
-	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-		: "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-		: "r"(addr));
 }
 
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
@@ -802,13 +791,13 @@ forge_matmul_f32_q8_0_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					a[i][2] = forge_BlockQ8_0_Codes(b0, w0 + 4);
 					a[i][3] = forge_BlockQ8_0_Codes(b1, w0 + 4);
 				} else {
-					forge_mm_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
+					forge_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + 32 * g + 16 * (lane / 16));
 				}
 			}
 #pragma unroll
 			for (uint32_t j = 0; j < NT; j += 2) {
 				uint32_t r[4];
-				forge_mm_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
+				forge_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
 				b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
 			}
 			float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
@@ -931,21 +920,10 @@ static bool forge_matmul_f32_q8_0_kernel_int_launch(const void* w, const float* 
 		}
 		// The shared memory above 48 KiB is opted into once per device and kernel.
 		static std::atomic<uint64_t> opted[3][4] = {};
-		int dev = 0;
-		if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
-			(void)cudaGetLastError();
+		if (!forge_shared_opt_in(copy == 0 ? forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
+				(int)L::bytes, opted[copy])) {
 			forge_scratch_free(xq, stream);
 			return false;
-		}
-		const uint64_t bit = (uint64_t)1 << (dev % 64);
-		if (!(opted[copy][dev / 64].load(std::memory_order_acquire) & bit)) {
-			if (cudaFuncSetAttribute(copy == 0 ? forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16> : copy == 1 ? forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, C4> : forge_matmul_f32_q8_0_kernel_mmq<Threads, TM, TN, BK, WarpRows, 0>,
-					cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes) != cudaSuccess) {
-				(void)cudaGetLastError();
-				forge_scratch_free(xq, stream);
-				return false;
-			}
-			opted[copy][dev / 64].fetch_or(bit, std::memory_order_release);
 		}
 		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
 		FORGE_LAUNCH(forge_matmul_f32_q8_0_kernel_qx8, dim3(qgroups < forge_mm_q8_0_grid_cap ? (uint32_t)qgroups : forge_mm_q8_0_grid_cap), dim3(256), 0, stream,
