@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rocmforge/forge/internal/longtest"
@@ -189,38 +190,49 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 // kernel) and at small forced tiles with two stages and no split (X
 // converted, the kernel), on shapes whose rows and batch are multiples of
 // no tile and whose K takes many steps. The launch count tells the mma.sync
-// kernel from the wmma one (which converts nothing).
+// kernel from the wmma one (which converts nothing). Then the quantized
+// formats' route through f16 (MatMulF16MinBatch, forced on every batch):
+// Q4_0's and Q4_K's matmul files linked with their dequant files and F16's,
+// W dequantized to f16 (one more launch) and multiplied by F16's launcher.
 func TestMatMulHMMAHost(t *testing.T) {
 	e := newEmuHost(t)
-	f, ok := formats.ByName("F16")
-	if !ok {
-		t.Fatal("no format F16")
-	}
 	small := []string{"-DFORGE_MATMUL_HMMA_SMEM=4096"}
 	for _, class := range []string{"FORGE_TUNE_MATMUL_", "FORGE_TUNE_MATMUL_UPTO16_", "FORGE_TUNE_MATMUL_UPTO64_"} {
 		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=16",
 			"-D"+class+"WARP_ROWS=2", "-D"+class+"SPLIT_K=1")
 	}
+	split := func(batch int) int { // sm_90's classes split K up to batch 64
+		if batch <= 64 {
+			return 1
+		}
+		return 0
+	}
 	for _, tune := range []struct {
 		name     string
+		formats  []string
+		files    []string
 		flags    []string
-		launches func(batch int) int
+		launches func(cols, batch int) int
 	}{
-		{"spec", nil, func(batch int) int {
-			if batch <= 64 {
-				return 3
-			}
-			return 2
-		}},
-		{"small", small, func(int) int { return 2 }},
+		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(_, b int) int { return 2 + split(b) }},
+		{"small", []string{"F16"}, []string{"f16_matmul.hip"}, small, func(int, int) int { return 2 }},
+		// The dequantization launches nothing for no columns.
+		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
+			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, b int) int { return 2 + min(c, 1) + split(b) }},
 	} {
 		t.Run(tune.name, func(t *testing.T) {
 			t.Parallel()
 			flags := append([]string{"-DFORGE_EMU_WMMA", "-DFORGE_EMU_MMA_SYNC"}, tune.flags...)
-			obj := e.unity(t, "sm_90", []string{"f16_matmul.hip"}, "matmul_hmma_"+tune.name, flags...)
+			obj := e.unity(t, "sm_90", tune.files, "matmul_hmma_"+tune.name, flags...)
 			exe := e.link(t, "matmul", "matmul_hmma_"+tune.name, obj)
-			for _, sh := range []struct{ rows, cols, batch int }{{37, 40, 7}, {70, 1000, 19}, {5, 0, 3}, {130, 256, 70}} {
-				runHostMatMul(t, e, exe, "forge_matmul_f32_f16", f, sh.rows, sh.cols, sh.batch, tune.launches(sh.batch), false)
+			for _, name := range tune.formats {
+				f, ok := formats.ByName(name)
+				if !ok {
+					t.Fatalf("no format %s", name)
+				}
+				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}} {
+					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
+				}
 			}
 		})
 	}

@@ -44,6 +44,9 @@ var SM90 = register(Target{
 		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 8, OffsetWarpRows: 2, SplitK: 4}},
 		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 256, WarpRows: 2}},
 	},
+	// Batches of 256 and more: W dequantized to f16 once, then F16's
+	// mma.sync matmul (see MatMulF16MinBatch).
+	MatMulF16MinBatch: 256,
 	// forgebench tune --family matmul_int: 8 warps, the tiles and splits the
 	// hand sweeps above ranged over (84 valid combinations; a winner per
 	// format and batch class replaces the class above of its MaxBatch).

@@ -62,6 +62,12 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
 	}
 	switch {
+	case t.MatMulF16MinBatch < 0:
+		l.Add("MatMulF16MinBatch", "MatMulF16MinBatch %d must be 0 (off) or a batch", t.MatMulF16MinBatch)
+	case t.MatMulF16MinBatch > 0 && t.Vendor != "nvidia":
+		l.Add("MatMulF16MinBatch", "MatMulF16MinBatch: the f16 route needs F16's mma.sync path, which only NVIDIA targets have")
+	}
+	switch {
 	case headDims != nil:
 		l.In("Attention", t.Attention.Problems(t.Vendor, t.WaveSize, t.TensorCores(), headDims))
 	case t.Attention != AttentionTuning{}:

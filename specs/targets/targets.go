@@ -48,7 +48,14 @@ type Target struct {
 	// MaxBatch 0, serving every batch above the class before. A batch no
 	// class serves takes the f16 path (MatMul, MatMulBatches).
 	MatMulInt []MatMulIntBatch
-	Attention AttentionTuning
+	// MatMulF16MinBatch (NVIDIA; 0: off) is the smallest batch at which a
+	// quantized format's matmul dequantizes W once into an f16 copy
+	// (forge_dequant_f16_<format>, into scratch) and multiplies it with
+	// F16's matmul (mma.sync, f16 in, f32 accumulate) instead of the
+	// integer path: past it the product is bound by the tensor cores,
+	// where f16 products need no per-sub-block scaling.
+	MatMulF16MinBatch int
+	Attention         AttentionTuning
 	// MatMulIntSpace is the integer matmul path's tuning space (forgebench
 	// tune --family matmul_int; empty: not tuned on this target).
 	MatMulIntSpace MatMulIntSpace

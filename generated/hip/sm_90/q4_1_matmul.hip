@@ -128,7 +128,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 41.01 µs at 4096x14336x16 vs the default's 41.01, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -148,7 +148,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 81.64 µs at 4096x14336x64 vs the default's 85.40, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -159,16 +159,16 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2 // the class's OffsetWarpRows: Q4_1 has an offset term
+#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 447.57 µs at 4096x14336x512 vs the default's 465.46, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -179,13 +179,13 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 256
+#define FORGE_TUNE_MATMUL_INT_TK 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 1
 #endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
@@ -989,6 +989,24 @@ static bool forge_matmul_f32_q4_1_kernel_int(const void* w, const float* x, floa
 #endif
 }
 #endif
+#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE)
+#define FORGE_MM_F16_ROUTE 1
+// Large batches through f16 (NVIDIA): W dequantized once, by this library's
+// forge_dequant_f16_q4_1, into scratch in f16, then F16's matmul
+// (forge_matmul_f32_f16: X converted to f16, mma.sync with a multi-stage
+// cp.async pipeline). Once the batch is large the product is bound by the
+// tensor cores, and f16 products carry no per-sub-block scaling; the
+// dequantization costs about one pass over W and its f16 copy.
+// W's values are rounded to f16 (as the wmma path rounds them), X too.
+#ifndef FORGE_MATMUL_F16_MIN_BATCH
+#define FORGE_MATMUL_F16_MIN_BATCH 256 // the smallest batch that takes it
+#endif
+#ifndef FORGE_MATMUL_F16_MAX_BYTES
+#define FORGE_MATMUL_F16_MAX_BYTES ((int64_t)256 << 20) // the largest f16 copy of W it makes (the scratch pool keeps 256 MiB)
+#endif
+extern "C" int forge_dequant_f16_q4_1(const void* src, uint16_t* dst, int64_t n_blocks, forge_stream_t stream);
+extern "C" int forge_matmul_f32_f16(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream);
+#endif
 
 // forge_matmul_f32_q4_1_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
@@ -1050,6 +1068,19 @@ FORGE_EXPORT int forge_matmul_f32_q4_1(const void* w, const float* x, float* y, 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_MM_F16_ROUTE)
+	if (batch >= FORGE_MATMUL_F16_MIN_BATCH && cols % 8 == 0 && (uintptr_t)x % 16 == 0 && rows * cols <= FORGE_MATMUL_F16_MAX_BYTES / 2) {
+		uint16_t* const w16 = static_cast<uint16_t*>(forge_scratch((size_t)(rows * cols) * 2, stream));
+		if (w16) {
+			int rc = forge_dequant_f16_q4_1(w, w16, rows * (cols / forge_mm_q4_1_elems), stream);
+			if (rc == FORGE_OK) {
+				rc = forge_matmul_f32_f16(w16, x, y, rows, cols, batch, stream);
+			}
+			forge_scratch_free(w16, stream);
+			return rc;
+		}
+	}
+#endif
 #if defined(FORGE_MM_INT)
 	if (forge_matmul_f32_q4_1_kernel_int(w, x, y, rows, cols, batch, stream)) {
 		return forge_last_error();

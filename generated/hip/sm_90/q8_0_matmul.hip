@@ -971,6 +971,24 @@ static bool forge_matmul_f32_q8_0_kernel_int(const void* w, const float* x, floa
 #endif
 }
 #endif
+#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE)
+#define FORGE_MM_F16_ROUTE 1
+// Large batches through f16 (NVIDIA): W dequantized once, by this library's
+// forge_dequant_f16_q8_0, into scratch in f16, then F16's matmul
+// (forge_matmul_f32_f16: X converted to f16, mma.sync with a multi-stage
+// cp.async pipeline). Once the batch is large the product is bound by the
+// tensor cores, and f16 products carry no per-sub-block scaling; the
+// dequantization costs about one pass over W and its f16 copy.
+// W's values are rounded to f16 (as the wmma path rounds them), X too.
+#ifndef FORGE_MATMUL_F16_MIN_BATCH
+#define FORGE_MATMUL_F16_MIN_BATCH 256 // the smallest batch that takes it
+#endif
+#ifndef FORGE_MATMUL_F16_MAX_BYTES
+#define FORGE_MATMUL_F16_MAX_BYTES ((int64_t)256 << 20) // the largest f16 copy of W it makes (the scratch pool keeps 256 MiB)
+#endif
+extern "C" int forge_dequant_f16_q8_0(const void* src, uint16_t* dst, int64_t n_blocks, forge_stream_t stream);
+extern "C" int forge_matmul_f32_f16(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream);
+#endif
 
 // forge_matmul_f32_q8_0_kernel_launch launches one configuration (a batch class's knobs)
 // over the tiles of Y.
@@ -1032,6 +1050,19 @@ FORGE_EXPORT int forge_matmul_f32_q8_0(const void* w, const float* x, float* y, 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_MM_F16_ROUTE)
+	if (batch >= FORGE_MATMUL_F16_MIN_BATCH && cols % 8 == 0 && (uintptr_t)x % 16 == 0 && rows * cols <= FORGE_MATMUL_F16_MAX_BYTES / 2) {
+		uint16_t* const w16 = static_cast<uint16_t*>(forge_scratch((size_t)(rows * cols) * 2, stream));
+		if (w16) {
+			int rc = forge_dequant_f16_q8_0(w, w16, rows * (cols / forge_mm_q8_0_elems), stream);
+			if (rc == FORGE_OK) {
+				rc = forge_matmul_f32_f16(w16, x, y, rows, cols, batch, stream);
+			}
+			forge_scratch_free(w16, stream);
+			return rc;
+		}
+	}
+#endif
 #if defined(FORGE_MM_INT)
 	if (forge_matmul_f32_q8_0_kernel_int(w, x, y, rows, cols, batch, stream)) {
 		return forge_last_error();
