@@ -186,8 +186,8 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 // ldmatrix and cp.async emulated from the layouts forge_portability.h
 // documents (emu.h, FORGE_EMU_MMA_SYNC; a copy lands at its wait, so a
 // stage read too early or overwritten too soon reads wrong data): at
-// sm_90's classes (K split 8 and 4 ways: X converted, Y zeroed, the
-// kernel) and at small forced tiles with two stages and no split (X
+// sm_90's MatMulHalf classes (K split up to batch 256: X converted, Y
+// zeroed, the kernel; unsplit above) and at small forced tiles with two stages and no split (X
 // converted, the kernel), on shapes whose rows and batch are multiples of
 // no tile and whose K takes many steps. The launch count tells the mma.sync
 // kernel from the wmma one (which converts nothing). Then the quantized
@@ -197,12 +197,12 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 func TestMatMulHMMAHost(t *testing.T) {
 	e := newEmuHost(t)
 	small := []string{"-DFORGE_MATMUL_HMMA_SMEM=4096"}
-	for _, class := range []string{"FORGE_TUNE_MATMUL_", "FORGE_TUNE_MATMUL_UPTO16_", "FORGE_TUNE_MATMUL_UPTO64_"} {
-		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=16",
+	for _, class := range []string{"FORGE_TUNE_MATMUL_HALF_", "FORGE_TUNE_MATMUL_HALF_UPTO16_", "FORGE_TUNE_MATMUL_HALF_UPTO64_", "FORGE_TUNE_MATMUL_HALF_UPTO256_"} {
+		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=32",
 			"-D"+class+"WARP_ROWS=2", "-D"+class+"SPLIT_K=1")
 	}
-	split := func(batch int) int { // sm_90's classes split K up to batch 64
-		if batch <= 64 {
+	split := func(batch int) int { // sm_90's MatMulHalf classes split K up to batch 256
+		if batch <= 256 {
 			return 1
 		}
 		return 0
@@ -230,7 +230,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 				if !ok {
 					t.Fatalf("no format %s", name)
 				}
-				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}} {
+				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}, {19, 512, 300}} {
 					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
 				}
 			}

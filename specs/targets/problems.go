@@ -61,6 +61,27 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		}
 		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
 	}
+	for i, b := range t.MatMulHalf {
+		at := fmt.Sprintf("MatMulHalf[%d]", i)
+		last := i == len(t.MatMulHalf)-1
+		switch {
+		case t.Vendor != "nvidia":
+			l.Add(at, "MatMulHalf: the mma.sync f16 path is NVIDIA's")
+		case b.MaxBatch < 0 || b.MaxBatch == 0 && !last:
+			l.Add(at+".MaxBatch", "MatMulHalf[%d].MaxBatch %d must be positive (only the last class may be 0: every batch above the one before)", i, b.MaxBatch)
+		case i > 0 && b.MaxBatch != 0 && b.MaxBatch <= t.MatMulHalf[i-1].MaxBatch:
+			l.Add(at+".MaxBatch", "MatMulHalf[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulHalf[i-1].MaxBatch)
+		case b.Tuning.OffsetWarpRows != 0:
+			l.Add(at+".Tuning.OffsetWarpRows", "MatMulHalf[%d]: OffsetWarpRows is the integer path's; leave it 0", i)
+		case 2*(b.Tuning.TileRows+b.Tuning.TileCols)*(b.Tuning.TileK+8)*2 > 232448:
+			l.Add(at+".Tuning", "MatMulHalf[%d]: two stages of %d × %d tiles at K step %d exceed 227 KiB of shared memory", i, b.Tuning.TileRows, b.Tuning.TileCols, b.Tuning.TileK)
+		}
+		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
+	}
+	switch {
+	case t.MatMulF16MinBatch > 0 && len(t.MatMulHalf) == 0:
+		l.Add("MatMulF16MinBatch", "MatMulF16MinBatch: the f16 route needs MatMulHalf classes (F16's mma.sync path)")
+	}
 	switch {
 	case t.MatMulF16MinBatch < 0:
 		l.Add("MatMulF16MinBatch", "MatMulF16MinBatch %d must be 0 (off) or a batch", t.MatMulF16MinBatch)

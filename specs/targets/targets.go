@@ -55,7 +55,17 @@ type Target struct {
 	// integer path: past it the product is bound by the tensor cores,
 	// where f16 products need no per-sub-block scaling.
 	MatMulF16MinBatch int
-	Attention         AttentionTuning
+	// MatMulHalf (NVIDIA) are the classes of matmul's mma.sync f16 path,
+	// which F16 takes (its blocks are plain binary16: W arrives by cp.async
+	// as it is) and with it the quantized formats' route through f16
+	// (MatMulF16MinBatch): X converted to f16 into scratch, W and X staged
+	// through a multi-stage cp.async pipeline, mma.sync m16n8k16 with f32
+	// accumulation. As MatMulInt's: in increasing MaxBatch, the last may
+	// have MaxBatch 0; OffsetWarpRows unused. A batch no class serves, or a
+	// launch the path cannot take, takes the f16 path (MatMul,
+	// MatMulBatches).
+	MatMulHalf []MatMulIntBatch
+	Attention  AttentionTuning
 	// MatMulIntSpace is the integer matmul path's tuning space (forgebench
 	// tune --family matmul_int; empty: not tuned on this target).
 	MatMulIntSpace MatMulIntSpace

@@ -96,6 +96,86 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #ifndef FORGE_TUNE_MATMUL_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
+// The mma.sync f16 path's class up to 16 columns (the target spec's MatMulHalf),
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO16_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_TM
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_TM 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_TN
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_TN 16
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_TK
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_TK 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_WARP_ROWS
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_WARP_ROWS 8
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K 4
+#endif
+// The mma.sync f16 path's class up to 64 columns (the target spec's MatMulHalf),
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_TM
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_TM 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_TN
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_TN 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_TK
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_TK 64
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS 2
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K 4
+#endif
+// The mma.sync f16 path's class up to 256 columns (the target spec's MatMulHalf),
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_TM
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_TM 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_TN
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_TN 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_TK
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_TK 32
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS 2
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K 4
+#endif
+// The mma.sync f16 path's class for every larger batch (the target spec's MatMulHalf),
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_<KNOB>.
+#ifndef FORGE_TUNE_MATMUL_HALF_THREADS
+#define FORGE_TUNE_MATMUL_HALF_THREADS 256
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_TM
+#define FORGE_TUNE_MATMUL_HALF_TM 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_TN
+#define FORGE_TUNE_MATMUL_HALF_TN 128
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_TK
+#define FORGE_TUNE_MATMUL_HALF_TK 32
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_WARP_ROWS
+#define FORGE_TUNE_MATMUL_HALF_WARP_ROWS 2
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_SPLIT_K
+#define FORGE_TUNE_MATMUL_HALF_SPLIT_K 0
+#endif
 
 static constexpr uint32_t forge_mm_f16_elems = 1; // elements per quant block
 static constexpr uint32_t forge_mm_f16_grid_cap = 65535;
@@ -376,7 +456,8 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_zero(floa
 // matmul_f32, f16 path on mma.sync (NVIDIA; F16's blocks are single
 // binary16 values, so W needs no decoding): the launcher converts X to f16
 // into scratch (forge_matmul_f32_f16_kernel_xh), then each workgroup computes a BM × BN tile of Y
-// (a class's TM × TN, the f16 path's knobs), BK elements of K per step:
+// (the target spec's MatMulHalf classes, knobs FORGE_TUNE_MATMUL_HALF[_UPTO<n>]_*),
+// BK elements of K per step:
 //   - W's rows and X's vectors arrive in shared memory by cp.async, 16 bytes
 //     (eight elements) a copy, zero-filled past the last row, the last
 //     vector and the end of K (cols is a multiple of 8), Stages steps in
@@ -479,27 +560,37 @@ forge_matmul_f32_f16_kernel_hmma(const uint16_t* __restrict__ w, const uint16_t*
 			}
 			const uint16_t* const at = sm + cur * SS + (wm * WM) * LD;
 			const uint16_t* const bt = sm + cur * SS + SA + (wn * WN) * LD;
-#pragma unroll
-			for (uint32_t kk = 0; kk < BK; kk += 16) {
-				uint32_t a[MT][4], b[NT][2];
+			// The operands of k16 slice kk + 16 are loaded before slice kk's
+			// products are issued (the helpers' asm keeps program order), so
+			// ldmatrix's latency hides behind them.
+			uint32_t a[2][MT][4], b[2][NT][2];
+			auto operands = [&](uint32_t buf, uint32_t kk) {
 #pragma unroll
 				for (uint32_t i = 0; i < MT; ++i) {
-					forge_ldsm_x4(a[i], at + (i * 16 + lane % 16) * LD + kk + 8 * (lane / 16));
+					forge_ldsm_x4(a[buf][i], at + (i * 16 + lane % 16) * LD + kk + 8 * (lane / 16));
 				}
 #pragma unroll
 				for (uint32_t j = 0; j < NT; j += 2) {
 					uint32_t r[4];
 					forge_ldsm_x4(r, bt + (j * 8 + 8 * (lane / 16) + lane % 8) * LD + kk + 8 * ((lane / 8) % 2));
-					b[j][0] = r[0];
-					b[j][1] = r[1];
-					b[j + 1][0] = r[2];
-					b[j + 1][1] = r[3];
+					b[buf][j][0] = r[0];
+					b[buf][j][1] = r[1];
+					b[buf][j + 1][0] = r[2];
+					b[buf][j + 1][1] = r[3];
+				}
+			};
+			operands(0, 0);
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK; kk += 16) {
+				const uint32_t cb = (kk / 16) % 2;
+				if (kk + 16 < BK) {
+					operands(cb ^ 1u, kk + 16);
 				}
 #pragma unroll
 				for (uint32_t i = 0; i < MT; ++i) {
 #pragma unroll
 					for (uint32_t j = 0; j < NT; ++j) {
-						forge_mma16816(acc[i][j], a[i], b[j][0], b[j][1]);
+						forge_mma16816(acc[i][j], a[cb][i], b[cb][j][0], b[cb][j][1]);
 					}
 				}
 			}
@@ -529,15 +620,17 @@ forge_matmul_f32_f16_kernel_hmma(const uint16_t* __restrict__ w, const uint16_t*
 }
 
 // forge_matmul_f32_f16_kernel_hmma_launch runs the mma.sync f16 path with one configuration
-// (a class of the f16 path's knobs) and reports whether it could: false
+// (a MatMulHalf class's knobs) and reports whether it could: false
 // launches nothing.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
 static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 	constexpr uint32_t Warps = Threads / 32;
-	if constexpr (Threads % 32 != 0 || WarpRows < 1 || Warps % WarpRows != 0 || TK % 16 != 0 || TM % (16 * WarpRows) != 0 ||
-		TN % (16 * (Warps / WarpRows)) != 0) {
-		return false; // a tile this path's warps cannot cover: the wmma path takes it
-	} else {
+	static_assert(Threads % 32 == 0 && Threads <= 1024 && WarpRows >= 1 && Warps % WarpRows == 0 && TK % 32 == 0 && TK <= 256 &&
+			TM % (16 * WarpRows) == 0 && TN % (16 * (Warps / WarpRows)) == 0,
+		"the mma.sync f16 path: FORGE_TUNE_MATMUL_HALF_*THREADS must be a multiple of 32 (at most 1024) that WARP_ROWS divides, TM a multiple "
+		"of 16·WARP_ROWS, TN of 16·(warps/WARP_ROWS), TK a multiple of 32 up to 256");
+	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_HALF_*SPLIT_K must be at most 64");
+	{
 		constexpr uint32_t stage = (TM + TN) * (TK + 8) * 2;
 		constexpr uint32_t fit = FORGE_MATMUL_HMMA_SMEM / stage;
 		constexpr uint32_t Stages = fit < 2 ? 2 : fit > 8 ? 8 : fit;
@@ -583,11 +676,6 @@ static void forge_matmul_f32_f16_kernel_launch(const forge_BlockF16* blocks, con
 #if defined(FORGE_HAS_WMMA)
 	(void)RM;
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_SPLIT_K must be at most 64");
-#if defined(FORGE_MM_HMMA)
-	if (forge_matmul_f32_f16_kernel_hmma_launch<Threads, TM, TN, TK, WarpRows, SplitK>(blocks, x, y, rows, cols, batch, stream)) {
-		return;
-	}
-#endif
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	const dim3 wg(grid < forge_mm_f16_grid_cap / splits ? grid * splits : forge_mm_f16_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y
@@ -632,6 +720,27 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_MM_HMMA)
+	// The first class whose MaxBatch is at least the batch serves it; a
+	// launch it cannot take goes on to the f16 path below.
+	if (batch <= 16) {
+		if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS, FORGE_TUNE_MATMUL_HALF_UPTO16_TM, FORGE_TUNE_MATMUL_HALF_UPTO16_TN, FORGE_TUNE_MATMUL_HALF_UPTO16_TK, FORGE_TUNE_MATMUL_HALF_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
+			return forge_last_error();
+		}
+	} else if (batch <= 64) {
+		if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS, FORGE_TUNE_MATMUL_HALF_UPTO64_TM, FORGE_TUNE_MATMUL_HALF_UPTO64_TN, FORGE_TUNE_MATMUL_HALF_UPTO64_TK, FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
+			return forge_last_error();
+		}
+	} else if (batch <= 256) {
+		if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS, FORGE_TUNE_MATMUL_HALF_UPTO256_TM, FORGE_TUNE_MATMUL_HALF_UPTO256_TN, FORGE_TUNE_MATMUL_HALF_UPTO256_TK, FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
+			return forge_last_error();
+		}
+	} else {
+		if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_THREADS, FORGE_TUNE_MATMUL_HALF_TM, FORGE_TUNE_MATMUL_HALF_TN, FORGE_TUNE_MATMUL_HALF_TK, FORGE_TUNE_MATMUL_HALF_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
+			return forge_last_error();
+		}
+	}
+#endif
 	const forge_BlockF16* blocks = (const forge_BlockF16*)w;
 	if (batch <= 16) { // a small-batch class: tiles that give it more workgroups
 		forge_matmul_f32_f16_kernel_launch<FORGE_TUNE_MATMUL_UPTO16_THREADS, FORGE_TUNE_MATMUL_UPTO16_TM, FORGE_TUNE_MATMUL_UPTO16_TN, FORGE_TUNE_MATMUL_UPTO16_TK,
