@@ -10,6 +10,7 @@ import (
 	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
+	"github.com/rocmforge/forge/specs/targets"
 )
 
 // matmulTunes are the tunings TestMatMulKernelHost runs the formats at,
@@ -186,8 +187,8 @@ func runHostMatMul(t *testing.T, e *emuHost, exe, launcher string, f *formats.Fo
 // ldmatrix and cp.async emulated from the layouts forge_portability.h
 // documents (emu.h, FORGE_EMU_MMA_SYNC; a copy lands at its wait, so a
 // stage read too early or overwritten too soon reads wrong data): at
-// sm_90's MatMulHalf classes (K split up to batch 256: X converted, Y
-// zeroed, the kernel; unsplit above) and at small forced tiles with two stages and no split (X
+// sm_90's MatMulHalf classes (X converted, Y zeroed where the class
+// splits K, the kernel) and at small forced tiles with two stages and no split (X
 // converted, the kernel), on shapes whose rows and batch are multiples of
 // no tile and whose K takes many steps. The launch count tells the mma.sync
 // kernel from the wmma one (which converts nothing). Then the quantized
@@ -201,9 +202,11 @@ func TestMatMulHMMAHost(t *testing.T) {
 		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=32",
 			"-D"+class+"WARP_ROWS=2", "-D"+class+"SPLIT_K=1")
 	}
-	split := func(batch int) int { // sm_90's MatMulHalf classes split K up to batch 256
-		if batch <= 256 {
-			return 1
+	split := func(batch int) int { // 1 where sm_90's MatMulHalf class for batch splits K (Y zeroed first)
+		for _, c := range targets.SM90.MatMulHalf {
+			if c.MaxBatch == 0 || batch <= c.MaxBatch {
+				return min(max(c.Tuning.SplitK-1, 0), 1)
+			}
 		}
 		return 0
 	}

@@ -46,23 +46,24 @@ var SM90 = register(Target{
 	},
 	// F16's mma.sync path. H100, 4096×14336 (docs/PERFORMANCE.md): up to
 	// 16, 128 × 16 tiles, K step 64, split 4 (56 µs; K step 32, split 8:
-	// 72); up to 64, 64 × 64, K step 64, split 4 (70; K step 32: 82); up to
-	// 256, 128 × 128 split 4 ways (one tile column would leave most SMs
-	// idle: 64 × 128 tiles unsplit took 221 µs at 128, 226 at 256); above,
-	// 128 × 128, K step 32 (333 µs at 512 against 365 as 64 × 128).
+	// 72); up to 64, 64 × 64, K step 64, split 4 (68; K step 32: 82); up to
+	// 256, 128 × 128 split 4 ways (98 µs at 128, 139 at 256, where one
+	// tile column unsplit took 221 and 226); above, 128 × 128 split 2 ways:
+	// unsplit, 128 workgroups (one an SM) took 338 µs at 512, 2.4 times
+	// the split class's 139 at 256; 64 × 128 tiles 365, warp tiles of 64
+	// × 64 (128 × 256, 256 × 128) 526, K steps of 64 374.
 	MatMulHalf: []MatMulIntBatch{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 16, TileK: 64, WarpRows: 8, SplitK: 4}},
 		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 64, TileCols: 64, TileK: 64, WarpRows: 2, SplitK: 4}},
 		{MaxBatch: 256, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, WarpRows: 2, SplitK: 4}},
-		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, WarpRows: 2}},
+		{MaxBatch: 0, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 128, TileK: 32, WarpRows: 2, SplitK: 2}},
 	},
-	// Batches of 256 and more: W dequantized to f16 once, then F16's
-	// mma.sync matmul (see MatMulF16MinBatch). At 4096×14336×256 (H100):
-	// Q4_0 280 µs against the integer path's 336, Q8_0 290 / 366, Q4_K
-	// 285 / 481, Q6_K 287 / 684; at 512 the integer path is faster for
-	// Q4_0 and Q8_0 (341 and 371 against 436 and 445) and slower for Q4_K
-	// and Q6_K (479 and 677 against 440 and 442).
-	MatMulF16MinBatch: 256,
+	// Batches above the integer path's small classes: W dequantized to f16
+	// once, then F16's mma.sync matmul (see MatMulF16MinBatch). H100,
+	// 4096×14336×256: Q4_0 198 µs against the integer path's 336, Q8_0 207
+	// / 366, Q4_K 204 / 481, Q6_K 205 / 684 (at 128 the integer path's one
+	// unsplit tile column took 338–685 µs, where F16 took 98).
+	MatMulF16MinBatch: 65,
 	// forgebench tune --family matmul_int: 8 warps, the tiles and splits the
 	// hand sweeps above ranged over (84 valid combinations; a winner per
 	// format and batch class replaces the class above of its MaxBatch).

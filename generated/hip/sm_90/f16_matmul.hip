@@ -174,7 +174,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_SPLIT_K
-#define FORGE_TUNE_MATMUL_HALF_SPLIT_K 0
+#define FORGE_TUNE_MATMUL_HALF_SPLIT_K 2
 #endif
 
 static constexpr uint32_t forge_mm_f16_elems = 1; // elements per quant block

@@ -993,7 +993,7 @@ static bool forge_matmul_f32_iq4_nl_kernel_int(const void* w, const float* x, fl
 // dequantization costs about one pass over W and its f16 copy.
 // W's values are rounded to f16 (as the wmma path rounds them), X too.
 #ifndef FORGE_MATMUL_F16_MIN_BATCH
-#define FORGE_MATMUL_F16_MIN_BATCH 256 // the smallest batch that takes it
+#define FORGE_MATMUL_F16_MIN_BATCH 65 // the smallest batch that takes it
 #endif
 #ifndef FORGE_MATMUL_F16_MAX_BYTES
 #define FORGE_MATMUL_F16_MAX_BYTES ((int64_t)256 << 20) // the largest f16 copy of W it makes (the scratch pool keeps 256 MiB)
