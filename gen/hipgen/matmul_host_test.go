@@ -202,6 +202,13 @@ func TestMatMulHMMAHost(t *testing.T) {
 		small = append(small, "-D"+class+"THREADS=64", "-D"+class+"TM=32", "-D"+class+"TN=16", "-D"+class+"TK=32",
 			"-D"+class+"WARP_ROWS=2", "-D"+class+"SPLIT_K=1")
 	}
+	// One warp of 64 × 64 (4 × 8 products a k16 slice): each slice's
+	// operands are loaded once, not one slice ahead.
+	wide := []string{}
+	for _, class := range []string{"FORGE_TUNE_MATMUL_HALF_", "FORGE_TUNE_MATMUL_HALF_UPTO16_", "FORGE_TUNE_MATMUL_HALF_UPTO64_", "FORGE_TUNE_MATMUL_HALF_UPTO256_"} {
+		wide = append(wide, "-D"+class+"THREADS=32", "-D"+class+"TM=64", "-D"+class+"TN=64", "-D"+class+"TK=64",
+			"-D"+class+"WARP_ROWS=1", "-D"+class+"SPLIT_K=1")
+	}
 	split := func(batch int) int { // 1 where sm_90's MatMulHalf class for batch splits K (Y zeroed first)
 		for _, c := range targets.SM90.MatMulHalf {
 			if c.MaxBatch == 0 || batch <= c.MaxBatch {
@@ -219,6 +226,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 	}{
 		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(_, b int) int { return 2 + split(b) }},
 		{"small", []string{"F16"}, []string{"f16_matmul.hip"}, small, func(int, int) int { return 2 }},
+		{"wide_warp", []string{"F16"}, []string{"f16_matmul.hip"}, wide, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, b int) int { return 2 + min(c, 1) + split(b) }},

@@ -562,8 +562,13 @@ forge_matmul_f32_f16_kernel_hmma(const uint16_t* __restrict__ w, const uint16_t*
 			const uint16_t* const bt = sm + cur * SS + SA + (wn * WN) * LD;
 			// The operands of k16 slice kk + 16 are loaded before slice kk's
 			// products are issued (the helpers' asm keeps program order), so
-			// ldmatrix's latency hides behind them.
-			uint32_t a[2][MT][4], b[2][NT][2];
+			// ldmatrix's latency hides behind them, where the accumulators and
+			// two sets of operands fit in 128 registers (warp tiles up to 64 ×
+			// 32); larger warp tiles load each slice's operands once, as the
+			// doubled set would spill (64 × 64 warp tiles, double-buffered:
+			// 526 µs at 4096×14336×512 against 338 as 64 × 32).
+			constexpr bool Ahead = MT * NT * 4 + 2 * (MT * 4 + NT * 2) <= 128;
+			uint32_t a[Ahead ? 2 : 1][MT][4], b[Ahead ? 2 : 1][NT][2];
 			auto operands = [&](uint32_t buf, uint32_t kk) {
 #pragma unroll
 				for (uint32_t i = 0; i < MT; ++i) {
@@ -579,11 +584,15 @@ forge_matmul_f32_f16_kernel_hmma(const uint16_t* __restrict__ w, const uint16_t*
 					b[buf][j + 1][1] = r[3];
 				}
 			};
-			operands(0, 0);
+			if constexpr (Ahead) {
+				operands(0, 0);
+			}
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK; kk += 16) {
-				const uint32_t cb = (kk / 16) % 2;
-				if (kk + 16 < BK) {
+				const uint32_t cb = Ahead ? (kk / 16) % 2 : 0;
+				if constexpr (!Ahead) {
+					operands(0, kk);
+				} else if (kk + 16 < BK) {
 					operands(cb ^ 1u, kk + 16);
 				}
 #pragma unroll
