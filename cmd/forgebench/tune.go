@@ -56,8 +56,8 @@ var defaultTuneDeps = tuneDeps{
 		}
 	},
 	runner: func(fam *tuned.Family) tune.Runner {
-		if fam.Name == tuned.MatMulInt.Name {
-			return &tune.MatMulRunner{}
+		if fam.MatMul() {
+			return &tune.MatMulRunner{X8: fam.IntForm}
 		}
 		return &tune.MatVecRunner{Kernel: fam.Kernel}
 	},
@@ -93,7 +93,11 @@ matmul's integer path (threads, tile rows, tile columns, K step, warp rows,
 K split: the target spec's MatMulIntSpace) for the formats with an integer
 form at batch classes b16, b64 and large (4096x14336 at batch 16, 64 and
 512), each candidate forced on every batch; a class's winner replaces the
-target's MatMulInt class of the same MaxBatch for that format.`,
+target's MatMulInt class of the same MaxBatch for that format.
+--family matmul_half tunes F16's mma.sync path (the same knobs over the
+target spec's MatMulHalfSpace; classes b16, b64, b256 and large at batch
+16, 64, 256 and 512), whose winners serve F16 and, through it, the
+quantized formats' route through f16.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "target spec to tune (sm_90, gfx1100, ...)", Required: true},
 			&cli.StringFlag{Name: "family", Value: "matvec", Usage: "kernel family: " + strings.Join(tuned.FamilyNames(), ", ")},
@@ -151,14 +155,14 @@ func tuneAction(c *cli.Context) error {
 			if !ok {
 				return fmt.Errorf("tune: unknown format %q (forgebench formats lists them)", name)
 			}
-			if fam.IntForm && !f.HasIntForm() {
-				return fmt.Errorf("tune: format %s has no integer form, so no %s kernel to tune", f.Name, fam.Kernel)
+			if why := tune.Lacks(fam, f); why != "" {
+				return fmt.Errorf("tune: format %s %s, so no %s kernel to tune", f.Name, why, fam.Name)
 			}
 			fs = append(fs, f)
 		}
 	} else {
 		for _, f := range formats.All() {
-			if !fam.IntForm || f.HasIntForm() {
+			if tune.Lacks(fam, f) == "" {
 				fs = append(fs, f)
 			}
 		}

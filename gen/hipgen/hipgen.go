@@ -126,6 +126,11 @@ type familyData struct {
 	// the same MaxBatch) from specs/tuned/<target>.json, else the spec's;
 	// nil for a format without the integer form.
 	MatMulIntClasses []matMulIntClass
+	// MatMulHalfClasses are matmul's mma.sync f16 path's classes for a
+	// format stored as plain binary16 (the target spec's MatMulHalf, in
+	// dispatch order), each the winner of its batch class
+	// (specs/tuned.MatMulHalf) where there is one, else the spec's.
+	MatMulHalfClasses []matMulIntClass
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
 	Words bool
@@ -279,8 +284,11 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
 			data.MatVecX8Classes = matVecX8Classes(f, t)
-			data.MatMulIntClasses = matMulIntClasses(f, t)
+			data.MatMulIntClasses = matMulClasses(f, t, tuned.MatMulInt, t.MatMulInt)
 			data.Words = f.ExactInt()
+		}
+		if f.IEEE == "binary16" {
+			data.MatMulHalfClasses = matMulClasses(f, t, tuned.MatMulHalf, t.MatMulHalf)
 		}
 	}
 	for _, k := range fam.Kernels {
@@ -344,19 +352,20 @@ func matVecX8Classes(f *ir.Format, t *ir.Target) []launchClass {
 	return out
 }
 
-// matMulIntClasses is format f's integer matmul dispatch on target t: per
-// MatMulInt class the winner of the tuned batch class of the same
-// MaxBatch (specs/tuned.MatMulInt) from specs/tuned, else the class as the
-// target spec has it.
-func matMulIntClasses(f *ir.Format, t *ir.Target) []matMulIntClass {
+// matMulClasses is format f's dispatch over a matmul class family's
+// classes on target t (fam: tuned.MatMulInt over the target spec's
+// MatMulInt, tuned.MatMulHalf over MatMulHalf): per class the winner of the
+// tuned batch class of the same MaxBatch from specs/tuned, else the class
+// as the target spec has it.
+func matMulClasses(f *ir.Format, t *ir.Target, fam *tuned.Family, classes []targets.MatMulIntBatch) []matMulIntClass {
 	var out []matMulIntClass
-	for _, c := range t.MatMulInt {
+	for _, c := range classes {
 		mc := matMulIntClass{MaxBatch: c.MaxBatch, Tuning: c.Tuning, Source: "the target spec's (" + t.File + ")"}
-		for _, tc := range tuned.MatMulInt.Classes {
+		for _, tc := range fam.Classes {
 			if tc.MaxBatch != c.MaxBatch {
 				continue
 			}
-			if e := t.Tuned.Entry(tuned.MatMulInt.Name, f.Name, tc.Name); e != nil {
+			if e := t.Tuned.Entry(fam.Name, f.Name, tc.Name); e != nil {
 				mc.Tuning, mc.Source = targets.MatMulIntOfKnobs(e.Knobs), tunedSource(t, e)
 			}
 		}

@@ -227,6 +227,11 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(_, b int) int { return 2 + split(b) }},
 		{"small", []string{"F16"}, []string{"f16_matmul.hip"}, small, func(int, int) int { return 2 }},
 		{"wide_warp", []string{"F16"}, []string{"f16_matmul.hip"}, wide, func(int, int) int { return 2 }},
+		// One configuration forced on every batch, as forgebench tune
+		// --family matmul_half compiles its candidates: K split 3 ways.
+		{"forced", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_TUNE_MATMUL_HALF_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TM=32",
+			"-DFORGE_TUNE_MATMUL_HALF_FORCE_TN=16", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TK=32", "-DFORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS=2",
+			"-DFORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K=3"}, func(int, int) int { return 3 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, b int) int { return 2 + min(c, 1) + split(b) }},

@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocmforge/forge/gen/ir"
+	"github.com/rocmforge/forge/gen/load"
+	"github.com/rocmforge/forge/gen/translate"
+	"github.com/rocmforge/forge/internal/modtest"
 	"github.com/rocmforge/forge/specs/targets"
 	"github.com/rocmforge/forge/specs/tuned"
 )
@@ -117,5 +121,56 @@ func TestTunedMatMulInt(t *testing.T) {
 	}
 	if strings.Contains(src, "#define FORGE_TUNE_MATMUL_INT_UPTO16_TM 128\n") {
 		t.Error("the b16 class kept the spec's 128-row tiles")
+	}
+}
+
+// TestTunedMatMulHalf: a matmul_half winner replaces F16's mma.sync class
+// of its MaxBatch (with where it came from); the other classes keep the
+// spec's, FORGE_TUNE_MATMUL_HALF_FORCE_* still force one configuration,
+// and the quantized formats' files have no such classes.
+func TestTunedMatMulHalf(t *testing.T) {
+	r, err := load.Load(modtest.Root(t)) // the real specs (F16 and Q4_0 of them): the synthetic one has no F16
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Spec
+	var keep []*ir.Format
+	for _, f := range s.Formats {
+		if f.Name == "F16" || f.Name == "Q4_0" {
+			if f.Device, err = translate.Format(r.Formats, f); err != nil {
+				t.Fatal(err)
+			}
+			keep = append(keep, f)
+		}
+	}
+	s.Formats = keep
+	for _, tg := range s.Targets {
+		if tg.Name != "sm_90" {
+			continue
+		}
+		tg.MatMulHalf = targets.SM90.MatMulHalf
+		tg.Tuned = &tuned.File{Target: tg.Name}
+		tg.Tuned.Set("matmul_half", "F16", "b256", &tuned.Entry{Knobs: map[string]int{"threads": 256, "tm": 64, "tn": 128, "tk": 64, "warp_rows": 2, "split_k": 8},
+			Device: "Fake GPU", Date: "2026-11-27T00:00:00Z", Shape: "4096x14336x256", WinnerUS: 120, DefaultUS: 139, Candidates: 88})
+	}
+	files := byPath(mustFiles(t, s))
+	src := string(files["generated/hip/sm_90/f16_matmul.hip"])
+	if src == "" {
+		t.Fatal("no sm_90 F16 matmul file")
+	}
+	for _, want := range []string{
+		"each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>: tuned (specs/tuned/sm_90.json: Fake GPU, 2026-11-27T00:00:00Z; 120.00 µs at 4096x14336x256 vs the default's 139.00, best of 88).",
+		"#define FORGE_TUNE_MATMUL_HALF_UPTO256_TM 64\n",
+		"#define FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K 8\n",
+		"each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).",
+		"#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_TK\n#define FORGE_TUNE_MATMUL_HALF_FORCE_TK FORGE_TUNE_MATMUL_HALF_TK\n#endif",
+		"#if defined(FORGE_MATMUL_HALF_FORCED)\n\tif (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_FORCE_THREADS,",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	if q := string(files["generated/hip/sm_90/q4_0_matmul.hip"]); strings.Contains(q, "FORGE_TUNE_MATMUL_HALF") {
+		t.Error("Q4_0's file has the mma.sync f16 path's classes")
 	}
 }

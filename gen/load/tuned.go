@@ -72,10 +72,19 @@ func (l *loader) tunedFiles(s *ir.Spec) {
 					ok = false
 					continue
 				}
+				if spec.Half && byName[format].IEEE != "binary16" {
+					fail(file, fmt.Sprintf("families.%s.%s: %s is not stored as plain binary16, so it has no mma.sync f16 path of its own", fam, format, format))
+					ok = false
+					continue
+				}
 				for _, class := range slices.Sorted(maps.Keys(byClass)) {
 					e := byClass[class]
 					if c, _ := spec.Class(class); spec == tuned.MatMulInt && !t.HasMatMulIntClass(c.MaxBatch) {
 						fail(file, fmt.Sprintf("families.%s.%s.%s: %s has no MatMulInt class of MaxBatch %d for the winner to replace", fam, format, class, t.Name, c.MaxBatch))
+						ok = false
+						continue
+					} else if spec == tuned.MatMulHalf && !t.HasMatMulHalfClass(c.MaxBatch) {
+						fail(file, fmt.Sprintf("families.%s.%s.%s: %s has no MatMulHalf class of MaxBatch %d for the winner to replace", fam, format, class, t.Name, c.MaxBatch))
 						ok = false
 						continue
 					}

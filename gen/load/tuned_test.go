@@ -158,3 +158,35 @@ func TestTunedMatMulIntEntries(t *testing.T) {
 		}
 	}
 }
+
+// matmul_half winners: loaded for F16 at a class sm_90 has, refused for a
+// format not stored as plain binary16, for a target without MatMulHalf
+// classes, and for tiles whose two stages overflow shared memory.
+func TestTunedMatMulHalfEntries(t *testing.T) {
+	const mm = `{"knobs": {"threads": 256, "tm": 128, "tn": 128, "tk": 32, "warp_rows": 2, "split_k": 4}, "device": "Fake", "date": "2026-11-27T00:00:00Z", "shape": "4096x14336x256", "weights": "rotate", "winner_us": 120, "default_us": 139, "candidates": 88}`
+	dir := modtest.Copy(t, "specs")
+	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matmul_half": {"F16": {"b256": `+mm+`}}}}`)
+	r, err := load.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range r.Spec.Targets {
+		if e := tg.Tuned.Entry("matmul_half", "F16", "b256"); (tg.Name == "sm_90") != (e != nil) {
+			t.Errorf("%s: entry %+v", tg.Name, e)
+		}
+	}
+	dir = modtest.Copy(t, "specs")
+	big := strings.NewReplacer(`"tm": 128`, `"tm": 256`, `"tn": 128`, `"tn": 256`, `"tk": 32`, `"tk": 256`, `"warp_rows": 2`, `"warp_rows": 4`).Replace(mm)
+	writeTuned(t, dir, "sm_90.json", `{"target": "sm_90", "families": {"matmul_half": {"Q4_0": {"b256": `+mm+`}, "F16": {"large": `+big+`}}}}`)
+	writeTuned(t, dir, "gfx1100.json", `{"target": "gfx1100", "families": {"matmul_half": {"F16": {"b256": `+mm+`}}}}`)
+	_, err = load.Load(dir)
+	for _, want := range []string{
+		"specs/tuned/sm_90.json: families.matmul_half.Q4_0: Q4_0 is not stored as plain binary16, so it has no mma.sync f16 path of its own",
+		"specs/tuned/sm_90.json: families.matmul_half.F16.large.knobs: two stages of 256 × 256 tiles at K step 256 exceed 227 KiB of shared memory",
+		"specs/tuned/gfx1100.json: families.matmul_half.F16.b256: gfx1100 has no MatMulHalf class of MaxBatch 256 for the winner to replace",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -129,44 +129,73 @@ func (s MatMulIntSpace) Problems(vendor string, wave int) []check.Problem {
 // WarpRows for a format with an offset term where the class sets it. ok
 // is false where no class serves batch.
 func (t *Target) MatMulIntAt(batch int, offset bool) (m MatMulIntTuning, ok bool) {
-	for _, c := range t.MatMulInt {
+	if m, ok = classAt(t.MatMulInt, batch); ok {
+		if offset && m.OffsetWarpRows != 0 {
+			m.WarpRows = m.OffsetWarpRows
+		}
+		m.OffsetWarpRows = 0
+	}
+	return m, ok
+}
+
+// classAt is the tuning of the first of classes whose MaxBatch is at least
+// batch (MaxBatch 0: every larger batch).
+func classAt(classes []MatMulIntBatch, batch int) (MatMulIntTuning, bool) {
+	for _, c := range classes {
 		if c.MaxBatch == 0 || batch <= c.MaxBatch {
-			m = c.Tuning
-			if offset && m.OffsetWarpRows != 0 {
-				m.WarpRows = m.OffsetWarpRows
-			}
-			m.OffsetWarpRows = 0
-			return m, true
+			return c.Tuning, true
 		}
 	}
 	return MatMulIntTuning{}, false
 }
 
-// HasMatMulIntClass reports whether t has a MatMulInt class of MaxBatch
-// maxBatch (0: the class of every larger batch).
-func (t *Target) HasMatMulIntClass(maxBatch int) bool {
-	for _, c := range t.MatMulInt {
-		if c.MaxBatch == maxBatch {
-			return true
-		}
-	}
-	return false
+// hasClass reports whether classes have one of MaxBatch maxBatch.
+func hasClass(classes []MatMulIntBatch, maxBatch int) bool {
+	return slices.ContainsFunc(classes, func(c MatMulIntBatch) bool { return c.MaxBatch == maxBatch })
 }
 
-// matMulIntKnobProblems is KnobProblems for matmul_int: the tuning's own
-// problems, with each Field the knob's name.
-func (t *Target) matMulIntKnobProblems(knobs map[string]int) []check.Problem {
+// HasMatMulIntClass reports whether t has a MatMulInt class of MaxBatch
+// maxBatch (0: the class of every larger batch).
+func (t *Target) HasMatMulIntClass(maxBatch int) bool { return hasClass(t.MatMulInt, maxBatch) }
+
+// MatMulHalfAt is the configuration of matmul's mma.sync f16 path that t's
+// launcher takes at batch: the first MatMulHalf class whose MaxBatch is at
+// least batch (the last, of MaxBatch 0, takes every larger batch); ok is
+// false where no class serves batch.
+func (t *Target) MatMulHalfAt(batch int) (MatMulIntTuning, bool) { return classAt(t.MatMulHalf, batch) }
+
+// HasMatMulHalfClass reports whether t has a MatMulHalf class of MaxBatch
+// maxBatch (0: the class of every larger batch).
+func (t *Target) HasMatMulHalfClass(maxBatch int) bool { return hasClass(t.MatMulHalf, maxBatch) }
+
+// halfStagesFit reports whether two pipeline stages of m's tiles (W's
+// and X's rows of TileK f16 elements, padded by 8) fit the 227 KiB of
+// shared memory a workgroup may have on sm_90: the mma.sync f16 path's
+// own limit, beside the integer path's rules.
+func halfStagesFit(m MatMulIntTuning) bool {
+	return 2*(m.TileRows+m.TileCols)*(m.TileK+8)*2 <= 232448
+}
+
+// matMulIntKnobProblems is KnobProblems for matmul_int (and, half, for
+// matmul_half, whose tiles follow the same rules and must also fit two
+// stages in shared memory): the tuning's own problems, with each Field the
+// knob's name.
+func (t *Target) matMulIntKnobProblems(knobs map[string]int, half bool) []check.Problem {
 	var l check.List
 	field := map[string]string{}
 	for _, k := range matMulIntKnobs {
 		field[k.field] = k.name
 	}
-	for _, p := range MatMulIntOfKnobs(knobs).Problems(t.Vendor, t.WaveSize) {
+	m := MatMulIntOfKnobs(knobs)
+	for _, p := range m.Problems(t.Vendor, t.WaveSize) {
 		name, ok := field[p.Field]
 		if !ok {
 			name = p.Field
 		}
 		l.Add(name, "%s", p.Msg)
+	}
+	if half && len(l) == 0 && !halfStagesFit(m) {
+		l.Add("tk", "two stages of %d × %d tiles at K step %d exceed 227 KiB of shared memory", m.TileRows, m.TileCols, m.TileK)
 	}
 	return l
 }

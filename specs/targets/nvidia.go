@@ -64,6 +64,17 @@ var SM90 = register(Target{
 	// / 366, Q4_K 204 / 481, Q6_K 205 / 684 (at 128 the integer path's one
 	// unsplit tile column took 338–685 µs, where F16 took 98).
 	MatMulF16MinBatch: 65,
+	// forgebench tune --family matmul_half: 8 warps, tiles of 64 or 128
+	// rows by 16, 64 or 128 columns, K steps of 32 or 64, splits of 1 to
+	// 8 (88 combinations its warps can cover).
+	MatMulHalfSpace: MatMulIntSpace{
+		ThreadsPerBlock: []int{256},
+		TileRows:        []int{64, 128},
+		TileCols:        []int{16, 64, 128},
+		TileK:           []int{32, 64},
+		WarpRows:        []int{2, 4, 8},
+		SplitK:          []int{1, 2, 4, 8},
+	},
 	// forgebench tune --family matmul_int: 8 warps, the tiles and splits the
 	// hand sweeps above ranged over (84 valid combinations; a winner per
 	// format and batch class replaces the class above of its MaxBatch).

@@ -73,7 +73,7 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 			l.Add(at+".MaxBatch", "MatMulHalf[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulHalf[i-1].MaxBatch)
 		case b.Tuning.OffsetWarpRows != 0:
 			l.Add(at+".Tuning.OffsetWarpRows", "MatMulHalf[%d]: OffsetWarpRows is the integer path's; leave it 0", i)
-		case 2*(b.Tuning.TileRows+b.Tuning.TileCols)*(b.Tuning.TileK+8)*2 > 232448:
+		case !halfStagesFit(b.Tuning):
 			l.Add(at+".Tuning", "MatMulHalf[%d]: two stages of %d × %d tiles at K step %d exceed 227 KiB of shared memory", i, b.Tuning.TileRows, b.Tuning.TileCols, b.Tuning.TileK)
 		}
 		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
@@ -98,6 +98,10 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	l.In("MatMulIntSpace", t.MatMulIntSpace.Problems(t.Vendor, t.WaveSize))
 	if !t.MatMulIntSpace.Empty() && len(t.MatMulInt) == 0 {
 		l.Add("MatMulIntSpace", "MatMulIntSpace without MatMulInt classes: the integer path is off on %s", t.Name)
+	}
+	l.In("MatMulHalfSpace", t.MatMulHalfSpace.Problems(t.Vendor, t.WaveSize))
+	if !t.MatMulHalfSpace.Empty() && len(t.MatMulHalf) == 0 {
+		l.Add("MatMulHalfSpace", "MatMulHalfSpace without MatMulHalf classes: the mma.sync f16 path is off on %s", t.Name)
 	}
 	return l
 }
@@ -295,6 +299,12 @@ func (t *Target) TuningSpace(family string) (space map[string][]int, defaults ma
 			return nil, nil, false
 		}
 		return t.MatMulIntSpace.Knobs(), nil, true
+	case "matmul_half":
+		// The default depends on the batch class (MatMulHalfAt).
+		if len(t.MatMulHalf) == 0 || t.MatMulHalfSpace.Empty() {
+			return nil, nil, false
+		}
+		return t.MatMulHalfSpace.Knobs(), nil, true
 	}
 	return nil, nil, false
 }
@@ -323,7 +333,9 @@ func (t *Target) KnobProblems(family string, knobs map[string]int) []check.Probl
 			}
 		}
 	case "matmul_int":
-		return t.matMulIntKnobProblems(knobs)
+		return t.matMulIntKnobProblems(knobs, false)
+	case "matmul_half":
+		return t.matMulIntKnobProblems(knobs, true)
 	}
 	return l
 }

@@ -69,6 +69,9 @@ type Target struct {
 	// MatMulIntSpace is the integer matmul path's tuning space (forgebench
 	// tune --family matmul_int; empty: not tuned on this target).
 	MatMulIntSpace MatMulIntSpace
+	// MatMulHalfSpace is the mma.sync f16 path's tuning space (forgebench
+	// tune --family matmul_half; empty: not tuned on this target).
+	MatMulHalfSpace MatMulIntSpace
 	// MatVecSpace is the matvec family's tuning space: forgebench tune
 	// times every combination (the cartesian product) and the winners it
 	// writes to specs/tuned/<Name>.json override MatVec per format and

@@ -37,7 +37,7 @@ type Class struct {
 	MaxCols int    // matvec: the class holds cols ≤ MaxCols (and above the previous class's); 0: no bound (the last class)
 	// MaxBatch (matmul): the class holds batches ≤ MaxBatch (and above the
 	// previous class's); 0: no bound (the last class). Its winner replaces
-	// the target's MatMulInt class of the same MaxBatch.
+	// the target's class (MatMulInt, MatMulHalf) of the same MaxBatch.
 	MaxBatch int
 	Rows     int // the shape it is tuned at
 	Cols     int
@@ -66,6 +66,10 @@ type Family struct {
 	// IntForm: the kernel runs on a format's integer form, so only the
 	// formats that have one (formats.Meta.SubBlock > 0) have winners.
 	IntForm bool
+	// Half: the kernel is matmul's mma.sync f16 path for the formats
+	// stored as plain binary16 (formats.Meta.IEEE "binary16": F16), so only
+	// those have winners.
+	Half    bool
 	Knobs   []Knob  // in the order of the template's parameters
 	Classes []Class // ordered by MaxCols; the last is unbounded
 }
@@ -139,8 +143,41 @@ var MatMulInt = &Family{
 	},
 }
 
+// MatMulHalf is matmul's mma.sync f16 path (NVIDIA: F16, and through it
+// the quantized formats' route through f16), whose configurations are the
+// target spec's MatMulHalf classes, by batch: forced on every batch by
+// FORGE_TUNE_MATMUL_HALF_FORCE_*, a class's winner replacing the target's
+// class of the same MaxBatch. Its classes are MatMulInt's and one more, up
+// to 256, where one column of 128-wide tiles leaves most of the H100 idle
+// unless K is split.
+var MatMulHalf = &Family{
+	Name:   "matmul_half",
+	Spec:   "matmul",
+	Kernel: "matmul_f32",
+	Half:   true,
+	Knobs: []Knob{
+		{Name: "threads", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_THREADS"},
+		{Name: "tm", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TM"},
+		{Name: "tn", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TN"},
+		{Name: "tk", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TK"},
+		{Name: "warp_rows", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS"},
+		{Name: "split_k", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K"},
+	},
+	Classes: []Class{
+		{Name: "b16", MaxBatch: 16, Rows: 4096, Cols: 14336, Batch: 16, Doc: "batch ≤ 16 (tuned at 4096×14336×16)"},
+		{Name: "b64", MaxBatch: 64, Rows: 4096, Cols: 14336, Batch: 64, Doc: "batch ≤ 64 (tuned at 4096×14336×64)"},
+		{Name: "b256", MaxBatch: 256, Rows: 4096, Cols: 14336, Batch: 256, Doc: "batch ≤ 256 (tuned at 4096×14336×256)"},
+		{Name: "large", Rows: 4096, Cols: 14336, Batch: 512, Doc: "batch > 256 (tuned at 4096×14336×512)"},
+	},
+}
+
 // Families are the tunable families.
-var Families = []*Family{MatVec, MatVecX8, MatMulInt}
+var Families = []*Family{MatVec, MatVecX8, MatMulInt, MatMulHalf}
+
+// MatMul reports whether f is one of matmul's class families (MatMulInt,
+// MatMulHalf): classes by batch, each winner replacing the target's class
+// of its MaxBatch.
+func (f *Family) MatMul() bool { return f == MatMulInt || f == MatMulHalf }
 
 // FamilyByName finds a tunable family.
 func FamilyByName(name string) (*Family, bool) {

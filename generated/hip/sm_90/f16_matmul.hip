@@ -97,7 +97,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class up to 16 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO16_<KNOB>.
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS 256
 #endif
@@ -117,7 +117,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class up to 64 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>.
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS 256
 #endif
@@ -137,7 +137,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class up to 256 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>.
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>: the target spec's (specs/targets/nvidia.go).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS 256
 #endif
@@ -157,7 +157,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class for every larger batch (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_<KNOB>.
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_<KNOB>: the target spec's (specs/targets/nvidia.go).
 #ifndef FORGE_TUNE_MATMUL_HALF_THREADS
 #define FORGE_TUNE_MATMUL_HALF_THREADS 256
 #endif
@@ -175,6 +175,31 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_SPLIT_K
 #define FORGE_TUNE_MATMUL_HALF_SPLIT_K 2
+#endif
+// -DFORGE_TUNE_MATMUL_HALF_FORCE_<KNOB> forces one configuration of the
+// mma.sync f16 path for every batch (forgebench tune --family matmul_half
+// compiles its candidates so); a knob left out takes the last class's.
+#if defined(FORGE_TUNE_MATMUL_HALF_FORCE_THREADS) || defined(FORGE_TUNE_MATMUL_HALF_FORCE_TM) || defined(FORGE_TUNE_MATMUL_HALF_FORCE_TN) || \
+	defined(FORGE_TUNE_MATMUL_HALF_FORCE_TK) || defined(FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K)
+#define FORGE_MATMUL_HALF_FORCED 1
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_THREADS
+#define FORGE_TUNE_MATMUL_HALF_FORCE_THREADS FORGE_TUNE_MATMUL_HALF_THREADS
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_TM
+#define FORGE_TUNE_MATMUL_HALF_FORCE_TM FORGE_TUNE_MATMUL_HALF_TM
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_TN
+#define FORGE_TUNE_MATMUL_HALF_FORCE_TN FORGE_TUNE_MATMUL_HALF_TN
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_TK
+#define FORGE_TUNE_MATMUL_HALF_FORCE_TK FORGE_TUNE_MATMUL_HALF_TK
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS
+#define FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS FORGE_TUNE_MATMUL_HALF_WARP_ROWS
+#endif
+#ifndef FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K
+#define FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K FORGE_TUNE_MATMUL_HALF_SPLIT_K
+#endif
 #endif
 
 static constexpr uint32_t forge_mm_f16_elems = 1; // elements per quant block
@@ -730,6 +755,12 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	// is this launch's.
 	(void)forge_last_error();
 #if defined(FORGE_MM_HMMA)
+#if defined(FORGE_MATMUL_HALF_FORCED)
+	if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_FORCE_THREADS, FORGE_TUNE_MATMUL_HALF_FORCE_TM, FORGE_TUNE_MATMUL_HALF_FORCE_TN, FORGE_TUNE_MATMUL_HALF_FORCE_TK,
+			FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
+		return forge_last_error();
+	}
+#else
 	// The first class whose MaxBatch is at least the batch serves it; a
 	// launch it cannot take goes on to the f16 path below.
 	if (batch <= 16) {
@@ -749,6 +780,7 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 			return forge_last_error();
 		}
 	}
+#endif
 #endif
 	const forge_BlockF16* blocks = (const forge_BlockF16*)w;
 	if (batch <= 16) { // a small-batch class: tiles that give it more workgroups

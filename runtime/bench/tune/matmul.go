@@ -11,12 +11,16 @@ import (
 )
 
 // MatMulRunner checks and times matmul_f32 (with a candidate of the
-// integer path forced on every batch: tuned.MatMulInt) through a backend's
+// integer path, tuned.MatMulInt, or of F16's mma.sync path,
+// tuned.MatMulHalf, forced on every batch) through a backend's
 // backend.Matrix operation on a device, with suite's data, reference and
 // tolerances, as forgebench runs them: a launch is the quantization of X
 // and the product (and, with K split, the zeroing of Y).
 type MatMulRunner struct {
 	Iters int // launches per timed repetition; 0: 10
+	// X8: the kernel quantizes X to 8 bits (the integer path), so the
+	// check allows what that moves an entry (suite.MatMulX8Slack).
+	X8 bool
 
 	inputs inputCache
 }
@@ -52,8 +56,13 @@ func (m *MatMulRunner) Check(b backend.Backend, f *formats.Format) error {
 			return err
 		}
 		ref, mag := suite.MatMulRef(f, in.w, in.x, rows, cols, batch)
-		slack := suite.MatMulX8Slack(f, in.w, in.x, rows, cols, batch)
-		if nmse, bad := suite.NMSE(y, ref), suite.BadEntriesX8(y, ref, mag, slack); !(nmse <= suite.MatMulTolerance) || bad > 0 {
+		bad := 0
+		if m.X8 {
+			bad = suite.BadEntriesX8(y, ref, mag, suite.MatMulX8Slack(f, in.w, in.x, rows, cols, batch))
+		} else {
+			bad = suite.BadEntries(y, ref, mag)
+		}
+		if nmse := suite.NMSE(y, ref); !(nmse <= suite.MatMulTolerance) || bad > 0 {
 			return fmt.Errorf("%d×%d×%d: NMSE %.3g (tolerance %g), %d entries past their bound", rows, cols, batch, nmse, suite.MatMulTolerance, bad)
 		}
 	}

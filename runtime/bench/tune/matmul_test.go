@@ -145,3 +145,64 @@ func TestMatMulIntSpace(t *testing.T) {
 		t.Errorf("problems %v", ps)
 	}
 }
+
+// TestFlowMatMulHalf: matmul_half is tuned per batch class for F16 only
+// (the formats not stored as plain binary16 have no mma.sync f16 path of
+// their own), each class's default the target's MatMulHalf class serving
+// its batch, and the winners round-trip through the winners file.
+func TestFlowMatMulHalf(t *testing.T) {
+	space, def, err := FamilySpace(targets.SM90, tuned.MatMulHalf)
+	if err != nil || def != nil {
+		t.Fatalf("space %v, default %v, %v", space, def, err)
+	}
+	if why := Lacks(tuned.MatMulHalf, formats.Q4_0); why == "" {
+		t.Error("Q4_0 has a matmul_half kernel")
+	}
+	if why := Lacks(tuned.MatMulHalf, formats.F16); why != "" {
+		t.Errorf("F16 lacks a matmul_half kernel: %s", why)
+	}
+	cands, _ := FormatCandidates(targets.SM90, tuned.MatMulHalf, space, formats.F16)
+	if len(cands) != 88 {
+		t.Errorf("%d candidates, want the 88 of sm_90's MatMulHalfSpace its warps can cover", len(cands))
+	}
+	defs := ClassDefaults(targets.SM90, tuned.MatMulHalf, nil, formats.F16)
+	for j, c := range tuned.MatMulHalf.Classes {
+		m, ok := targets.SM90.MatMulHalfAt(c.Batch)
+		if !ok || defs[j] == nil || defs[j]["tm"] != m.TileRows || defs[j]["tk"] != m.TileK || defs[j]["split_k"] != max(1, m.SplitK) {
+			t.Errorf("class %s: default %v, the spec's %+v", c.Name, defs[j], m)
+		}
+	}
+	r := &mmRunner{}
+	cfg := testConfig(t, &mmBuilder{}, r, t.TempDir())
+	cfg.Family, cfg.Space, cfg.Default = tuned.MatMulHalf, space, nil
+	cfg.Formats = []*formats.Format{formats.Q4_0}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "not stored as plain binary16") {
+		t.Errorf("Q4_0 tuned as matmul_half: %v", err)
+	}
+	cfg.Formats = []*formats.Format{formats.F16}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 4 {
+		t.Fatalf("%d groups, want one per class", len(res.Groups))
+	}
+	data, err := Winners(&tuned.File{Target: "sm_90"}, res).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := tuned.Parse(data, "sm_90", []string{"F16"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	for _, c := range tuned.MatMulHalf.Classes {
+		e := back.Entry("matmul_half", "F16", c.Name)
+		if e == nil || e.Shape != fmt.Sprintf("4096x14336x%d", c.Batch) {
+			t.Errorf("F16 %s entry %+v", c.Name, e)
+			continue
+		}
+		if ps := targets.SM90.KnobProblems("matmul_half", e.Knobs); len(ps) > 0 {
+			t.Errorf("F16 %s: a winner the target cannot compile: %v", c.Name, ps)
+		}
+	}
+}

@@ -117,14 +117,18 @@ func FormatDefault(fam *tuned.Family, def Candidate, f *formats.Format) Candidat
 
 // ClassDefaults is, per class of fam, the configuration f's generated
 // launcher takes there when no winner is baked in: FormatDefault for the
-// matvec families (one for every class), and for matmul_int the target
-// spec's MatMulInt class that serves the class's batch (targets.Target.MatMulIntAt;
-// nil where none does).
+// matvec families (one for every class), and for matmul_int (matmul_half)
+// the target spec's MatMulInt (MatMulHalf) class that serves the class's
+// batch (targets.Target.MatMulIntAt, MatMulHalfAt; nil where none does).
 func ClassDefaults(t *targets.Target, fam *tuned.Family, def Candidate, f *formats.Format) []Candidate {
 	out := make([]Candidate, len(fam.Classes))
-	if fam.Name == tuned.MatMulInt.Name {
+	if fam.MatMul() {
 		for j, c := range fam.Classes {
-			if m, ok := t.MatMulIntAt(c.Batch, f.HasIntOffset() && f.IntZero == 0); ok {
+			m, ok := t.MatMulIntAt(c.Batch, f.HasIntOffset() && f.IntZero == 0)
+			if fam == tuned.MatMulHalf {
+				m, ok = t.MatMulHalfAt(c.Batch)
+			}
+			if ok {
 				m.SplitK = max(1, m.SplitK) // 0 and 1 are the same kernel: no split
 				out[j] = Candidate(m.Knobs())
 			}
@@ -136,6 +140,19 @@ func ClassDefaults(t *targets.Target, fam *tuned.Family, def Candidate, f *forma
 		out[j] = d
 	}
 	return out
+}
+
+// Lacks says why format f has no kernel of fam to tune ("" when it has
+// one): matvec_x8 and matmul_int run on a format's integer form,
+// matmul_half on a format stored as plain binary16.
+func Lacks(fam *tuned.Family, f *formats.Format) string {
+	switch {
+	case fam.IntForm && !f.HasIntForm():
+		return "has no integer form"
+	case fam.Half && f.IEEE != "binary16":
+		return "is not stored as plain binary16 (matmul's mma.sync f16 path is F16's)"
+	}
+	return ""
 }
 
 // FormatCandidates are the candidates of space that f can compile on t,
@@ -348,17 +365,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// that depend on the format only leave candidates out of that format's
 	// list: FormatCandidates.)
 	var defaults [][]Candidate // [format][class]
-	// matmul_int's space is of values each valid alone whose combinations
+	// matmul_int's (matmul_half's) space is of values each valid alone whose combinations
 	// may not be (tiles the warps cannot cover): FormatCandidates leaves
 	// those out, saying why (the space itself is checked with the target
 	// spec, targets.MatMulIntSpace.Problems).
 	var checked []Candidate
-	if fam.Name != tuned.MatMulInt.Name {
+	if !fam.MatMul() {
 		checked = slices.Clone(all)
 	}
 	for _, f := range cfg.Formats {
-		if fam.IntForm && !f.HasIntForm() {
-			return nil, fmt.Errorf("tune: %s has no integer form, so no %s kernel to tune", f.Name, fam.Kernel)
+		if why := Lacks(fam, f); why != "" {
+			return nil, fmt.Errorf("tune: %s %s, so no %s kernel to tune", f.Name, why, fam.Name)
 		}
 		defs := ClassDefaults(cfg.Target, fam, cfg.Default, f)
 		for j, d := range defs {
