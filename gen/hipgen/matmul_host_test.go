@@ -227,6 +227,9 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(_, b int) int { return 2 + split(b) }},
 		{"small", []string{"F16"}, []string{"f16_matmul.hip"}, small, func(int, int) int { return 2 }},
 		{"wide_warp", []string{"F16"}, []string{"f16_matmul.hip"}, wide, func(int, int) int { return 2 }},
+		// The experimental wgmma product above batch 64 (X converted, Y
+		// zeroed: every shape here is under 128 tiles, so K is split).
+		{"wgmma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA"}, func(_, b int) int { return 2 + split(b) }},
 		// One configuration forced on every batch, as forgebench tune
 		// --family matmul_half compiles its candidates: K split 3 ways.
 		{"forced", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_TUNE_MATMUL_HALF_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TM=32",
@@ -246,7 +249,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 				if !ok {
 					t.Fatalf("no format %s", name)
 				}
-				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}, {19, 512, 300}} {
+				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
 					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
 				}
 			}

@@ -478,6 +478,73 @@ template <int N>
 FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 #endif
 
+// FORGE_HAS_WGMMA (opt-in: -DFORGE_MM_WGMMA with -arch=sm_90a; Hopper's
+// warpgroup matrix product, which sm_90 without the "a" lacks): matmul's
+// experimental F16 path, whose operands the warpgroup reads from shared
+// memory in the 128-byte-swizzled K-major layout, 64 f16 (128 bytes) a
+// row, row r of a 1024-byte-aligned tile at r·128 with its 16-byte chunk c
+// at chunk c ^ (r % 8) (the hardware's address bits 4–6 XOR bits 7–9).
+//   forge_smem_addr(p): p's shared-window address.
+//   forge_wgmma_desc(addr): the matrix descriptor of a K-major tile at
+//     addr, 128-byte swizzle, 8-row groups 1024 bytes apart; addr + 32·i
+//     is the i-th k16 slice of a 64-element row.
+//   forge_wgmma_m64n128k16(d, a, b): d += A·Bᵀ, A 64 rows × 16 (K) at
+//     descriptor a, B 128 rows × 16 at b (both K-major, f16), d f32: in
+//     warp w of the warpgroup, lane (g = l/4, t = l%4) holds d[4j + 2h + e]
+//     = D(16w + g + 8h, 8j + 2t + e), j < 16, h, e < 2.
+//   forge_wgmma_fence() before the products (after the accumulators were
+//   written by other instructions), forge_wgmma_commit() after them,
+//   forge_wgmma_wait<N>() until at most N committed groups are pending;
+//   forge_fence_proxy_async() between cp.async (or plain) stores to shared
+//   memory and the products that read it (after the wait, before the
+//   barrier). The host emulation (emu.h, FORGE_EMU_WGMMA) defines the same.
+#if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_MM_WGMMA)
+#define FORGE_HAS_WGMMA 1
+FORGE_DEVICE uint32_t forge_smem_addr(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
+FORGE_DEVICE uint64_t forge_wgmma_desc(uint32_t addr) {
+	return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+}
+FORGE_DEVICE void forge_wgmma_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+FORGE_DEVICE void forge_wgmma_commit() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int N>
+FORGE_DEVICE void forge_wgmma_wait() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#endif
+}
+FORGE_DEVICE void forge_fence_proxy_async() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+FORGE_DEVICE void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		: "l"(a), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+#endif
+
 // FORGE_HAS_WMMA on AMD (a target spec with WMMA or MFMA; its generated
 // files define FORGE_TARGET_WMMA or FORGE_TARGET_MFMA): the subset of
 // nvcuda::wmma that matmul's and attention's tensor-core paths use

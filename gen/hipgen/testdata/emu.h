@@ -340,9 +340,12 @@ inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>&
 } // namespace nvcuda
 #endif
 
-// FORGE_DYNAMIC_SHARED: a static buffer as large as a workgroup's shared
-// memory may be on any target (227 KiB on sm_90).
-#define FORGE_DYNAMIC_SHARED(name) alignas(16) static uint8_t name[232448]
+// FORGE_DYNAMIC_SHARED: one static buffer (one workgroup runs at a time)
+// as large as a workgroup's shared memory may be on any target (227 KiB on
+// sm_90), 1024-byte aligned; its offsets are the emulated shared-window
+// addresses (forge_smem_addr).
+alignas(1024) static uint8_t forge_emu_dyn_smem[232448];
+#define FORGE_DYNAMIC_SHARED(name) uint8_t* const name = forge_emu_dyn_smem
 
 #if defined(FORGE_EMU_MMA_SYNC)
 // FORGE_HAS_MMA_SYNC (forge_portability.h): NVIDIA's mma.sync m16n8k16,
@@ -468,6 +471,57 @@ static inline void forge_cp_async_wait() {
 template <typename K>
 static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 	return true;
+}
+#endif
+
+#if defined(FORGE_EMU_WGMMA)
+// FORGE_HAS_WGMMA (forge_portability.h): Hopper's wgmma.mma_async
+// m64n128k16 (f16 in, f32 accumulate) on 128-byte-swizzled K-major
+// descriptors, emulated from the layout the header documents: each thread
+// of the warpgroup computes its own 64 accumulators from shared memory, the
+// descriptor's address decoded (bits 0–13, in 16 bytes) and swizzled as
+// the hardware does (address bits 4–6 XOR bits 7–9), its 8-row groups the
+// descriptor's stride (bits 32–45) apart; LBO and the swizzle mode are
+// checked to be the ones the header sets. The fences and waits are no-ops
+// (the product is made at once).
+#define FORGE_MM_WGMMA 1
+#define FORGE_HAS_WGMMA 1
+static inline uint32_t forge_smem_addr(const void* p) { return (uint32_t)((const uint8_t*)p - forge_emu_dyn_smem); }
+static inline uint64_t forge_wgmma_desc(uint32_t addr) {
+	return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+}
+static inline void forge_wgmma_fence() {}
+static inline void forge_wgmma_commit() {}
+template <int N>
+static inline void forge_wgmma_wait() {}
+static inline void forge_fence_proxy_async() {}
+// forge_emu_wgmma_elem is element (row, k) of the K-major tile at desc.
+static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k) {
+	if (((desc >> 16) & 0x3FFF) != 1 || (desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
+		fprintf(stderr, "forge_wgmma: descriptor %#llx: want LBO 1, base offset 0, 128-byte swizzle\n", (unsigned long long)desc);
+		abort();
+	}
+	const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4, sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
+	const uint32_t addr = start + (row / 8) * sbo + (row % 8) * 128 + 2 * k;
+	const uint32_t phys = addr ^ (((addr >> 7) & 7) << 4);
+	uint16_t h;
+	memcpy(&h, forge_emu_dyn_smem + phys, 2);
+	return forge_half_to_f32(h);
+}
+static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
+	const uint32_t t = forge_emu_tid % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
+	for (uint32_t j = 0; j < 16; ++j) {
+		for (uint32_t h = 0; h < 2; ++h) {
+			for (uint32_t e = 0; e < 2; ++e) {
+				const uint32_t row = 16 * w + g + 8 * h, col = 8 * j + 2 * q + e;
+				float s = d[4 * j + 2 * h + e];
+				for (uint32_t k = 0; k < 16; ++k) {
+					s += forge_emu_wgmma_elem(a, row, k) * forge_emu_wgmma_elem(b, col, k);
+				}
+				d[4 * j + 2 * h + e] = s;
+			}
+		}
+	}
 }
 #endif
 #endif

@@ -698,6 +698,144 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 		return true;
 	}
 }
+#if defined(FORGE_HAS_WGMMA)
+// forge_matmul_f32_f16_kernel_wgmma (experimental, opt-in: -DFORGE_MM_WGMMA with
+// -arch=sm_90a; not yet run on a GPU): F16's product for batches above 64
+// on Hopper's warpgroup matrix product. A workgroup of two warpgroups
+// computes a 128 × 128 tile of Y, 64 elements of K per step: W's 128 rows
+// and X's 128 vectors arrive by cp.async into the 128-byte-swizzled K-major
+// layout wgmma reads (forge_portability.h), Stages steps in flight; each
+// warpgroup multiplies its 64 rows by the 128 vectors with four
+// m64n128k16 products a step, reading both operands from shared memory
+// (no ldmatrix, no operand registers), 64 accumulators a thread. K is split
+// over `splits` workgroups as the mma.sync path splits it.
+template <uint32_t Stages>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
+forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma: at least two stages");
+	constexpr uint32_t BM = 128, BN = 128, BK = 64;
+	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK; // halves per stage: W's, all
+	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
+	// The stages start at a 1024-byte boundary (the swizzle's period).
+	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
+	const uint32_t tid = forge_thread_idx(), wg = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
+	const int64_t row_tiles = (rows + BM - 1) / BM;
+	const int64_t tiles = row_tiles * ((batch + BN - 1) / BN);
+	const int64_t all_steps = (cols + BK - 1) / BK;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+		// load(stage, s): step s's W rows and X vectors into stage, chunk q
+		// of row r at chunk q ^ (r % 8) of the row's 128 bytes.
+		auto load = [&](uint32_t stage, int64_t s) {
+			const int64_t k0 = (s_begin + s) * BK;
+			uint16_t* const dst = sm + stage * SS;
+#pragma unroll
+			for (uint32_t c = tid; c < (BM + BN) * 8; c += 256) {
+				const uint32_t r = c / 8, q = c % 8;
+				const int64_t k = k0 + 8 * q;
+				uint16_t* const at = dst + r * BK + 8 * (q ^ (r % 8));
+				if (r < BM) {
+					const bool ok = r0 + r < rows && k < cols;
+					forge_cp_async16(at, ok ? w + (r0 + r) * cols + k : w, ok);
+				} else {
+					const bool ok = n0 + (r - BM) < batch && k < cols;
+					forge_cp_async16(at, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
+				}
+			}
+		};
+		float acc[64];
+#pragma unroll
+		for (uint32_t i = 0; i < 64; ++i) {
+			acc[i] = 0.0f;
+		}
+#pragma unroll
+		for (uint32_t s = 0; s + 1 < Stages; ++s) {
+			if (s < steps) {
+				load(s, s);
+			}
+			forge_cp_async_commit();
+		}
+		uint32_t cur = 0;
+		for (int64_t s = 0; s < steps; ++s) {
+			forge_cp_async_wait<Stages - 2>(); // this thread's copies of step s
+			forge_fence_proxy_async();         // visible to the products' (async) reads
+			forge_syncthreads();               // everyone's; step s - 1's products are done
+			{
+				const int64_t nx = s + Stages - 1;
+				if (nx < steps) {
+					load(cur == 0 ? Stages - 1 : cur - 1, nx);
+				}
+				forge_cp_async_commit();
+			}
+			const uint32_t a0 = forge_smem_addr(sm + cur * SS + wg * 64 * BK), b0 = forge_smem_addr(sm + cur * SS + SA);
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+				forge_wgmma_m64n128k16(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<0>();
+			cur = cur + 1 == Stages ? 0 : cur + 1;
+		}
+		forge_cp_async_wait<0>();
+#pragma unroll
+		for (uint32_t j = 0; j < 16; ++j) {
+#pragma unroll
+			for (uint32_t h = 0; h < 2; ++h) {
+#pragma unroll
+				for (uint32_t e = 0; e < 2; ++e) {
+					const int64_t m = r0 + 64 * wg + 16 * wq + lane / 4 + 8 * h;
+					const int64_t n = n0 + 8 * j + 2 * (lane % 4) + e;
+					if (m < rows && n < batch) {
+						if (splits > 1) {
+							forge_atomic_add_f32(y + n * rows + m, acc[4 * j + 2 * h + e]);
+						} else {
+							y[n * rows + m] = acc[4 * j + 2 * h + e];
+						}
+					}
+				}
+			}
+		}
+		forge_syncthreads(); // the next tile's first loads reuse the stages
+	}
+}
+
+// forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, K split so that about
+// 256 workgroups run (one 128 × 128 tile column of a 4096-row matrix is
+// 32), and reports whether it could: false launches nothing.
+static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	constexpr uint32_t Stages = 4;
+	constexpr uint32_t bytes = Stages * (128 + 128) * 64 * 2 + 1024; // and the 1024-byte alignment
+	if (cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
+		return false;
+	}
+	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / 128 + (batch % 128 != 0));
+	const uint32_t splits = tiles >= 256 ? 1u : tiles >= 128 ? 2u : tiles >= 64 ? 4u : 8u;
+	const uint32_t cap = forge_mm_f16_grid_cap / splits * splits;
+	const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
+	static std::atomic<uint64_t> opted[4] = {};
+	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma<Stages>, (int)bytes, opted)) {
+		return false;
+	}
+	const int64_t n = batch * cols; // a multiple of 8
+	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+	if (!xh) {
+		return false;
+	}
+	const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
+	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
+	if (splits > 1) {
+		const int64_t ny = rows * batch;
+		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, ny);
+	}
+	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+	forge_scratch_free(xh, stream);
+	return true;
+}
+#endif
 #endif
 
 // forge_matmul_f32_f16_kernel_launch launches one configuration (a batch class's knobs)
@@ -755,6 +893,11 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	// is this launch's.
 	(void)forge_last_error();
 #if defined(FORGE_MM_HMMA)
+#if defined(FORGE_HAS_WGMMA) && !defined(FORGE_MATMUL_HALF_FORCED)
+	if (batch > 64 && forge_matmul_f32_f16_kernel_wgmma_launch(w, x, y, rows, cols, batch, stream)) { // experimental: -DFORGE_MM_WGMMA, sm_90a
+		return forge_last_error();
+	}
+#endif
 #if defined(FORGE_MATMUL_HALF_FORCED)
 	if (forge_matmul_f32_f16_kernel_hmma_launch<FORGE_TUNE_MATMUL_HALF_FORCE_THREADS, FORGE_TUNE_MATMUL_HALF_FORCE_TM, FORGE_TUNE_MATMUL_HALF_FORCE_TN, FORGE_TUNE_MATMUL_HALF_FORCE_TK,
 			FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K>(w, x, y, rows, cols, batch, stream)) {
