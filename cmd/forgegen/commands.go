@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -184,8 +185,39 @@ func matvecPath(dev *ir.Device) string {
 // the targets whose spec has MatMulInt classes, when the format has the
 // integer form, with each target's int8 product (Target.IntProduct); the
 // f16 tensor-core (NVIDIA) or f32 path, with Dequant per element,
-// elsewhere.
+// elsewhere; for a quantized format, the route through f16 from a target's
+// MatMulF16MinBatch on; for one stored as plain binary16, the mma.sync f16
+// path where the target has MatMulHalf classes.
 func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
+	s := matmulBase(f, dev, ts)
+	var half, route []string
+	for _, t := range ts {
+		if f.IEEE == "binary16" && len(t.MatMulHalf) > 0 {
+			half = append(half, t.Name)
+		}
+		if f.IEEE == "" && t.MatMulF16MinBatch > 0 {
+			route = append(route, fmt.Sprintf("from batch %d on %s", t.MatMulF16MinBatch, t.Name))
+		}
+	}
+	if len(half) > 0 {
+		var tc []string
+		for _, t := range ts {
+			if t.TensorCores() && !slices.Contains(half, t.Name) {
+				tc = append(tc, t.Name)
+			}
+		}
+		s = fmt.Sprintf("matmul takes the mma.sync f16 path on %s (MatMulHalf): X converted to f16, W's rows and X by cp.async, mma.sync m16n8k16 "+
+			"with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on %s, the f32 path on the rest) and for a launch that path cannot take",
+			strings.Join(half, ", "), strings.Join(tc, ", "))
+	}
+	if len(route) > 0 {
+		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's mma.sync path", strings.Join(route, ", "))
+	}
+	return s
+}
+
+// matmulBase is matmulPath without the f16 paths.
+func matmulBase(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	var on []string
 	for _, t := range ts {
 		if len(t.MatMulInt) > 0 {

@@ -29,7 +29,10 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q4_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, an offset term from X's sums per 16;"},
 		{"Q8_0", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, no offset term;"},
 		{"Q6_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
-		{"F16", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere)"},
+		{"F16", "matmul takes the mma.sync f16 path on sm_90 (MatMulHalf): X converted to f16, W's rows and X by cp.async, mma.sync m16n8k16 with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on gfx1100, gfx90a, the f32 path on the rest)"},
+		{"BF16", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere)"},
+		// a quantized format without the integer form: the route through f16 on sm_90 all the same
+		{"MXFP6_E3M2", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere); from batch 65 on sm_90 (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's mma.sync path"},
 	} {
 		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)
 		if code != 0 {
