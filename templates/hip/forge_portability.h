@@ -492,6 +492,7 @@ FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\
 //     = D(16w + g + 8h, 8j + 2t + e), j < 16, h, e < 2.
 //   forge_wgmma_fence() before the products (after the accumulators were
 //   written by other instructions), forge_wgmma_commit() after them,
+//   forge_wgmma_fence_operands(d) around them (see below),
 //   forge_wgmma_wait<N>() until at most N committed groups are pending;
 //   forge_fence_proxy_async() between cp.async (or plain) stores to shared
 //   memory and the products that read it (after the wait, before the
@@ -517,6 +518,16 @@ FORGE_DEVICE void forge_wgmma_wait() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #endif
+}
+// forge_wgmma_fence_operands(d) pins the 64 accumulators in their
+// registers around the asynchronous products (as CUTLASS's
+// warpgroup_fence_operand does), so that the compiler neither reads nor
+// moves them while a product may still write them.
+FORGE_DEVICE void forge_wgmma_fence_operands(float* d) {
+#pragma unroll
+	for (int i = 0; i < 64; ++i) {
+		asm volatile("" : "+f"(d[i])::"memory");
+	}
 }
 FORGE_DEVICE void forge_fence_proxy_async() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -495,6 +495,7 @@ static inline void forge_wgmma_commit() {}
 template <int N>
 static inline void forge_wgmma_wait() {}
 static inline void forge_fence_proxy_async() {}
+static inline void forge_wgmma_fence_operands(float*) {}
 // forge_emu_wgmma_elem is element (row, k) of the K-major tile at desc.
 static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k) {
 	if (((desc >> 16) & 0x3FFF) != 1 || (desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {

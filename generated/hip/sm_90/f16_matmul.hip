@@ -771,6 +771,7 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 				forge_cp_async_commit();
 			}
 			const uint32_t a0 = forge_smem_addr(sm + cur * SS + wg * 64 * BK), b0 = forge_smem_addr(sm + cur * SS + SA);
+			forge_wgmma_fence_operands(acc);
 			forge_wgmma_fence();
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
@@ -778,6 +779,7 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 			}
 			forge_wgmma_commit();
 			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands(acc);
 			cur = cur + 1 == Stages ? 0 : cur + 1;
 		}
 		forge_cp_async_wait<0>();
