@@ -500,6 +500,11 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q3_k_kernel_zero(flo
 		y[i] = 0.0f;
 	}
 }
+
+// forge_matmul_f32_q3_k_kernel_zero_y launches forge_matmul_f32_q3_k_kernel_zero over y[0, n).
+static void forge_matmul_f32_q3_k_kernel_zero_y(float* y, int64_t n, forge_stream_t stream) {
+	FORGE_LAUNCH(forge_matmul_f32_q3_k_kernel_zero, dim3(n / 1024 + 1 < forge_mm_q3_k_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_q3_k_grid_cap), dim3(256), 0, stream, y, n);
+}
 #endif
 
 #if defined(FORGE_MM_INT)
@@ -810,7 +815,7 @@ static bool forge_matmul_f32_q3_k_kernel_int_launch(const void* w, const float* 
 		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t ny = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_q3_k_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_q3_k_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_q3_k_grid_cap), dim3(256), 0, stream, y, ny);
+		forge_matmul_f32_q3_k_kernel_zero_y(y, ny, stream);
 	}
 	const int64_t items = (rows / TM + (rows % TM != 0)) * (batch / TN + (batch % TN != 0)) * splits;
 	FORGE_LAUNCH((forge_matmul_f32_q3_k_kernel_x8<Threads, TM, TN, BK, WarpRows>), dim3(items < forge_mm_q3_k_grid_cap ? (uint32_t)items : forge_mm_q3_k_grid_cap), dim3(Threads), 0, stream,
@@ -854,7 +859,7 @@ static void forge_matmul_f32_q3_k_kernel_launch(const forge_BlockQ3_K* blocks, c
 	const dim3 wg(grid < forge_mm_q3_k_grid_cap / splits ? grid * splits : forge_mm_q3_k_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t n = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_q3_k_kernel_zero, dim3(n / 1024 + 1 < forge_mm_q3_k_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_q3_k_grid_cap), dim3(256), 0, stream, y, n);
+		forge_matmul_f32_q3_k_kernel_zero_y(y, n, stream);
 	}
 	// W on the integer form (four elements per word of codes) when its
 	// address keeps the blocks' 2-byte alignment that the word loads assume.

@@ -473,6 +473,11 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_zero(floa
 		y[i] = 0.0f;
 	}
 }
+
+// forge_matmul_f32_f16_kernel_zero_y launches forge_matmul_f32_f16_kernel_zero over y[0, n).
+static void forge_matmul_f32_f16_kernel_zero_y(float* y, int64_t n, forge_stream_t stream) {
+	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(n / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, n);
+}
 #endif
 
 #if defined(FORGE_HAS_MMA_SYNC)
@@ -512,6 +517,24 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const 
 		o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
 		reinterpret_cast<uint2*>(h)[i] = o;
 	}
+}
+
+// forge_matmul_f32_f16_kernel_prepare readies a launch of the f16 products: X converted to
+// f16 into scratch (returned; the caller frees it once the product is
+// queued) and, where K is split, Y zeroed for the workgroups to add into.
+// nullptr, launching nothing, when there is no scratch.
+static uint16_t* forge_matmul_f32_f16_kernel_prepare(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, forge_stream_t stream) {
+	const int64_t n = batch * cols; // a multiple of 8
+	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+	if (!xh) {
+		return nullptr;
+	}
+	const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
+	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
+	if (splits > 1) {
+		forge_matmul_f32_f16_kernel_zero_y(y, rows * batch, stream);
+	}
+	return xh;
 }
 
 template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t WarpRows, uint32_t Stages>
@@ -681,16 +704,9 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 		if (bytes > 49152 && !forge_shared_opt_in(forge_matmul_f32_f16_kernel_hmma<Threads, TM, TN, TK, WarpRows, Stages>, (int)bytes, opted)) {
 			return false;
 		}
-		const int64_t n = batch * cols; // a multiple of 8
-		uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+		uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 		if (!xh) {
 			return false;
-		}
-		const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
-		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
-		if (splits > 1) { // the workgroups of a tile add into Y
-			const int64_t ny = rows * batch;
-			FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, ny);
 		}
 		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_hmma<Threads, TM, TN, TK, WarpRows, Stages>), dim3(grid), dim3(Threads), bytes, stream,
 			static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
@@ -822,16 +838,9 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma<Stages>, (int)bytes, opted)) {
 		return false;
 	}
-	const int64_t n = batch * cols; // a multiple of 8
-	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+	uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 	if (!xh) {
 		return false;
-	}
-	const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
-	if (splits > 1) {
-		const int64_t ny = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(ny / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(ny / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, ny);
 	}
 	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
 	forge_scratch_free(xh, stream);
@@ -854,7 +863,7 @@ static void forge_matmul_f32_f16_kernel_launch(const forge_BlockF16* blocks, con
 	const dim3 wg(grid < forge_mm_f16_grid_cap / splits ? grid * splits : forge_mm_f16_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t n = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_zero, dim3(n / 1024 + 1 < forge_mm_f16_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_f16_grid_cap), dim3(256), 0, stream, y, n);
+		forge_matmul_f32_f16_kernel_zero_y(y, n, stream);
 	}
 	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), wg, dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch, splits);
 #else

@@ -368,6 +368,11 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f32_kernel_zero(floa
 		y[i] = 0.0f;
 	}
 }
+
+// forge_matmul_f32_f32_kernel_zero_y launches forge_matmul_f32_f32_kernel_zero over y[0, n).
+static void forge_matmul_f32_f32_kernel_zero_y(float* y, int64_t n, forge_stream_t stream) {
+	FORGE_LAUNCH(forge_matmul_f32_f32_kernel_zero, dim3(n / 1024 + 1 < forge_mm_f32_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_f32_grid_cap), dim3(256), 0, stream, y, n);
+}
 #endif
 
 // forge_matmul_f32_f32_kernel_launch launches one configuration (a batch class's knobs)
@@ -384,7 +389,7 @@ static void forge_matmul_f32_f32_kernel_launch(const forge_BlockF32* blocks, con
 	const dim3 wg(grid < forge_mm_f32_grid_cap / splits ? grid * splits : forge_mm_f32_grid_cap / splits * splits);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t n = rows * batch;
-		FORGE_LAUNCH(forge_matmul_f32_f32_kernel_zero, dim3(n / 1024 + 1 < forge_mm_f32_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_f32_grid_cap), dim3(256), 0, stream, y, n);
+		forge_matmul_f32_f32_kernel_zero_y(y, n, stream);
 	}
 	FORGE_LAUNCH((forge_matmul_f32_f32_kernel_wmma<Threads, TM, TN, TK, WarpRows, false>), wg, dim3(Threads), 0, stream, blocks, x, y, rows, cols, batch, splits);
 #else
