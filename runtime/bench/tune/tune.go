@@ -124,9 +124,12 @@ func ClassDefaults(t *targets.Target, fam *tuned.Family, def Candidate, f *forma
 	out := make([]Candidate, len(fam.Classes))
 	if fam.MatMul() {
 		for j, c := range fam.Classes {
-			m, ok := t.MatMulIntAt(c.Batch, f.HasIntOffset() && f.IntZero == 0)
+			var m targets.MatMulIntTuning
+			var ok bool
 			if fam == tuned.MatMulHalf {
 				m, ok = t.MatMulHalfAt(c.Batch)
+			} else {
+				m, ok = t.MatMulIntAt(c.Batch, f.HasIntOffset() && f.IntZero == 0)
 			}
 			if ok {
 				m.SplitK = max(1, m.SplitK) // 0 and 1 are the same kernel: no split
