@@ -97,7 +97,7 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class up to 16 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:27:53Z, forge 9a6a5630bad7; 55.27 µs at 4096x14336x16 vs the default's 55.64, best of 88).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO16_THREADS 256
 #endif
@@ -114,15 +114,15 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO16_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K
-#define FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K 4
+#define FORGE_TUNE_MATMUL_HALF_UPTO16_SPLIT_K 8
 #endif
 // The mma.sync f16 path's class up to 64 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:27:53Z, forge 9a6a5630bad7; 62.32 µs at 4096x14336x64 vs the default's 66.41, best of 88).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO64_THREADS 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_TM
-#define FORGE_TUNE_MATMUL_HALF_UPTO64_TM 64
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_TM 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_TN
 #define FORGE_TUNE_MATMUL_HALF_UPTO64_TN 64
@@ -131,13 +131,13 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO64_TK 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS
-#define FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_WARP_ROWS 4
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K
-#define FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K 4
+#define FORGE_TUNE_MATMUL_HALF_UPTO64_SPLIT_K 8
 #endif
 // The mma.sync f16 path's class up to 256 columns (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_UPTO256_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:27:53Z, forge 9a6a5630bad7; 135.72 µs at 4096x14336x256 vs the default's 140.33, best of 88).
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS
 #define FORGE_TUNE_MATMUL_HALF_UPTO256_THREADS 256
 #endif
@@ -148,16 +148,16 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_UPTO256_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_TK
-#define FORGE_TUNE_MATMUL_HALF_UPTO256_TK 32
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_TK 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS
-#define FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_HALF_UPTO256_WARP_ROWS 4
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K
 #define FORGE_TUNE_MATMUL_HALF_UPTO256_SPLIT_K 4
 #endif
 // The mma.sync f16 path's class for every larger batch (the target spec's MatMulHalf),
-// each knob overridable as FORGE_TUNE_MATMUL_HALF_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_HALF_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:27:53Z, forge 9a6a5630bad7; 245.47 µs at 4096x14336x512 vs the default's 263.23, best of 88).
 #ifndef FORGE_TUNE_MATMUL_HALF_THREADS
 #define FORGE_TUNE_MATMUL_HALF_THREADS 256
 #endif
@@ -168,10 +168,10 @@ static_assert(sizeof(forge_BlockF16) == 2,
 #define FORGE_TUNE_MATMUL_HALF_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_TK
-#define FORGE_TUNE_MATMUL_HALF_TK 32
+#define FORGE_TUNE_MATMUL_HALF_TK 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_WARP_ROWS
-#define FORGE_TUNE_MATMUL_HALF_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_HALF_WARP_ROWS 4
 #endif
 #ifndef FORGE_TUNE_MATMUL_HALF_SPLIT_K
 #define FORGE_TUNE_MATMUL_HALF_SPLIT_K 2

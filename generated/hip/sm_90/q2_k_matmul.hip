@@ -127,7 +127,7 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:30:05Z, forge 9a6a5630bad7; 55.20 µs at 4096x14336x16 vs the default's 56.28, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -138,7 +138,7 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
@@ -147,7 +147,7 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:30:05Z, forge 9a6a5630bad7; 117.04 µs at 4096x14336x64 vs the default's 117.13, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -158,16 +158,16 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2 // the class's OffsetWarpRows: Q2_K has an offset term
+#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:30:05Z, forge 9a6a5630bad7; 314.06 µs at 4096x14336x512 vs the default's 315.11, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -175,16 +175,16 @@ static_assert(sizeof(forge_BlockQ2_K) == 84,
 #define FORGE_TUNE_MATMUL_INT_TM 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TN
-#define FORGE_TUNE_MATMUL_INT_TN 128
+#define FORGE_TUNE_MATMUL_INT_TN 32
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
 #define FORGE_TUNE_MATMUL_INT_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 4
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 4
 #endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int

@@ -168,7 +168,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 63.08 µs at 4096x14336x16 vs the default's 65.39, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -179,16 +179,16 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
+#define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 102.39 µs at 4096x14336x64 vs the default's 102.39, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -208,7 +208,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/nvidia.go).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 318.65 µs at 4096x14336x512 vs the default's 321.71, best of 84).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -216,16 +216,16 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_TM 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TN
-#define FORGE_TUNE_MATMUL_INT_TN 128
+#define FORGE_TUNE_MATMUL_INT_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 256
+#define FORGE_TUNE_MATMUL_INT_TK 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 4
 #endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
