@@ -716,26 +716,38 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 }
 #if defined(FORGE_HAS_WGMMA)
 // forge_matmul_f32_f16_kernel_wgmma (experimental, opt-in: -DFORGE_MM_WGMMA with
-// -arch=sm_90a; not yet run on a GPU): F16's product for batches above 64
-// on Hopper's warpgroup matrix product. A workgroup of two warpgroups
-// computes a 128 × 128 tile of Y, 64 elements of K per step: W's 128 rows
-// and X's 128 vectors arrive by cp.async into the 128-byte-swizzled K-major
-// layout wgmma reads (forge_portability.h), Stages steps in flight; each
-// warpgroup multiplies its 64 rows by the 128 vectors with four
-// m64n128k16 products a step, reading both operands from shared memory
-// (no ldmatrix, no operand registers), 64 accumulators a thread. K is split
-// over `splits` workgroups as the mma.sync path splits it.
-template <uint32_t Stages>
+// -arch=sm_90a): F16's product for batches above 64 on Hopper's warpgroup
+// matrix product. A workgroup of two warpgroups computes a 128 × BN tile
+// of Y (BN 128 or 256 batch columns), 64 elements of K per step: W's 128
+// rows and X's BN vectors arrive by cp.async into the 128-byte-swizzled
+// K-major layout wgmma reads (forge_portability.h); each warpgroup
+// multiplies its 64 rows by the BN vectors with BN/128 m64n128k16 products
+// per k16 slice, both operands read from shared memory (no ldmatrix, no
+// operand registers), BN/2 accumulators a thread. The products of a step
+// are left in flight while the next step's start: a step waits only for
+// the products of the one before (wgmma.wait_group 1), so Stages - 2
+// steps are loaded ahead and the stage being read by the products in
+// flight is never overwritten. K is split over `splits` workgroups as the
+// mma.sync path splits it. The first run on the H100 (128 × 128, 4 stages,
+// every step waiting for its own products) was no faster than mma.sync
+// (276 µs against 265 at 4096×14336×512): the wider tile halves W's reads
+// per FLOP of the batch-256 half and the overlap hides the products' tail.
+template <uint32_t BN, uint32_t Stages>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
 forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma: at least two stages");
-	constexpr uint32_t BM = 128, BN = 128, BK = 64;
+	static_assert(Stages >= 3, "forge_matmul_f32_f16_kernel_wgmma: at least three stages (one read by the products in flight, one loaded ahead)");
+	static_assert(BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma: BN is 128 or 256");
+	constexpr uint32_t BM = 128, BK = 64, NB = BN / 128, Ahead = Stages - 2;
 	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK; // halves per stage: W's, all
+	constexpr uint32_t Chunks = (BM + BN) / 32;           // 16-byte copies per thread per step
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
 	// The stages start at a 1024-byte boundary (the swizzle's period).
 	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
 	const uint32_t tid = forge_thread_idx(), wg = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
+	// Thread tid copies chunk q = tid % 8 of rows tid / 8 + 32·i: the same
+	// swizzled column (q ^ (r % 8)) in every row it copies.
+	const uint32_t q = tid % 8, r_first = tid / 8, swz = 8 * (q ^ (r_first % 8));
 	const int64_t row_tiles = (rows + BM - 1) / BM;
 	const int64_t tiles = row_tiles * ((batch + BN - 1) / BN);
 	const int64_t all_steps = (cols + BK - 1) / BK;
@@ -743,75 +755,90 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
 	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
 		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
-		// load(stage, s): step s's W rows and X vectors into stage, chunk q
-		// of row r at chunk q ^ (r % 8) of the row's 128 bytes.
+		// load(stage, s): step s's W rows and X vectors into stage.
 		auto load = [&](uint32_t stage, int64_t s) {
-			const int64_t k0 = (s_begin + s) * BK;
-			uint16_t* const dst = sm + stage * SS;
+			const int64_t k = (s_begin + s) * BK + 8 * q;
+			uint16_t* const dst = sm + stage * SS + r_first * BK + swz;
 #pragma unroll
-			for (uint32_t c = tid; c < (BM + BN) * 8; c += 256) {
-				const uint32_t r = c / 8, q = c % 8;
-				const int64_t k = k0 + 8 * q;
-				uint16_t* const at = dst + r * BK + 8 * (q ^ (r % 8));
+			for (uint32_t i = 0; i < Chunks; ++i) {
+				const uint32_t r = r_first + 32 * i;
 				if (r < BM) {
 					const bool ok = r0 + r < rows && k < cols;
-					forge_cp_async16(at, ok ? w + (r0 + r) * cols + k : w, ok);
+					forge_cp_async16(dst + 32 * i * BK, ok ? w + (r0 + r) * cols + k : w, ok);
 				} else {
 					const bool ok = n0 + (r - BM) < batch && k < cols;
-					forge_cp_async16(at, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
+					forge_cp_async16(dst + 32 * i * BK, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
 				}
 			}
 		};
-		float acc[64];
+		float acc[NB][64];
 #pragma unroll
-		for (uint32_t i = 0; i < 64; ++i) {
-			acc[i] = 0.0f;
+		for (uint32_t n = 0; n < NB; ++n) {
+#pragma unroll
+			for (uint32_t i = 0; i < 64; ++i) {
+				acc[n][i] = 0.0f;
+			}
 		}
 #pragma unroll
-		for (uint32_t s = 0; s + 1 < Stages; ++s) {
+		for (uint32_t s = 0; s < Ahead; ++s) {
 			if (s < steps) {
 				load(s, s);
 			}
 			forge_cp_async_commit();
 		}
-		uint32_t cur = 0;
+		uint32_t cur = 0, ahead = Ahead;
 		for (int64_t s = 0; s < steps; ++s) {
-			forge_cp_async_wait<Stages - 2>(); // this thread's copies of step s
-			forge_fence_proxy_async();         // visible to the products' (async) reads
-			forge_syncthreads();               // everyone's; step s - 1's products are done
-			{
-				const int64_t nx = s + Stages - 1;
-				if (nx < steps) {
-					load(cur == 0 ? Stages - 1 : cur - 1, nx);
-				}
-				forge_cp_async_commit();
+			forge_cp_async_wait<Ahead - 1>(); // this thread's copies of step s
+			forge_fence_proxy_async();        // visible to the products' (async) reads
+			forge_syncthreads();              // everyone's; every warpgroup's products of step s - 2 are done
+			if (s + Ahead < steps) {
+				load(ahead, s + Ahead); // into step s - 2's stage
 			}
+			forge_cp_async_commit();
 			const uint32_t a0 = forge_smem_addr(sm + cur * SS + wg * 64 * BK), b0 = forge_smem_addr(sm + cur * SS + SA);
-			forge_wgmma_fence_operands(acc);
+#pragma unroll
+			for (uint32_t n = 0; n < NB; ++n) {
+				forge_wgmma_fence_operands(acc[n]);
+			}
 			forge_wgmma_fence();
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
-				forge_wgmma_m64n128k16(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+#pragma unroll
+				for (uint32_t n = 0; n < NB; ++n) {
+					forge_wgmma_m64n128k16(acc[n], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 128 * BK * 2 * n + 32 * kk));
+				}
 			}
 			forge_wgmma_commit();
-			forge_wgmma_wait<0>();
-			forge_wgmma_fence_operands(acc);
+			forge_wgmma_wait<1>(); // step s - 1's products
+#pragma unroll
+			for (uint32_t n = 0; n < NB; ++n) {
+				forge_wgmma_fence_operands(acc[n]);
+			}
 			cur = cur + 1 == Stages ? 0 : cur + 1;
+			ahead = ahead + 1 == Stages ? 0 : ahead + 1;
+		}
+		forge_wgmma_wait<0>();
+#pragma unroll
+		for (uint32_t n = 0; n < NB; ++n) {
+			forge_wgmma_fence_operands(acc[n]);
 		}
 		forge_cp_async_wait<0>();
 #pragma unroll
-		for (uint32_t j = 0; j < 16; ++j) {
+		for (uint32_t n = 0; n < NB; ++n) {
 #pragma unroll
-			for (uint32_t h = 0; h < 2; ++h) {
+			for (uint32_t j = 0; j < 16; ++j) {
 #pragma unroll
-				for (uint32_t e = 0; e < 2; ++e) {
-					const int64_t m = r0 + 64 * wg + 16 * wq + lane / 4 + 8 * h;
-					const int64_t n = n0 + 8 * j + 2 * (lane % 4) + e;
-					if (m < rows && n < batch) {
-						if (splits > 1) {
-							forge_atomic_add_f32(y + n * rows + m, acc[4 * j + 2 * h + e]);
-						} else {
-							y[n * rows + m] = acc[4 * j + 2 * h + e];
+				for (uint32_t h = 0; h < 2; ++h) {
+#pragma unroll
+					for (uint32_t e = 0; e < 2; ++e) {
+						const int64_t m = r0 + 64 * wg + 16 * wq + lane / 4 + 8 * h;
+						const int64_t c = n0 + 128 * n + 8 * j + 2 * (lane % 4) + e;
+						if (m < rows && c < batch) {
+							if (splits > 1) {
+								forge_atomic_add_f32(y + c * rows + m, acc[n][4 * j + 2 * h + e]);
+							} else {
+								y[c * rows + m] = acc[n][4 * j + 2 * h + e];
+							}
 						}
 					}
 				}
@@ -821,30 +848,54 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	}
 }
 
-// forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, K split so that about
-// 256 workgroups run (one 128 × 128 tile column of a 4096-row matrix is
-// 32), and reports whether it could: false launches nothing.
-static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
-	constexpr uint32_t Stages = 4;
-	constexpr uint32_t bytes = Stages * (128 + 128) * 64 * 2 + 1024; // and the 1024-byte alignment
-	if (cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
-		return false;
+#ifndef FORGE_MM_WGMMA_BN256_FROM
+#define FORGE_MM_WGMMA_BN256_FROM 257 // batches from which the 128 × 256 tile serves
+#endif
+#ifndef FORGE_MM_WGMMA_CTAS
+#define FORGE_MM_WGMMA_CTAS 128 // workgroups the K split aims at: one wave on 132 SMs, one workgroup each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN256
+#define FORGE_MM_WGMMA_STAGES_BN256 4 // 48 KiB each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN128
+#define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
+#endif
+
+// forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, 128 × 256 tiles from
+// batch FORGE_MM_WGMMA_BN256_FROM on, 128 × 128 below, K split in two, four or eight so that about
+// FORGE_MM_WGMMA_CTAS workgroups run, and reports whether it could: false
+// launches nothing.
+template <uint32_t BN, uint32_t Stages>
+static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024; // and the 1024-byte alignment
+	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
+	uint32_t splits = 1;
+	while (splits < 8 && tiles * splits * 2 <= FORGE_MM_WGMMA_CTAS) {
+		splits *= 2;
 	}
-	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / 128 + (batch % 128 != 0));
-	const uint32_t splits = tiles >= 256 ? 1u : tiles >= 128 ? 2u : tiles >= 64 ? 4u : 8u;
 	const uint32_t cap = forge_mm_f16_grid_cap / splits * splits;
 	const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
 	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma<Stages>, (int)bytes, opted)) {
+	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma<BN, Stages>, (int)bytes, opted)) {
 		return false;
 	}
 	uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 	if (!xh) {
 		return false;
 	}
-	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<BN, Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
 	forge_scratch_free(xh, stream);
 	return true;
+}
+
+static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	if (cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
+		return false;
+	}
+	if (batch >= FORGE_MM_WGMMA_BN256_FROM) {
+		return forge_matmul_f32_f16_kernel_wgmma_run<256, FORGE_MM_WGMMA_STAGES_BN256>(w, x, y, rows, cols, batch, stream);
+	}
+	return forge_matmul_f32_f16_kernel_wgmma_run<128, FORGE_MM_WGMMA_STAGES_BN128>(w, x, y, rows, cols, batch, stream);
 }
 #endif
 #endif
