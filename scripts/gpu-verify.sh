@@ -14,7 +14,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT /tmp/obj build
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.memory --format=csv > $OUT/gpu.txt 2>&1
 t0=$(date +%s)
-ls generated/hip/sm_90/*.hip | xargs -P "$(nproc)" -I{} sh -c 'nvcc -arch=sm_90 -O3 --fmad=false -Xcompiler -fPIC -x cu -c {} -o /tmp/obj/$(basename {} .hip).o 2>&1 || echo "FAIL {}"' > $OUT/build.txt
+ls generated/hip/sm_90/*.hip | xargs -P "$(nproc)" -I{} sh -c 'nvcc -arch=sm_90a -O3 --fmad=false -Xcompiler -fPIC -x cu -c {} -o /tmp/obj/$(basename {} .hip).o 2>&1 || echo "FAIL {}"' > $OUT/build.txt
 nvcc -shared -o build/libforge_sm_90.so /tmp/obj/*.o >> $OUT/build.txt 2>&1
 echo "build: $(( $(date +%s) - t0 ))s" >> $OUT/build.txt
 L=$PWD/build/libforge_sm_90.so

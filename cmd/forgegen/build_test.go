@@ -49,11 +49,11 @@ func TestBuildCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s", code, stderr)
 	}
-	line := " -arch=sm_90 -O3 --fmad=false -Xcompiler -fPIC -x cu -c generated/hip/sm_90/"
+	line := " -arch=sm_90a -O3 --fmad=false -Xcompiler -fPIC -x cu -c generated/hip/sm_90/"
 	if n := strings.Count(stdout, line); n != 5 {
 		t.Errorf("dry run: %d compile lines, want 5:\n%s", n, stdout)
 	}
-	if !strings.Contains(stdout, "mv -f ") || strings.Contains(stdout, "-arch=sm_90 -arch") {
+	if !strings.Contains(stdout, "mv -f ") || strings.Contains(stdout, "-arch=sm_90a -arch") {
 		t.Errorf("dry run:\n%s", stdout)
 	}
 	// The default target is the specs' (gfx1100).

@@ -10,7 +10,6 @@ import (
 	"github.com/rocmforge/forge/internal/longtest"
 	"github.com/rocmforge/forge/runtime/suite"
 	"github.com/rocmforge/forge/specs/formats"
-	"github.com/rocmforge/forge/specs/targets"
 )
 
 // matmulTunes are the tunings TestMatMulKernelHost runs the formats at,
@@ -209,14 +208,6 @@ func TestMatMulHMMAHost(t *testing.T) {
 		wide = append(wide, "-D"+class+"THREADS=32", "-D"+class+"TM=64", "-D"+class+"TN=64", "-D"+class+"TK=64",
 			"-D"+class+"WARP_ROWS=1", "-D"+class+"SPLIT_K=1")
 	}
-	split := func(batch int) int { // 1 where sm_90's MatMulHalf class for batch splits K (Y zeroed first)
-		for _, c := range targets.SM90.MatMulHalf {
-			if c.MaxBatch == 0 || batch <= c.MaxBatch {
-				return min(max(c.Tuning.SplitK-1, 0), 1)
-			}
-		}
-		return 0
-	}
 	for _, tune := range []struct {
 		name     string
 		formats  []string
@@ -224,20 +215,22 @@ func TestMatMulHMMAHost(t *testing.T) {
 		flags    []string
 		launches func(cols, batch int) int
 	}{
-		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(_, b int) int { return 2 + split(b) }},
+		{"spec", []string{"F16"}, []string{"f16_matmul.hip"}, nil, func(int, int) int { return 2 }},
 		{"small", []string{"F16"}, []string{"f16_matmul.hip"}, small, func(int, int) int { return 2 }},
 		{"wide_warp", []string{"F16"}, []string{"f16_matmul.hip"}, wide, func(int, int) int { return 2 }},
-		// The experimental wgmma product above batch 64 (X converted, Y
-		// zeroed: every shape here is under 128 tiles, so K is split).
-		{"wgmma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA"}, func(_, b int) int { return 2 + split(b) }},
+		// The wgmma product above batch 64 (X converted and Y zeroed in one
+		// launch: every shape here is under 128 tiles, so K is split; the
+		// 128 × 256 tile from batch 129).
+		{"wgmma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA"}, func(int, int) int { return 2 }},
+		{"wgmma_n128x2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_N128X2=1", "-DFORGE_MM_WGMMA_ISSUE_FIRST=1"}, func(int, int) int { return 2 }},
 		// One configuration forced on every batch, as forgebench tune
 		// --family matmul_half compiles its candidates: K split 3 ways.
 		{"forced", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_TUNE_MATMUL_HALF_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TM=32",
 			"-DFORGE_TUNE_MATMUL_HALF_FORCE_TN=16", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TK=32", "-DFORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS=2",
-			"-DFORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K=3"}, func(int, int) int { return 3 }},
+			"-DFORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K=3"}, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
-			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, b int) int { return 2 + min(c, 1) + split(b) }},
+			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},
 	} {
 		t.Run(tune.name, func(t *testing.T) {
 			t.Parallel()

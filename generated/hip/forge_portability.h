@@ -492,6 +492,8 @@ FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\
 //     descriptor a, B 128 rows × 16 at b (both K-major, f16), d f32: in
 //     warp w of the warpgroup, lane (g = l/4, t = l%4) holds d[4j + 2h + e]
 //     = D(16w + g + 8h, 8j + 2t + e), j < 16, h, e < 2.
+//   forge_wgmma_m64n256k16(d, a, b): the same with B 256 rows and 128
+//     accumulators, the same layout with j < 32.
 //   forge_wgmma_fence() before the products (after the accumulators were
 //   written by other instructions), forge_wgmma_commit() after them,
 //   forge_wgmma_fence_operands(d) around them (see below),
@@ -500,6 +502,9 @@ FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\
 //   memory and the products that read it (after the wait, before the
 //   barrier). The host emulation (emu.h, FORGE_EMU_WGMMA) defines the same.
 #if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_MM_WGMMA)
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "FORGE_MM_WGMMA (sm_90's wgmma products) needs -arch=sm_90a; build with it, or with -DFORGE_NO_MM_WGMMA"
+#endif
 #define FORGE_HAS_WGMMA 1
 FORGE_DEVICE uint32_t forge_smem_addr(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
 FORGE_DEVICE uint64_t forge_wgmma_desc(uint32_t addr) {
@@ -548,6 +553,35 @@ FORGE_DEVICE void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
 		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
 		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
 		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		: "l"(a), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+// forge_wgmma_m64n256k16(d, a, b): as m64n128k16 with B 256 rows, d 128
+// accumulators (d[64 + i] the columns 128 further on): A is read once for
+// both halves, where two m64n128k16 products read it twice.
+FORGE_DEVICE void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+		  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+		  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+		  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+		  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+		  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+		  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+		  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+		  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 		: "l"(a), "l"(b));
 #else
 	(void)d, (void)a, (void)b;

@@ -12,11 +12,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT /tmp/dsobj /tmp/dsv
 nvcc -O3 -o /tmp/dsv/decode_bench scripts/attn/decode_bench.cu -ldl || exit 1
 ls generated/hip/sm_90/*.hip | grep -v /attention.hip | xargs -P "$(nproc)" -I{} sh -c \
-  'nvcc -arch=sm_90 -O3 --fmad=false -Xcompiler -fPIC -x cu -c {} -o /tmp/dsobj/$(basename {} .hip).o || echo "FAIL {}"'
+  'nvcc -arch=sm_90a -O3 --fmad=false -Xcompiler -fPIC -x cu -c {} -o /tmp/dsobj/$(basename {} .hip).o || echo "FAIL {}"'
 for v in "$@"; do
   n=${v%%:*}; flags=${v#*:}
   # shellcheck disable=SC2086
-  nvcc -arch=sm_90 -O3 --fmad=false -Xcompiler -fPIC -x cu -c generated/hip/sm_90/attention.hip -o /tmp/dsv/$n.o $flags &&
+  nvcc -arch=sm_90a -O3 --fmad=false -Xcompiler -fPIC -x cu -c generated/hip/sm_90/attention.hip -o /tmp/dsv/$n.o $flags &&
     nvcc -shared -o /tmp/dsv/$n.so /tmp/dsobj/*.o /tmp/dsv/$n.o || { echo "$n: build failed"; continue; }
   echo "== $n ($flags)" >> $OUT/decode_sweep.txt
   /tmp/dsv/decode_bench /tmp/dsv/$n.so forge_attention_f16_d128 2 128 32 8 1 512 4096 32768 >> $OUT/decode_sweep.txt 2>&1

@@ -6,7 +6,8 @@ var SM90 = register(Target{
 	Name:         "sm_90",
 	Vendor:       "nvidia",
 	WaveSize:     32,
-	CompileFlags: []string{"-arch=sm_90"},
+	CompileFlags: []string{"-arch=sm_90a"}, // Hopper's arch-specific instructions (wgmma) besides sm_90's: the code runs on sm_90 devices only
+	WGMMA:        true,
 	Doc:          "NVIDIA Hopper (H100), warp 32, via the portability header",
 	Dequant:      DequantTuning{ThreadsPerBlock: 256, VectorsPerThread: 2},
 	MatVec:       MatVecTuning{ThreadsPerBlock: 256, RowsPerBlock: 4, Chunk: 8},

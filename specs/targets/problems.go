@@ -2,6 +2,7 @@ package targets
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rocmforge/forge/specs/check"
 )
@@ -36,6 +37,9 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 	}
 	if t.MFMA && (t.Vendor != "amd" || t.WaveSize != 64 || t.WMMA) {
 		l.Add("MFMA", "MFMA: only AMD wave64 targets (CDNA) have it, and not with WMMA")
+	}
+	if t.WGMMA && (t.Vendor != "nvidia" || !slices.Contains(t.CompileFlags, "-arch=sm_90a")) {
+		l.Add("WGMMA", "WGMMA: only NVIDIA Hopper has it, compiled for its arch-specific instructions (CompileFlags -arch=sm_90a)")
 	}
 	l.In("Dequant", t.Dequant.Problems(t.WaveSize))
 	l.In("MatVec", t.MatVec.Problems(t.WaveSize))

@@ -258,6 +258,20 @@ func TestWMMAProblems(t *testing.T) {
 	}
 }
 
+// TestWGMMAProblems: WGMMA is an NVIDIA flag that needs sm_90a's
+// arch-specific instructions in the compile flags.
+func TestWGMMAProblems(t *testing.T) {
+	tg := *GFX1100
+	tg.WGMMA = true
+	wantProblem(t, &tg, "WGMMA", "only NVIDIA Hopper has it")
+	tg = *SM90
+	tg.CompileFlags = []string{"-arch=sm_90"}
+	wantProblem(t, &tg, "WGMMA", "-arch=sm_90a")
+	if ps := SM90.Problems([]int{64, 128}); len(ps) > 0 || !SM90.WGMMA {
+		t.Errorf("sm_90: WGMMA %v, %v", SM90.WGMMA, ps)
+	}
+}
+
 // TestMatMulIntAt: the class that serves a batch, with OffsetWarpRows for
 // a format with an offset term; the knobs round-trip; sm_90's space is
 // valid and an empty space is not a problem, one without MatMulInt is.

@@ -24,7 +24,15 @@ type Target struct {
 	// MFMA (AMD only): the target's wave64 MFMA instructions (CDNA1-2:
 	// gfx908, gfx90a) serve matmul's and attention's f16 tensor-core paths
 	// through the same subset (FORGE_TARGET_MFMA).
-	MFMA    bool
+	MFMA bool
+	// WGMMA (NVIDIA Hopper only): the warpgroup matrix products of sm_90a
+	// serve F16's matmul above batch 64, and through it the quantized
+	// formats' route through f16 (the generated F16 matmul file defines
+	// FORGE_MM_WGMMA unless the build defines FORGE_NO_MM_WGMMA). They exist
+	// only in sm_90a's arch-specific instruction set, so CompileFlags must
+	// name it (-arch=sm_90a); a build for plain sm_90 with them fails to
+	// compile rather than trapping at run time.
+	WGMMA   bool
 	Doc     string
 	Dequant DequantTuning
 	MatVec  MatVecTuning

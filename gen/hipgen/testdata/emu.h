@@ -476,7 +476,7 @@ static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 
 #if defined(FORGE_EMU_WGMMA)
 // FORGE_HAS_WGMMA (forge_portability.h): Hopper's wgmma.mma_async
-// m64n128k16 (f16 in, f32 accumulate) on 128-byte-swizzled K-major
+// m64n128k16 and m64n256k16 (f16 in, f32 accumulate) on 128-byte-swizzled K-major
 // descriptors, emulated from the layout the header documents: each thread
 // of the warpgroup computes its own 64 accumulators from shared memory, the
 // descriptor's address decoded (bits 0–13, in 16 bytes) and swizzled as
@@ -509,9 +509,11 @@ static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k
 	memcpy(&h, forge_emu_dyn_smem + phys, 2);
 	return forge_half_to_f32(h);
 }
-static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
+// forge_emu_wgmma is m64nNk16: N/8 column groups of accumulators, as the
+// hardware lays them out (d[4j + 2h + e] is column 8j + 2q + e).
+static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n) {
 	const uint32_t t = forge_emu_tid % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
-	for (uint32_t j = 0; j < 16; ++j) {
+	for (uint32_t j = 0; j < n / 8; ++j) {
 		for (uint32_t h = 0; h < 2; ++h) {
 			for (uint32_t e = 0; e < 2; ++e) {
 				const uint32_t row = 16 * w + g + 8 * h, col = 8 * j + 2 * q + e;
@@ -524,5 +526,7 @@ static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
 		}
 	}
 }
+static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 128); }
+static inline void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 256); }
 #endif
 #endif

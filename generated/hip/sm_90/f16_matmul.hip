@@ -7,6 +7,9 @@
 
 #define FORGE_TARGET "sm_90"
 #define FORGE_TARGET_WAVE_SIZE 32
+#if !defined(FORGE_NO_MM_WGMMA) && !defined(FORGE_MM_WGMMA)
+#define FORGE_MM_WGMMA 1 // the target spec's WGMMA: F16 above batch 64 on wgmma (-arch=sm_90a)
+#endif
 #include "../forge_portability.h"
 
 #line 11 "specs/formats/f16.go"
@@ -24,7 +27,7 @@ FORGE_DEVICE float forge_BlockF16_Dequant(const forge_BlockF16* __restrict__ b, 
 #line 17 "specs/formats/f16.go"
 	return forge_half_to_f32(b->V);
 }
-#line 28 "generated/hip/sm_90/f16_matmul.hip"
+#line 31 "generated/hip/sm_90/f16_matmul.hip"
 static_assert(sizeof(forge_BlockF16) == 2,
 	"forge_BlockF16: the device block is not 2 bytes, as the F16 spec says");
 
@@ -508,8 +511,11 @@ static void forge_matmul_f32_f16_kernel_zero_y(float* y, int64_t n, forge_stream
 #define FORGE_MATMUL_HMMA_SMEM 98304 // shared memory a workgroup's stages may take, bytes
 #endif
 
-// forge_matmul_f32_f16_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per thread.
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4) {
+// forge_matmul_f32_f16_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per
+// thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
+// into it; nz 0 where K is not split): one launch, where a second would
+// cost as much as the conversion at small shapes.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
 		const float4 v = reinterpret_cast<const float4*>(x)[i];
 		uint2 o;
@@ -517,23 +523,24 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const 
 		o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
 		reinterpret_cast<uint2*>(h)[i] = o;
 	}
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nz; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
 }
 
 // forge_matmul_f32_f16_kernel_prepare readies a launch of the f16 products: X converted to
 // f16 into scratch (returned; the caller frees it once the product is
-// queued) and, where K is split, Y zeroed for the workgroups to add into.
-// nullptr, launching nothing, when there is no scratch.
+// queued) and, where K is split, Y zeroed for the workgroups to add into,
+// in one launch. nullptr, launching nothing, when there is no scratch.
 static uint16_t* forge_matmul_f32_f16_kernel_prepare(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, forge_stream_t stream) {
 	const int64_t n = batch * cols; // a multiple of 8
 	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
 	if (!xh) {
 		return nullptr;
 	}
-	const int64_t n4 = n / 4, cgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4);
-	if (splits > 1) {
-		forge_matmul_f32_f16_kernel_zero_y(y, rows * batch, stream);
-	}
+	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
+	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
+	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
 	return xh;
 }
 
@@ -715,14 +722,33 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 	}
 }
 #if defined(FORGE_HAS_WGMMA)
+#ifndef FORGE_MM_WGMMA_BN256_FROM
+#define FORGE_MM_WGMMA_BN256_FROM 129 // batches from which the 128 × 256 tile serves
+#endif
+#ifndef FORGE_MM_WGMMA_N128X2
+#define FORGE_MM_WGMMA_N128X2 0 // 1: the 256-column tile as two m64n128k16 products (A read twice)
+#endif
+#ifndef FORGE_MM_WGMMA_ISSUE_FIRST
+#define FORGE_MM_WGMMA_ISSUE_FIRST 0 // 1: a step's products issued before its loads ahead
+#endif
+#ifndef FORGE_MM_WGMMA_CTAS
+#define FORGE_MM_WGMMA_CTAS 128 // workgroups the K split aims at: one wave on 132 SMs, one workgroup each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN256
+#define FORGE_MM_WGMMA_STAGES_BN256 4 // 48 KiB each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN128
+#define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
+#endif
+
 // forge_matmul_f32_f16_kernel_wgmma (experimental, opt-in: -DFORGE_MM_WGMMA with
 // -arch=sm_90a): F16's product for batches above 64 on Hopper's warpgroup
 // matrix product. A workgroup of two warpgroups computes a 128 × BN tile
 // of Y (BN 128 or 256 batch columns), 64 elements of K per step: W's 128
 // rows and X's BN vectors arrive by cp.async into the 128-byte-swizzled
 // K-major layout wgmma reads (forge_portability.h); each warpgroup
-// multiplies its 64 rows by the BN vectors with BN/128 m64n128k16 products
-// per k16 slice, both operands read from shared memory (no ldmatrix, no
+// multiplies its 64 rows by the BN vectors with one m64nBNk16 product per
+// k16 slice, both operands read from shared memory (no ldmatrix, no
 // operand registers), BN/2 accumulators a thread. The products of a step
 // are left in flight while the next step's start: a step waits only for
 // the products of the one before (wgmma.wait_group 1), so Stages - 2
@@ -791,10 +817,12 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 			forge_cp_async_wait<Ahead - 1>(); // this thread's copies of step s
 			forge_fence_proxy_async();        // visible to the products' (async) reads
 			forge_syncthreads();              // everyone's; every warpgroup's products of step s - 2 are done
-			if (s + Ahead < steps) {
-				load(ahead, s + Ahead); // into step s - 2's stage
+			if (!FORGE_MM_WGMMA_ISSUE_FIRST) {
+				if (s + Ahead < steps) {
+					load(ahead, s + Ahead); // into step s - 2's stage
+				}
+				forge_cp_async_commit();
 			}
-			forge_cp_async_commit();
 			const uint32_t a0 = forge_smem_addr(sm + cur * SS + wg * 64 * BK), b0 = forge_smem_addr(sm + cur * SS + SA);
 #pragma unroll
 			for (uint32_t n = 0; n < NB; ++n) {
@@ -803,12 +831,22 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 			forge_wgmma_fence();
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+				if (NB == 2 && !FORGE_MM_WGMMA_N128X2) {
+					forge_wgmma_m64n256k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+				} else {
 #pragma unroll
-				for (uint32_t n = 0; n < NB; ++n) {
-					forge_wgmma_m64n128k16(acc[n], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 128 * BK * 2 * n + 32 * kk));
+					for (uint32_t n = 0; n < NB; ++n) {
+						forge_wgmma_m64n128k16(acc[n], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 128 * BK * 2 * n + 32 * kk));
+					}
 				}
 			}
 			forge_wgmma_commit();
+			if (FORGE_MM_WGMMA_ISSUE_FIRST) {
+				if (s + Ahead < steps) {
+					load(ahead, s + Ahead); // into step s - 2's stage
+				}
+				forge_cp_async_commit();
+			}
 			forge_wgmma_wait<1>(); // step s - 1's products
 #pragma unroll
 			for (uint32_t n = 0; n < NB; ++n) {
@@ -847,19 +885,6 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 		forge_syncthreads(); // the next tile's first loads reuse the stages
 	}
 }
-
-#ifndef FORGE_MM_WGMMA_BN256_FROM
-#define FORGE_MM_WGMMA_BN256_FROM 257 // batches from which the 128 × 256 tile serves
-#endif
-#ifndef FORGE_MM_WGMMA_CTAS
-#define FORGE_MM_WGMMA_CTAS 128 // workgroups the K split aims at: one wave on 132 SMs, one workgroup each
-#endif
-#ifndef FORGE_MM_WGMMA_STAGES_BN256
-#define FORGE_MM_WGMMA_STAGES_BN256 4 // 48 KiB each
-#endif
-#ifndef FORGE_MM_WGMMA_STAGES_BN128
-#define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
-#endif
 
 // forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, 128 × 256 tiles from
 // batch FORGE_MM_WGMMA_BN256_FROM on, 128 × 128 below, K split in two, four or eight so that about
