@@ -30,8 +30,10 @@ type Target struct {
 	// formats' route through f16 (the generated F16 matmul file defines
 	// FORGE_MM_WGMMA unless the build defines FORGE_NO_MM_WGMMA). They exist
 	// only in sm_90a's arch-specific instruction set, so CompileFlags must
-	// name it (-arch=sm_90a); a build for plain sm_90 with them fails to
-	// compile rather than trapping at run time.
+	// name it (-arch=sm_90a): built for plain sm_90 with them, the first
+	// product traps. (An #error on a device pass without
+	// __CUDA_ARCH_FEAT_SM90_ALL also fired under -arch=sm_90a with CUDA
+	// 13, whose nvcc has such a pass, so the check is the spec's.)
 	WGMMA   bool
 	Doc     string
 	Dequant DequantTuning

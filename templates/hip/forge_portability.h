@@ -500,9 +500,6 @@ FORGE_DEVICE void forge_cp_async_wait() { asm volatile("cp.async.wait_group %0;\
 //   memory and the products that read it (after the wait, before the
 //   barrier). The host emulation (emu.h, FORGE_EMU_WGMMA) defines the same.
 #if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_MM_WGMMA)
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "FORGE_MM_WGMMA (sm_90's wgmma products) needs -arch=sm_90a; build with it, or with -DFORGE_NO_MM_WGMMA"
-#endif
 #define FORGE_HAS_WGMMA 1
 FORGE_DEVICE uint32_t forge_smem_addr(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
 FORGE_DEVICE uint64_t forge_wgmma_desc(uint32_t addr) {
