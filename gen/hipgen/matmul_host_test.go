@@ -228,6 +228,16 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"forced", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_TUNE_MATMUL_HALF_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TM=32",
 			"-DFORGE_TUNE_MATMUL_HALF_FORCE_TN=16", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TK=32", "-DFORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS=2",
 			"-DFORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K=3"}, func(int, int) int { return 2 }},
+		// W dequantized inside the wgmma product (-DFORGE_MM_WGMMA_Q, forced
+		// on every batch): X converted (and Y zeroed) and the kernel, for
+		// formats with an offset term (Q4_1, Q4_K), a zero code (Q4_0,
+		// Q3_K, Q6_K), signed codes (Q8_0, MXFP4), sub-blocks of 16 (Q3_K,
+		// Q6_K), blocks of 32 and 256 and 2-byte-aligned blocks (no
+		// columns: the generic path, two launches).
+		{"wgmma_q", []string{"Q4_0", "Q4_1", "Q8_0", "MXFP4", "Q3_K", "Q4_K", "Q6_K"},
+			[]string{"q4_0_matmul.hip", "q4_1_matmul.hip", "q8_0_matmul.hip", "mxfp4_matmul.hip", "q3_k_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
+			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE"},
+			func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},

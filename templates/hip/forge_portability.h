@@ -442,7 +442,9 @@ static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t
 //     and 2t+1 of column g.
 //   forge_cp_async16(dst, src, valid): 16 bytes from global to shared
 //     memory without passing through registers (16 zero bytes when !valid:
-//     src is then any valid address); forge_cp_async_commit() closes this
+//     src is then any valid address); forge_cp_async4(dst, src, n): the
+//     first n ≤ 4 bytes of a 4-byte-aligned src, the rest of the 4 zero
+//     (src any valid address when n is 0); forge_cp_async_commit() closes this
 //     thread's group of copies, forge_cp_async_wait<N>() waits until at
 //     most N of its groups are pending. Other threads' copies are visible
 //     after a barrier that follows their wait.
@@ -470,6 +472,10 @@ FORGE_DEVICE void forge_ldsm_x4_t(uint32_t* r, const void* row) {
 FORGE_DEVICE void forge_cp_async16(void* dst, const void* src, bool valid) {
 	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(valid ? 16 : 0));
+}
+FORGE_DEVICE void forge_cp_async4(void* dst, const void* src, uint32_t n) {
+	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(src), "r"(n));
 }
 FORGE_DEVICE void forge_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>

@@ -416,12 +416,13 @@ static inline void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint
 		c[e] = out[e];
 	}
 }
-// Each thread's copies not yet made: destination, the 16 bytes, and the
-// group (0: still open; n: the n-th committed of this thread, counted
-// across launches).
+// Each thread's copies not yet made: destination, the bytes (16, or 4 for
+// forge_cp_async4), and the group (0: still open; n: the n-th committed of
+// this thread, counted across launches).
 struct forge_emu_copy {
 	void* dst;
 	uint8_t data[16];
+	uint32_t bytes;
 	uint64_t group;
 };
 static forge_emu_copy forge_emu_copies[1024][128];
@@ -436,11 +437,29 @@ static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
 	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
 	c.dst = dst;
 	c.group = 0;
+	c.bytes = 16;
 	if (valid) {
 		memcpy(c.data, src, 16);
 	} else {
 		memset(c.data, 0, 16);
 	}
+}
+static inline void forge_cp_async4(void* dst, const void* src, uint32_t n) {
+	const uint32_t tid = forge_emu_tid;
+	if (forge_emu_ncopies[tid] == 128) {
+		fprintf(stderr, "forge_cp_async4: thread %u has 128 copies pending (the emulation's limit)\n", tid);
+		abort();
+	}
+	if (n > 4 || (n > 0 && (uintptr_t)src % 4 != 0)) {
+		fprintf(stderr, "forge_cp_async4: %u bytes from %p: want at most 4 from a 4-byte-aligned address\n", n, src);
+		abort();
+	}
+	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
+	c.dst = dst;
+	c.group = 0;
+	c.bytes = 4;
+	memset(c.data, 0, 4);
+	memcpy(c.data, src, n);
 }
 static inline void forge_cp_async_commit() {
 	const uint32_t tid = forge_emu_tid;
@@ -461,7 +480,7 @@ static inline void forge_cp_async_wait() {
 	for (uint32_t i = 0; i < forge_emu_ncopies[tid]; ++i) {
 		forge_emu_copy& c = forge_emu_copies[tid][i];
 		if (c.group != 0 && c.group <= upto) {
-			memcpy(c.dst, c.data, 16);
+			memcpy(c.dst, c.data, c.bytes);
 		} else {
 			forge_emu_copies[tid][kept++] = c;
 		}

@@ -484,32 +484,32 @@ static void forge_matmul_f32_f16_kernel_zero_y(float* y, int64_t n, forge_stream
 #endif
 
 #if defined(FORGE_HAS_MMA_SYNC)
-#define FORGE_MM_HMMA 1
-// ---------------------------------------------------------------------------
-// matmul_f32, f16 path on mma.sync (NVIDIA; F16's blocks are single
-// binary16 values, so W needs no decoding): the launcher converts X to f16
-// into scratch (forge_matmul_f32_f16_kernel_xh), then each workgroup computes a BM × BN tile of Y
-// (the target spec's MatMulHalf classes, knobs FORGE_TUNE_MATMUL_HALF[_UPTO<n>]_*),
-// BK elements of K per step:
-//   - W's rows and X's vectors arrive in shared memory by cp.async, 16 bytes
-//     (eight elements) a copy, zero-filled past the last row, the last
-//     vector and the end of K (cols is a multiple of 8), Stages steps in
-//     flight (as many as FORGE_MATMUL_HMMA_SMEM bytes hold, 2 to 8), rows
-//     padded to BK + 8 halves so that the eight rows of an ldmatrix fall
-//     in distinct banks;
-//   - the warps form WarpRows × (warps / WarpRows) over the tile, each
-//     computing its (BM / WarpRows) × (BN / (warps / WarpRows)) share with
-//     mma.sync m16n8k16 (f16 in, f32 accumulate; ldmatrix operands), the
-//     accumulators in registers for the whole of K;
-//   - with splits > 1 workgroup b takes part b % splits of every tile's K
-//     steps and adds into Y (zeroed by forge_matmul_f32_f16_kernel_zero first).
-// X's rounding to f16 (nearest even) is the path's only approximation, an
-// NMSE near 1e-7 for activations of ordinary size (the tensor-core path's).
-// A launch it cannot take (cols not a multiple of 8, W or X not 16-byte
-// aligned, a tile the warps cannot cover, no scratch) takes the wmma path.
-#ifndef FORGE_MATMUL_HMMA_SMEM
-#define FORGE_MATMUL_HMMA_SMEM 98304 // shared memory a workgroup's stages may take, bytes
-#endif
+// forge_matmul_f32_f16_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's NB·64
+// accumulators of an m64n(128·NB) product into Y: acc[n][4j + 2h + e] is
+// row m + 8h, column c + 128n + 8j + e (m and c this thread's first).
+template <uint32_t NB>
+FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_store(const float (*acc)[64], float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
+#pragma unroll
+	for (uint32_t n = 0; n < NB; ++n) {
+#pragma unroll
+		for (uint32_t j = 0; j < 16; ++j) {
+#pragma unroll
+			for (uint32_t h = 0; h < 2; ++h) {
+#pragma unroll
+				for (uint32_t e = 0; e < 2; ++e) {
+					const int64_t mm = m + 8 * h, cc = c + 128 * n + 8 * j + e;
+					if (mm < rows && cc < batch) {
+						if (splits > 1) {
+							forge_atomic_add_f32(y + cc * rows + mm, acc[n][4 * j + 2 * h + e]);
+						} else {
+							y[cc * rows + mm] = acc[n][4 * j + 2 * h + e];
+						}
+					}
+				}
+			}
+		}
+	}
+}
 
 // forge_matmul_f32_f16_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per
 // thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
@@ -543,6 +543,36 @@ static uint16_t* forge_matmul_f32_f16_kernel_prepare(const float* x, float* y, i
 	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
 	return xh;
 }
+#endif
+
+#if defined(FORGE_HAS_MMA_SYNC)
+#define FORGE_MM_HMMA 1
+// ---------------------------------------------------------------------------
+// matmul_f32, f16 path on mma.sync (NVIDIA; F16's blocks are single
+// binary16 values, so W needs no decoding): the launcher converts X to f16
+// into scratch (forge_matmul_f32_f16_kernel_xh), then each workgroup computes a BM × BN tile of Y
+// (the target spec's MatMulHalf classes, knobs FORGE_TUNE_MATMUL_HALF[_UPTO<n>]_*),
+// BK elements of K per step:
+//   - W's rows and X's vectors arrive in shared memory by cp.async, 16 bytes
+//     (eight elements) a copy, zero-filled past the last row, the last
+//     vector and the end of K (cols is a multiple of 8), Stages steps in
+//     flight (as many as FORGE_MATMUL_HMMA_SMEM bytes hold, 2 to 8), rows
+//     padded to BK + 8 halves so that the eight rows of an ldmatrix fall
+//     in distinct banks;
+//   - the warps form WarpRows × (warps / WarpRows) over the tile, each
+//     computing its (BM / WarpRows) × (BN / (warps / WarpRows)) share with
+//     mma.sync m16n8k16 (f16 in, f32 accumulate; ldmatrix operands), the
+//     accumulators in registers for the whole of K;
+//   - with splits > 1 workgroup b takes part b % splits of every tile's K
+//     steps and adds into Y (zeroed by forge_matmul_f32_f16_kernel_zero first).
+// X's rounding to f16 (nearest even) is the path's only approximation, an
+// NMSE near 1e-7 for activations of ordinary size (the tensor-core path's).
+// A launch it cannot take (cols not a multiple of 8, W or X not 16-byte
+// aligned, a tile the warps cannot cover, no scratch) takes the wmma path.
+#ifndef FORGE_MATMUL_HMMA_SMEM
+#define FORGE_MATMUL_HMMA_SMEM 98304 // shared memory a workgroup's stages may take, bytes
+#endif
+
 
 template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t WarpRows, uint32_t Stages>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
@@ -861,27 +891,7 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 			forge_wgmma_fence_operands(acc[n]);
 		}
 		forge_cp_async_wait<0>();
-#pragma unroll
-		for (uint32_t n = 0; n < NB; ++n) {
-#pragma unroll
-			for (uint32_t j = 0; j < 16; ++j) {
-#pragma unroll
-				for (uint32_t h = 0; h < 2; ++h) {
-#pragma unroll
-					for (uint32_t e = 0; e < 2; ++e) {
-						const int64_t m = r0 + 64 * wg + 16 * wq + lane / 4 + 8 * h;
-						const int64_t c = n0 + 128 * n + 8 * j + 2 * (lane % 4) + e;
-						if (m < rows && c < batch) {
-							if (splits > 1) {
-								forge_atomic_add_f32(y + c * rows + m, acc[n][4 * j + 2 * h + e]);
-							} else {
-								y[c * rows + m] = acc[n][4 * j + 2 * h + e];
-							}
-						}
-					}
-				}
-			}
-		}
+		forge_matmul_f32_f16_kernel_wgmma_store<NB>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 		forge_syncthreads(); // the next tile's first loads reuse the stages
 	}
 }

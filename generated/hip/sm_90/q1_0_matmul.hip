@@ -7,6 +7,9 @@
 
 #define FORGE_TARGET "sm_90"
 #define FORGE_TARGET_WAVE_SIZE 32
+#if defined(FORGE_MM_WGMMA_Q) && !defined(FORGE_MM_WGMMA)
+#define FORGE_MM_WGMMA 1 // -DFORGE_MM_WGMMA_Q: large batches on wgmma, W dequantized in the product (-arch=sm_90a)
+#endif
 #include "../forge_portability.h"
 
 #line 10 "specs/formats/q1_0.go"
@@ -56,7 +59,7 @@ FORGE_DEVICE float forge_BlockQ1_0_Offset(const forge_BlockQ1_0* __restrict__ b,
 #line 53 "specs/formats/q1_0.go"
 	return -forge_half_to_f32(b->D);
 }
-#line 60 "generated/hip/sm_90/q1_0_matmul.hip"
+#line 63 "generated/hip/sm_90/q1_0_matmul.hip"
 static_assert(sizeof(forge_BlockQ1_0) == 18,
 	"forge_BlockQ1_0: the device block is not 18 bytes, as the Q1_0 spec says");
 
@@ -530,6 +533,295 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q1_0_kernel_zero(flo
 // forge_matmul_f32_q1_0_kernel_zero_y launches forge_matmul_f32_q1_0_kernel_zero over y[0, n).
 static void forge_matmul_f32_q1_0_kernel_zero_y(float* y, int64_t n, forge_stream_t stream) {
 	FORGE_LAUNCH(forge_matmul_f32_q1_0_kernel_zero, dim3(n / 1024 + 1 < forge_mm_q1_0_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_q1_0_grid_cap), dim3(256), 0, stream, y, n);
+}
+#endif
+
+#if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
+// forge_matmul_f32_q1_0_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's NB·64
+// accumulators of an m64n(128·NB) product into Y: acc[n][4j + 2h + e] is
+// row m + 8h, column c + 128n + 8j + e (m and c this thread's first).
+template <uint32_t NB>
+FORGE_DEVICE void forge_matmul_f32_q1_0_kernel_wgmma_store(const float (*acc)[64], float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
+#pragma unroll
+	for (uint32_t n = 0; n < NB; ++n) {
+#pragma unroll
+		for (uint32_t j = 0; j < 16; ++j) {
+#pragma unroll
+			for (uint32_t h = 0; h < 2; ++h) {
+#pragma unroll
+				for (uint32_t e = 0; e < 2; ++e) {
+					const int64_t mm = m + 8 * h, cc = c + 128 * n + 8 * j + e;
+					if (mm < rows && cc < batch) {
+						if (splits > 1) {
+							forge_atomic_add_f32(y + cc * rows + mm, acc[n][4 * j + 2 * h + e]);
+						} else {
+							y[cc * rows + mm] = acc[n][4 * j + 2 * h + e];
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_q1_0_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per
+// thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
+// into it; nz 0 where K is not split): one launch, where a second would
+// cost as much as the conversion at small shapes.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q1_0_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
+		const float4 v = reinterpret_cast<const float4*>(x)[i];
+		uint2 o;
+		o.x = (uint32_t)forge_f32_to_half(v.x) | (uint32_t)forge_f32_to_half(v.y) << 16;
+		o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
+		reinterpret_cast<uint2*>(h)[i] = o;
+	}
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nz; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
+
+// forge_matmul_f32_q1_0_kernel_prepare readies a launch of the f16 products: X converted to
+// f16 into scratch (returned; the caller frees it once the product is
+// queued) and, where K is split, Y zeroed for the workgroups to add into,
+// in one launch. nullptr, launching nothing, when there is no scratch.
+static uint16_t* forge_matmul_f32_q1_0_kernel_prepare(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, forge_stream_t stream) {
+	const int64_t n = batch * cols; // a multiple of 8
+	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch((size_t)n * 2, stream));
+	if (!xh) {
+		return nullptr;
+	}
+	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
+	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
+	FORGE_LAUNCH(forge_matmul_f32_q1_0_kernel_xh, dim3(cgroups < forge_mm_q1_0_grid_cap ? (uint32_t)cgroups : forge_mm_q1_0_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
+	return xh;
+}
+#endif
+
+#if defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
+// ---------------------------------------------------------------------------
+// matmul_f32 on wgmma, W dequantized inside the product (experimental,
+// opt-in: -DFORGE_MM_WGMMA_Q; not yet run on a GPU): the quantized formats'
+// large batches without the route's f16 copy of W (written and read back,
+// 117 MB at 4096×14336). F16's wgmma kernel with W's stage filled by the
+// workgroup itself: W's raw blocks arrive by cp.async in 4-byte pieces from
+// each row's step start rounded down (as the integer path stages them),
+// raw steps of whole blocks and whole 64-element K steps (BK, Q1_0:
+// max(64, 128)); each K step of 64 the 256 threads decode
+// the 128 rows' 64 elements there through the spec's integer form
+// (forge_BlockQ1_0_Codes, forge_BlockQ1_0_Scale, forge_BlockQ1_0_Offset: Scale·code + Offset, in f32, rounded to f16 as
+// forge_dequant_f16 rounds it), two threads a row, into a
+// 128-byte-swizzled f16 stage (two, alternating), while the previous
+// step's products run. X is converted to f16 first (forge_matmul_f32_q1_0_kernel_prepare).
+// Two barriers a step: one after the copies land (and every warpgroup's
+// products of two steps back are done, so their stages are free), one
+// after the decoding.
+#ifndef FORGE_MM_WGMMA_Q_MIN_BATCH
+#define FORGE_MM_WGMMA_Q_MIN_BATCH 65 // the smallest batch that takes it
+#endif
+#ifndef FORGE_MM_WGMMA_Q_BN256_FROM
+#define FORGE_MM_WGMMA_Q_BN256_FROM 129 // batches from which the 128 × 256 tile serves
+#endif
+#ifndef FORGE_MM_WGMMA_Q_CTAS
+#define FORGE_MM_WGMMA_Q_CTAS 128 // workgroups the K split aims at
+#endif
+
+// forge_matmul_f32_q1_0_kernel_wq_smem lays out the shared memory of the BN-column kernel.
+template <uint32_t BN>
+struct forge_matmul_f32_q1_0_kernel_wq_smem {
+	static constexpr uint32_t BE = forge_mm_q1_0_elems, BB = 18;
+	static constexpr uint32_t BK = BE > 64 ? BE : 64;             // a raw step: whole blocks, whole K steps of 64
+	static constexpr uint32_t SPR = BK / 64;                       // K steps per raw step
+	static constexpr uint32_t RB = BK / BE * BB;                   // raw bytes of a row per raw step
+	static constexpr uint32_t CPR = (RB + 6) / 4;                  // 4-byte pieces a row (its start rounded down)
+	static constexpr uint32_t RBP = (4 * CPR + 15) / 16 * 16;      // bytes a staged row
+	static constexpr uint32_t Ahead = 2;                           // K steps whose copies are in flight
+	static constexpr uint32_t XS = Ahead + 2;                      // X stages
+	static constexpr uint32_t RawBufs = SPR == 1 ? 3 : 2;          // enough that a raw step's buffer outlives its decoding
+	static constexpr uint32_t W16 = 128 * 64 * 2, XB = BN * 64 * 2; // an f16 W stage, an X stage (bytes)
+	static constexpr uint32_t bytes = 1024 + 2 * W16 + XS * XB + RawBufs * 128 * RBP;
+	static_assert((BE <= 64 && 64 % BE == 0) || BE % 64 == 0, "forge_matmul_f32_q1_0_kernel_wgmma_q: blocks of a divisor or a multiple of 64 elements");
+	static_assert(Ahead <= (RawBufs - 1) * SPR, "forge_matmul_f32_q1_0_kernel_wgmma_q: a raw buffer is refilled only after its last step is decoded");
+};
+
+template <uint32_t BN>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
+forge_matmul_f32_q1_0_kernel_wgmma_q(const uint8_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	using L = forge_matmul_f32_q1_0_kernel_wq_smem<BN>;
+	constexpr uint32_t BM = 128, NB = BN / 128, BE = L::BE, BB = L::BB, BK = L::BK, SPR = L::SPR, RB = L::RB, CPR = L::CPR, RBP = L::RBP;
+	constexpr uint32_t Ahead = L::Ahead, XS = L::XS, SUB = 32, NSUB = 32 / SUB;
+	constexpr bool Off = true; // an offset term is left
+	FORGE_DYNAMIC_SHARED(forge_mm_wq_smem);
+	uint8_t* const base = forge_mm_wq_smem + (1024 - forge_smem_addr(forge_mm_wq_smem) % 1024) % 1024;
+	uint16_t* const w16 = reinterpret_cast<uint16_t*>(base);                    // [2][128][64], swizzled
+	uint16_t* const xs = reinterpret_cast<uint16_t*>(base + 2 * L::W16);         // [XS][BN][64], swizzled
+	uint8_t* const raw0 = base + 2 * L::W16 + XS * L::XB;                        // [RawBufs][128][RBP]
+	const uint32_t tid = forge_thread_idx(), wg = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
+	const uint32_t q = tid % 8, r_first = tid / 8, swz = 8 * (q ^ (r_first % 8)); // X's copies, as F16's kernel
+	const uint32_t dm = tid / 2, dkg = tid % 2;                                  // the row and 32-element group this thread decodes
+	const uint64_t rowbytes = (uint64_t)(cols / BE) * BB;
+	const int64_t row_tiles = (rows + BM - 1) / BM;
+	const int64_t tiles = row_tiles * ((batch + BN - 1) / BN);
+	const int64_t all_raw = (cols + BK - 1) / BK;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t rb_begin = all_raw * part / splits, steps = (all_raw * (part + 1) / splits - rb_begin) * SPR;
+	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+		// issue(s): K step s's X vectors and, at a raw step's first K step,
+		// its raw W rows; one commit group.
+		auto issue = [&](int64_t s) {
+			if (s < steps) {
+				const int64_t k = (rb_begin * SPR + s) * 64 + 8 * q;
+				uint16_t* const dst = xs + (uint32_t)(s % XS) * (BN * 64) + r_first * 64 + swz;
+#pragma unroll
+				for (uint32_t i = 0; i < BN / 32; ++i) {
+					const bool ok = n0 + r_first + 32 * i < batch && k < cols;
+					forge_cp_async16(dst + 32 * i * 64, ok ? xh + (n0 + r_first + 32 * i) * cols + k : xh, ok);
+				}
+				if (s % SPR == 0) {
+					const int64_t kb = rb_begin + s / SPR;
+					uint8_t* const raw = raw0 + (uint32_t)((s / SPR) % L::RawBufs) * (128 * RBP);
+					for (uint32_t c = tid; c < 128 * CPR; c += 256) {
+						const uint32_t r = c / CPR, o = c % CPR;
+						const uint64_t start = (uint64_t)(r0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(r0 + r + 1) * rowbytes;
+						const uint64_t at = (start & ~(uint64_t)3) + 4 * o;
+						const uint32_t n = r0 + r < rows && at < end ? (end - at < 4 ? (uint32_t)(end - at) : 4u) : 0u;
+						forge_cp_async4(raw + r * RBP + 4 * o, n ? w + at : w, n);
+					}
+				}
+			}
+			forge_cp_async_commit();
+		};
+		float acc[NB][64];
+#pragma unroll
+		for (uint32_t n = 0; n < NB; ++n) {
+#pragma unroll
+			for (uint32_t i = 0; i < 64; ++i) {
+				acc[n][i] = 0.0f;
+			}
+		}
+#pragma unroll
+		for (uint32_t s = 0; s < Ahead; ++s) {
+			issue(s);
+		}
+		for (int64_t s = 0; s < steps; ++s) {
+			forge_cp_async_wait<Ahead - 1>(); // this thread's copies of step s (and of its raw step)
+			forge_fence_proxy_async();
+			forge_syncthreads(); // everyone's; every warpgroup's products of step s - 2 are done
+			issue(s + Ahead);
+			{
+				// Decode row dm's 32 elements at 32·dkg of K step s into its f16 stage.
+				const int64_t kb = rb_begin + s / SPR;
+				const uint8_t* const raw = raw0 + (uint32_t)((s / SPR) % L::RawBufs) * (128 * RBP);
+				const uint8_t* const row = raw + dm * RBP + (uint32_t)(((uint64_t)(r0 + dm) * rowbytes + (uint64_t)kb * RB) & 3);
+				const uint32_t e = (uint32_t)(s % SPR) * 64 + 32 * dkg; // the group's first element in the raw step
+				const forge_BlockQ1_0* b = reinterpret_cast<const forge_BlockQ1_0*>(row + (e / BE) * BB);
+				const int32_t w0 = (int32_t)((e % BE) / 4);
+				float sc[NSUB], of[NSUB];
+#pragma unroll
+				for (uint32_t h = 0; h < NSUB; ++h) {
+					const int32_t si = (int32_t)((e % BE) / SUB + h);
+					sc[h] = forge_BlockQ1_0_Scale(b, si);
+					of[h] = forge_BlockQ1_0_Offset(b, si);
+				}
+				uint16_t* const to = w16 + (uint32_t)(s % 2) * (128 * 64) + dm * 64;
+#pragma unroll
+				for (uint32_t j = 0; j < 4; ++j) { // 16-byte chunk 4·dkg + j of the row: words 2j and 2j + 1
+					uint32_t h2[4];
+#pragma unroll
+					for (uint32_t u = 0; u < 2; ++u) {
+						const uint32_t c = forge_BlockQ1_0_Codes(b, w0 + (int32_t)(2 * j + u));
+						const uint32_t sb = (8 * j + 4 * u) / SUB;
+#pragma unroll
+						for (uint32_t p = 0; p < 2; ++p) {
+							float v[2];
+#pragma unroll
+							for (uint32_t t = 0; t < 2; ++t) {
+								const uint32_t byte = (c >> (8 * (2 * p + t))) & 0xFFu;
+								const int32_t code = (int32_t)(int8_t)byte;
+								v[t] = Off ? forge_fmaf(sc[sb], (float)code, of[sb]) : sc[sb] * (float)code;
+							}
+							h2[2 * u + p] = (uint32_t)forge_f32_to_half(v[0]) | (uint32_t)forge_f32_to_half(v[1]) << 16;
+						}
+					}
+					uint4 v4;
+					v4.x = h2[0], v4.y = h2[1], v4.z = h2[2], v4.w = h2[3];
+					*reinterpret_cast<uint4*>(to + 8 * ((4 * dkg + j) ^ (dm % 8))) = v4;
+				}
+			}
+			forge_fence_proxy_async(); // the stage's plain stores, visible to the products' reads
+			forge_syncthreads();       // every row of step s's W stage written
+			const uint32_t a0 = forge_smem_addr(w16 + (uint32_t)(s % 2) * (128 * 64) + wg * 64 * 64);
+			const uint32_t b0 = forge_smem_addr(xs + (uint32_t)(s % XS) * (BN * 64));
+#pragma unroll
+			for (uint32_t n = 0; n < NB; ++n) {
+				forge_wgmma_fence_operands(acc[n]);
+			}
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < 4; ++kk) {
+				if (NB == 2) {
+					forge_wgmma_m64n256k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+				} else {
+					forge_wgmma_m64n128k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+				}
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<1>(); // step s - 1's products
+#pragma unroll
+			for (uint32_t n = 0; n < NB; ++n) {
+				forge_wgmma_fence_operands(acc[n]);
+			}
+		}
+		forge_wgmma_wait<0>();
+#pragma unroll
+		for (uint32_t n = 0; n < NB; ++n) {
+			forge_wgmma_fence_operands(acc[n]);
+		}
+		forge_cp_async_wait<0>();
+		forge_matmul_f32_q1_0_kernel_wgmma_store<NB>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+		forge_syncthreads(); // the next tile's first copies reuse the stages
+	}
+}
+
+// forge_matmul_f32_q1_0_kernel_wgmma_q_run launches the BN-column kernel, K's raw steps split
+// so that about FORGE_MM_WGMMA_Q_CTAS workgroups run.
+template <uint32_t BN>
+static bool forge_matmul_f32_q1_0_kernel_wgmma_q_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	using L = forge_matmul_f32_q1_0_kernel_wq_smem<BN>;
+	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
+	const int64_t all_raw = (cols + L::BK - 1) / L::BK;
+	uint32_t splits = 1;
+	while (splits < 8 && tiles * splits * 2 <= FORGE_MM_WGMMA_Q_CTAS && all_raw >= 2 * splits) {
+		splits *= 2;
+	}
+	const uint32_t cap = forge_mm_q1_0_grid_cap / splits * splits;
+	const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
+	static std::atomic<uint64_t> opted[4] = {};
+	if (!forge_shared_opt_in(forge_matmul_f32_q1_0_kernel_wgmma_q<BN>, (int)L::bytes, opted)) {
+		return false;
+	}
+	uint16_t* const xh = forge_matmul_f32_q1_0_kernel_prepare(x, y, rows, cols, batch, splits, stream);
+	if (!xh) {
+		return false;
+	}
+	FORGE_LAUNCH((forge_matmul_f32_q1_0_kernel_wgmma_q<BN>), dim3(grid), dim3(256), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
+	forge_scratch_free(xh, stream);
+	return true;
+}
+
+// forge_matmul_f32_q1_0_kernel_wgmma_q_launch takes batches from FORGE_MM_WGMMA_Q_MIN_BATCH
+// on (W 4-byte aligned, X 16-byte aligned) and reports whether it could:
+// false launches nothing.
+static bool forge_matmul_f32_q1_0_kernel_wgmma_q_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	if (batch < FORGE_MM_WGMMA_Q_MIN_BATCH || cols == 0 || cols % 8 != 0 || (uintptr_t)w % 4 != 0 || (uintptr_t)x % 16 != 0) {
+		return false;
+	}
+	if (batch >= FORGE_MM_WGMMA_Q_BN256_FROM && forge_matmul_f32_q1_0_kernel_wq_smem<256>::bytes <= 227 * 1024) {
+		return forge_matmul_f32_q1_0_kernel_wgmma_q_run<256>(w, x, y, rows, cols, batch, stream);
+	}
+	return forge_matmul_f32_q1_0_kernel_wgmma_q_run<128>(w, x, y, rows, cols, batch, stream);
 }
 #endif
 
@@ -1074,6 +1366,11 @@ FORGE_EXPORT int forge_matmul_f32_q1_0(const void* w, const float* x, float* y, 
 	// Clear an error left by an earlier, unrelated call, so that the result
 	// is this launch's.
 	(void)forge_last_error();
+#if defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
+	if (forge_matmul_f32_q1_0_kernel_wgmma_q_launch(w, x, y, rows, cols, batch, stream)) { // experimental: -DFORGE_MM_WGMMA_Q
+		return forge_last_error();
+	}
+#endif
 #if defined(FORGE_MM_F16_ROUTE)
 	if (batch >= FORGE_MATMUL_F16_MIN_BATCH && cols % 8 == 0 && (uintptr_t)x % 16 == 0 && rows * cols <= FORGE_MATMUL_F16_MAX_BYTES / 2) {
 		uint16_t* const w16 = static_cast<uint16_t*>(forge_scratch((size_t)(rows * cols) * 2, stream));
