@@ -238,6 +238,12 @@ func TestMatMulHMMAHost(t *testing.T) {
 			[]string{"q4_0_matmul.hip", "q4_1_matmul.hip", "q8_0_matmul.hip", "mxfp4_matmul.hip", "q3_k_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
 			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE"},
 			func(int, int) int { return 2 }},
+		// The same with copies landing as they are issued: a buffer
+		// refilled while other warps still decode from it is caught.
+		{"wgmma_q_early", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_k_matmul.hip"},
+			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"},
+			func(int, int) int { return 2 }},
+		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},
@@ -252,7 +258,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 				if !ok {
 					t.Fatalf("no format %s", name)
 				}
-				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
+				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
 					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
 				}
 			}

@@ -527,13 +527,14 @@ FORGE_DEVICE void forge_wgmma_wait() {
 	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #endif
 }
-// forge_wgmma_fence_operands(d) pins the 64 accumulators in their
+// forge_wgmma_fence_operands<N>(d) pins the N (64) accumulators in their
 // registers around the asynchronous products (as CUTLASS's
 // warpgroup_fence_operand does), so that the compiler neither reads nor
 // moves them while a product may still write them.
+template <int N = 64>
 FORGE_DEVICE void forge_wgmma_fence_operands(float* d) {
 #pragma unroll
-	for (int i = 0; i < 64; ++i) {
+	for (int i = 0; i < N; ++i) {
 		asm volatile("" : "+f"(d[i])::"memory");
 	}
 }
@@ -588,6 +589,60 @@ FORGE_DEVICE void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) {
 	(void)d, (void)a, (void)b;
 	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
 #endif
+}
+// forge_wgmma_m64n16k16, _m64n32k16, _m64n64k16: the same with B 16, 32 or
+// 64 rows (8, 16, 32 accumulators); forge_wgmma_m64nNk16<N> picks one.
+FORGE_DEVICE void forge_wgmma_m64n16k16(float* d, uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+		: "l"(a), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+FORGE_DEVICE void forge_wgmma_m64n32k16(float* d, uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, p, 1, 1, 0, 0;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+		: "l"(a), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+FORGE_DEVICE void forge_wgmma_m64n64k16(float* d, uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		: "l"(a), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+template <uint32_t N>
+FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
+	static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 256, "forge_wgmma_m64nNk16: N is 16, 32, 64, 128 or 256");
+	if constexpr (N == 16) {
+		forge_wgmma_m64n16k16(d, a, b);
+	} else if constexpr (N == 32) {
+		forge_wgmma_m64n32k16(d, a, b);
+	} else if constexpr (N == 64) {
+		forge_wgmma_m64n64k16(d, a, b);
+	} else if constexpr (N == 128) {
+		forge_wgmma_m64n128k16(d, a, b);
+	} else {
+		forge_wgmma_m64n256k16(d, a, b);
+	}
 }
 #endif
 

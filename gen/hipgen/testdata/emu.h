@@ -356,7 +356,10 @@ alignas(1024) static uint8_t forge_emu_dyn_smem[232448];
 // lets its group be pending no more (its source read then; the emulated
 // device's memory does not change under a kernel), so a stage read
 // before its wait, or overwritten while another warp still reads it,
-// reads wrong data here as it could on the GPU. forge_shared_opt_in
+// reads wrong data here as it could on the GPU; with
+// FORGE_EMU_CP_ASYNC_EARLY a copy is made when it is issued instead, so
+// that a stage refilled before every warp is done reading it reads wrong
+// data too. forge_shared_opt_in
 // always succeeds.
 #include <atomic>
 #define FORGE_HAS_MMA_SYNC 1
@@ -430,6 +433,17 @@ static uint32_t forge_emu_ncopies[1024];
 static uint64_t forge_emu_groups[1024]; // committed so far
 static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
 	const uint32_t tid = forge_emu_tid;
+#if defined(FORGE_EMU_CP_ASYNC_EARLY)
+	// Copies land at once: a stage refilled while another warp still reads
+	// it (the race that landing at the wait cannot show) reads wrong data.
+	(void)tid;
+	if (valid) {
+		memcpy(dst, src, 16);
+	} else {
+		memset(dst, 0, 16);
+	}
+	return;
+#endif
 	if (forge_emu_ncopies[tid] == 128) {
 		fprintf(stderr, "forge_cp_async16: thread %u has 128 copies pending (the emulation's limit)\n", tid);
 		abort();
@@ -454,6 +468,11 @@ static inline void forge_cp_async4(void* dst, const void* src, uint32_t n) {
 		fprintf(stderr, "forge_cp_async4: %u bytes from %p: want at most 4 from a 4-byte-aligned address\n", n, src);
 		abort();
 	}
+#if defined(FORGE_EMU_CP_ASYNC_EARLY)
+	memset(dst, 0, 4);
+	memcpy(dst, src, n);
+	return;
+#endif
 	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
 	c.dst = dst;
 	c.group = 0;
@@ -495,7 +514,7 @@ static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 
 #if defined(FORGE_EMU_WGMMA)
 // FORGE_HAS_WGMMA (forge_portability.h): Hopper's wgmma.mma_async
-// m64n128k16 and m64n256k16 (f16 in, f32 accumulate) on 128-byte-swizzled K-major
+// m64nNk16, N 16 to 256 (f16 in, f32 accumulate) on 128-byte-swizzled K-major
 // descriptors, emulated from the layout the header documents: each thread
 // of the warpgroup computes its own 64 accumulators from shared memory, the
 // descriptor's address decoded (bits 0–13, in 16 bytes) and swizzled as
@@ -514,6 +533,7 @@ static inline void forge_wgmma_commit() {}
 template <int N>
 static inline void forge_wgmma_wait() {}
 static inline void forge_fence_proxy_async() {}
+template <int N = 64>
 static inline void forge_wgmma_fence_operands(float*) {}
 // forge_emu_wgmma_elem is element (row, k) of the K-major tile at desc.
 static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k) {
@@ -547,5 +567,10 @@ static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n)
 }
 static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 128); }
 static inline void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 256); }
+static inline void forge_wgmma_m64n16k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 16); }
+static inline void forge_wgmma_m64n32k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 32); }
+static inline void forge_wgmma_m64n64k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 64); }
+template <uint32_t N>
+static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, N); }
 #endif
 #endif

@@ -484,26 +484,23 @@ static void forge_matmul_f32_f16_kernel_zero_y(float* y, int64_t n, forge_stream
 #endif
 
 #if defined(FORGE_HAS_MMA_SYNC)
-// forge_matmul_f32_f16_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's NB·64
-// accumulators of an m64n(128·NB) product into Y: acc[n][4j + 2h + e] is
-// row m + 8h, column c + 128n + 8j + e (m and c this thread's first).
-template <uint32_t NB>
-FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_store(const float (*acc)[64], float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
+// forge_matmul_f32_f16_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's N/2
+// accumulators of an m64nN product into Y: acc[4j + 2h + e] is row m + 8h,
+// column c + 8j + e (m and c this thread's first).
+template <uint32_t N>
+FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_store(const float* acc, float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
 #pragma unroll
-	for (uint32_t n = 0; n < NB; ++n) {
+	for (uint32_t j = 0; j < N / 8; ++j) {
 #pragma unroll
-		for (uint32_t j = 0; j < 16; ++j) {
+		for (uint32_t h = 0; h < 2; ++h) {
 #pragma unroll
-			for (uint32_t h = 0; h < 2; ++h) {
-#pragma unroll
-				for (uint32_t e = 0; e < 2; ++e) {
-					const int64_t mm = m + 8 * h, cc = c + 128 * n + 8 * j + e;
-					if (mm < rows && cc < batch) {
-						if (splits > 1) {
-							forge_atomic_add_f32(y + cc * rows + mm, acc[n][4 * j + 2 * h + e]);
-						} else {
-							y[cc * rows + mm] = acc[n][4 * j + 2 * h + e];
-						}
+			for (uint32_t e = 0; e < 2; ++e) {
+				const int64_t mm = m + 8 * h, cc = c + 8 * j + e;
+				if (mm < rows && cc < batch) {
+					if (splits > 1) {
+						forge_atomic_add_f32(y + cc * rows + mm, acc[4 * j + 2 * h + e]);
+					} else {
+						y[cc * rows + mm] = acc[4 * j + 2 * h + e];
 					}
 				}
 			}
@@ -891,7 +888,7 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 			forge_wgmma_fence_operands(acc[n]);
 		}
 		forge_cp_async_wait<0>();
-		forge_matmul_f32_f16_kernel_wgmma_store<NB>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+		forge_matmul_f32_f16_kernel_wgmma_store<BN>(&acc[0][0], y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 		forge_syncthreads(); // the next tile's first loads reuse the stages
 	}
 }

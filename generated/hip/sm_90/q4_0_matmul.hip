@@ -532,26 +532,23 @@ static void forge_matmul_f32_q4_0_kernel_zero_y(float* y, int64_t n, forge_strea
 #endif
 
 #if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
-// forge_matmul_f32_q4_0_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's NB·64
-// accumulators of an m64n(128·NB) product into Y: acc[n][4j + 2h + e] is
-// row m + 8h, column c + 128n + 8j + e (m and c this thread's first).
-template <uint32_t NB>
-FORGE_DEVICE void forge_matmul_f32_q4_0_kernel_wgmma_store(const float (*acc)[64], float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
+// forge_matmul_f32_q4_0_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's N/2
+// accumulators of an m64nN product into Y: acc[4j + 2h + e] is row m + 8h,
+// column c + 8j + e (m and c this thread's first).
+template <uint32_t N>
+FORGE_DEVICE void forge_matmul_f32_q4_0_kernel_wgmma_store(const float* acc, float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t c, uint32_t splits) {
 #pragma unroll
-	for (uint32_t n = 0; n < NB; ++n) {
+	for (uint32_t j = 0; j < N / 8; ++j) {
 #pragma unroll
-		for (uint32_t j = 0; j < 16; ++j) {
+		for (uint32_t h = 0; h < 2; ++h) {
 #pragma unroll
-			for (uint32_t h = 0; h < 2; ++h) {
-#pragma unroll
-				for (uint32_t e = 0; e < 2; ++e) {
-					const int64_t mm = m + 8 * h, cc = c + 128 * n + 8 * j + e;
-					if (mm < rows && cc < batch) {
-						if (splits > 1) {
-							forge_atomic_add_f32(y + cc * rows + mm, acc[n][4 * j + 2 * h + e]);
-						} else {
-							y[cc * rows + mm] = acc[n][4 * j + 2 * h + e];
-						}
+			for (uint32_t e = 0; e < 2; ++e) {
+				const int64_t mm = m + 8 * h, cc = c + 8 * j + e;
+				if (mm < rows && cc < batch) {
+					if (splits > 1) {
+						forge_atomic_add_f32(y + cc * rows + mm, acc[4 * j + 2 * h + e]);
+					} else {
+						y[cc * rows + mm] = acc[4 * j + 2 * h + e];
 					}
 				}
 			}
@@ -622,8 +619,9 @@ static uint16_t* forge_matmul_f32_q4_0_kernel_prepare(const float* x, float* y, 
 #define FORGE_MM_WGMMA_Q_CTAS 128 // workgroups the K split aims at
 #endif
 
-// forge_matmul_f32_q4_0_kernel_wq_smem lays out the shared memory of the BN-column kernel.
-template <uint32_t BN>
+// forge_matmul_f32_q4_0_kernel_wq_smem lays out the shared memory of the BN-column kernel
+// with Ahead K steps' copies in flight.
+template <uint32_t BN, uint32_t Ahead>
 struct forge_matmul_f32_q4_0_kernel_wq_smem {
 	static constexpr uint32_t BE = forge_mm_q4_0_elems, BB = 18;
 	static constexpr uint32_t BK = BE > 64 ? BE : 64;             // a raw step: whole blocks, whole K steps of 64
@@ -631,22 +629,21 @@ struct forge_matmul_f32_q4_0_kernel_wq_smem {
 	static constexpr uint32_t RB = BK / BE * BB;                   // raw bytes of a row per raw step
 	static constexpr uint32_t CPR = (RB + 6) / 4;                  // 4-byte pieces a row (its start rounded down)
 	static constexpr uint32_t RBP = (4 * CPR + 15) / 16 * 16;      // bytes a staged row
-	static constexpr uint32_t Ahead = 2;                           // K steps whose copies are in flight
 	static constexpr uint32_t XS = Ahead + 2;                      // X stages
-	static constexpr uint32_t RawBufs = SPR == 1 ? 3 : 2;          // enough that a raw step's buffer outlives its decoding
+	static constexpr uint32_t RawBufs = (Ahead + SPR - 1) / SPR + 1; // enough that a raw step's buffer outlives its decoding
 	static constexpr uint32_t W16 = 128 * 64 * 2, XB = BN * 64 * 2; // an f16 W stage, an X stage (bytes)
 	static constexpr uint32_t bytes = 1024 + 2 * W16 + XS * XB + RawBufs * 128 * RBP;
 	static_assert((BE <= 64 && 64 % BE == 0) || BE % 64 == 0, "forge_matmul_f32_q4_0_kernel_wgmma_q: blocks of a divisor or a multiple of 64 elements");
-	static_assert(Ahead <= (RawBufs - 1) * SPR, "forge_matmul_f32_q4_0_kernel_wgmma_q: a raw buffer is refilled only after its last step is decoded");
+	static_assert(Ahead >= 1 && Ahead <= (RawBufs - 1) * SPR && BN % 16 == 0 && BN <= 256, "forge_matmul_f32_q4_0_kernel_wgmma_q: a raw buffer is refilled only after its last step is decoded");
 };
 
-template <uint32_t BN>
+template <uint32_t BN, uint32_t Ahead>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
 forge_matmul_f32_q4_0_kernel_wgmma_q(const uint8_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	using L = forge_matmul_f32_q4_0_kernel_wq_smem<BN>;
-	constexpr uint32_t BM = 128, NB = BN / 128, BE = L::BE, BB = L::BB, BK = L::BK, SPR = L::SPR, RB = L::RB, CPR = L::CPR, RBP = L::RBP;
-	constexpr uint32_t Ahead = L::Ahead, XS = L::XS, SUB = 32, NSUB = 32 / SUB;
+	using L = forge_matmul_f32_q4_0_kernel_wq_smem<BN, Ahead>;
+	constexpr uint32_t BM = 128, BE = L::BE, BB = L::BB, BK = L::BK, SPR = L::SPR, RB = L::RB, CPR = L::CPR, RBP = L::RBP;
+	constexpr uint32_t XS = L::XS, SUB = 32, NSUB = 32 / SUB;
 	constexpr bool Off = false; // an offset term is left
 	FORGE_DYNAMIC_SHARED(forge_mm_wq_smem);
 	uint8_t* const base = forge_mm_wq_smem + (1024 - forge_smem_addr(forge_mm_wq_smem) % 1024) % 1024;
@@ -671,9 +668,11 @@ forge_matmul_f32_q4_0_kernel_wgmma_q(const uint8_t* __restrict__ w, const uint16
 				const int64_t k = (rb_begin * SPR + s) * 64 + 8 * q;
 				uint16_t* const dst = xs + (uint32_t)(s % XS) * (BN * 64) + r_first * 64 + swz;
 #pragma unroll
-				for (uint32_t i = 0; i < BN / 32; ++i) {
-					const bool ok = n0 + r_first + 32 * i < batch && k < cols;
-					forge_cp_async16(dst + 32 * i * 64, ok ? xh + (n0 + r_first + 32 * i) * cols + k : xh, ok);
+				for (uint32_t i = 0; i < (BN + 31) / 32; ++i) {
+					if (BN % 32 == 0 || r_first + 32 * i < BN) {
+						const bool ok = n0 + r_first + 32 * i < batch && k < cols;
+						forge_cp_async16(dst + 32 * i * 64, ok ? xh + (n0 + r_first + 32 * i) * cols + k : xh, ok);
+					}
 				}
 				if (s % SPR == 0) {
 					const int64_t kb = rb_begin + s / SPR;
@@ -689,13 +688,10 @@ forge_matmul_f32_q4_0_kernel_wgmma_q(const uint8_t* __restrict__ w, const uint16
 			}
 			forge_cp_async_commit();
 		};
-		float acc[NB][64];
+		float acc[BN / 2];
 #pragma unroll
-		for (uint32_t n = 0; n < NB; ++n) {
-#pragma unroll
-			for (uint32_t i = 0; i < 64; ++i) {
-				acc[n][i] = 0.0f;
-			}
+		for (uint32_t i = 0; i < BN / 2; ++i) {
+			acc[i] = 0.0f;
 		}
 #pragma unroll
 		for (uint32_t s = 0; s < Ahead; ++s) {
@@ -750,42 +746,29 @@ forge_matmul_f32_q4_0_kernel_wgmma_q(const uint8_t* __restrict__ w, const uint16
 			forge_syncthreads();       // every row of step s's W stage written
 			const uint32_t a0 = forge_smem_addr(w16 + (uint32_t)(s % 2) * (128 * 64) + wg * 64 * 64);
 			const uint32_t b0 = forge_smem_addr(xs + (uint32_t)(s % XS) * (BN * 64));
-#pragma unroll
-			for (uint32_t n = 0; n < NB; ++n) {
-				forge_wgmma_fence_operands(acc[n]);
-			}
+			forge_wgmma_fence_operands<BN / 2>(acc);
 			forge_wgmma_fence();
 #pragma unroll
 			for (uint32_t kk = 0; kk < 4; ++kk) {
-				if (NB == 2) {
-					forge_wgmma_m64n256k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
-				} else {
-					forge_wgmma_m64n128k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
-				}
+				forge_wgmma_m64nNk16<BN>(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
 			}
 			forge_wgmma_commit();
 			forge_wgmma_wait<1>(); // step s - 1's products
-#pragma unroll
-			for (uint32_t n = 0; n < NB; ++n) {
-				forge_wgmma_fence_operands(acc[n]);
-			}
+			forge_wgmma_fence_operands<BN / 2>(acc);
 		}
 		forge_wgmma_wait<0>();
-#pragma unroll
-		for (uint32_t n = 0; n < NB; ++n) {
-			forge_wgmma_fence_operands(acc[n]);
-		}
+		forge_wgmma_fence_operands<BN / 2>(acc);
 		forge_cp_async_wait<0>();
-		forge_matmul_f32_q4_0_kernel_wgmma_store<NB>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+		forge_matmul_f32_q4_0_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 		forge_syncthreads(); // the next tile's first copies reuse the stages
 	}
 }
 
 // forge_matmul_f32_q4_0_kernel_wgmma_q_run launches the BN-column kernel, K's raw steps split
 // so that about FORGE_MM_WGMMA_Q_CTAS workgroups run.
-template <uint32_t BN>
+template <uint32_t BN, uint32_t Ahead>
 static bool forge_matmul_f32_q4_0_kernel_wgmma_q_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
-	using L = forge_matmul_f32_q4_0_kernel_wq_smem<BN>;
+	using L = forge_matmul_f32_q4_0_kernel_wq_smem<BN, Ahead>;
 	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
 	const int64_t all_raw = (cols + L::BK - 1) / L::BK;
 	uint32_t splits = 1;
@@ -795,29 +778,40 @@ static bool forge_matmul_f32_q4_0_kernel_wgmma_q_run(const void* w, const float*
 	const uint32_t cap = forge_mm_q4_0_grid_cap / splits * splits;
 	const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
 	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(forge_matmul_f32_q4_0_kernel_wgmma_q<BN>, (int)L::bytes, opted)) {
+	if (!forge_shared_opt_in(forge_matmul_f32_q4_0_kernel_wgmma_q<BN, Ahead>, (int)L::bytes, opted)) {
 		return false;
 	}
 	uint16_t* const xh = forge_matmul_f32_q4_0_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 	if (!xh) {
 		return false;
 	}
-	FORGE_LAUNCH((forge_matmul_f32_q4_0_kernel_wgmma_q<BN>), dim3(grid), dim3(256), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
+	FORGE_LAUNCH((forge_matmul_f32_q4_0_kernel_wgmma_q<BN, Ahead>), dim3(grid), dim3(256), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
 	forge_scratch_free(xh, stream);
 	return true;
 }
 
 // forge_matmul_f32_q4_0_kernel_wgmma_q_launch takes batches from FORGE_MM_WGMMA_Q_MIN_BATCH
 // on (W 4-byte aligned, X 16-byte aligned) and reports whether it could:
-// false launches nothing.
+// false launches nothing. Tiles as wide as the batch, to 256 columns; the
+// narrower the tile, the less a K step's copies take and the more steps
+// are in flight (W's bytes per step are the same at every batch).
 static bool forge_matmul_f32_q4_0_kernel_wgmma_q_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 	if (batch < FORGE_MM_WGMMA_Q_MIN_BATCH || cols == 0 || cols % 8 != 0 || (uintptr_t)w % 4 != 0 || (uintptr_t)x % 16 != 0) {
 		return false;
 	}
-	if (batch >= FORGE_MM_WGMMA_Q_BN256_FROM && forge_matmul_f32_q4_0_kernel_wq_smem<256>::bytes <= 227 * 1024) {
-		return forge_matmul_f32_q4_0_kernel_wgmma_q_run<256>(w, x, y, rows, cols, batch, stream);
+	if (batch <= 16) {
+		return forge_matmul_f32_q4_0_kernel_wgmma_q_run<16, 8>(w, x, y, rows, cols, batch, stream);
 	}
-	return forge_matmul_f32_q4_0_kernel_wgmma_q_run<128>(w, x, y, rows, cols, batch, stream);
+	if (batch <= 32) {
+		return forge_matmul_f32_q4_0_kernel_wgmma_q_run<32, 6>(w, x, y, rows, cols, batch, stream);
+	}
+	if (batch <= 64) {
+		return forge_matmul_f32_q4_0_kernel_wgmma_q_run<64, 4>(w, x, y, rows, cols, batch, stream);
+	}
+	if (batch >= FORGE_MM_WGMMA_Q_BN256_FROM && forge_matmul_f32_q4_0_kernel_wq_smem<256, 2>::bytes <= 227 * 1024) {
+		return forge_matmul_f32_q4_0_kernel_wgmma_q_run<256, 2>(w, x, y, rows, cols, batch, stream);
+	}
+	return forge_matmul_f32_q4_0_kernel_wgmma_q_run<128, 2>(w, x, y, rows, cols, batch, stream);
 }
 #endif
 
