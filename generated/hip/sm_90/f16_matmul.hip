@@ -768,9 +768,9 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
 #endif
 
-// forge_matmul_f32_f16_kernel_wgmma (experimental, opt-in: -DFORGE_MM_WGMMA with
-// -arch=sm_90a): F16's product for batches above 64 on Hopper's warpgroup
-// matrix product. A workgroup of two warpgroups computes a 128 × BN tile
+// forge_matmul_f32_f16_kernel_wgmma (the target spec's WGMMA: sm_90, built with
+// -arch=sm_90a; -DFORGE_NO_MM_WGMMA leaves it out): F16's product for
+// batches above 64 on Hopper's warpgroup matrix product. A workgroup of two warpgroups computes a 128 × BN tile
 // of Y (BN 128 or 256 batch columns), 64 elements of K per step: W's 128
 // rows and X's BN vectors arrive by cp.async into the 128-byte-swizzled
 // K-major layout wgmma reads (forge_portability.h); each warpgroup
@@ -783,8 +783,9 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 // flight is never overwritten. K is split over `splits` workgroups as the
 // mma.sync path splits it. The first run on the H100 (128 × 128, 4 stages,
 // every step waiting for its own products) was no faster than mma.sync
-// (276 µs against 265 at 4096×14336×512): the wider tile halves W's reads
-// per FLOP of the batch-256 half and the overlap hides the products' tail.
+// (276 µs against 265 at 4096×14336×512); this one took 150 (H100,
+// 1c1cf7b; cuBLAS 84, docs/PERFORMANCE.md): the wider tile halves W's
+// reads per FLOP and the overlap hides the products' tail.
 template <uint32_t BN, uint32_t Stages>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
 forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
@@ -988,7 +989,7 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	(void)forge_last_error();
 #if defined(FORGE_MM_HMMA)
 #if defined(FORGE_HAS_WGMMA) && !defined(FORGE_MATMUL_HALF_FORCED)
-	if (batch > 64 && forge_matmul_f32_f16_kernel_wgmma_launch(w, x, y, rows, cols, batch, stream)) { // experimental: -DFORGE_MM_WGMMA, sm_90a
+	if (batch > 64 && forge_matmul_f32_f16_kernel_wgmma_launch(w, x, y, rows, cols, batch, stream)) { // sm_90a (the target spec's WGMMA)
 		return forge_last_error();
 	}
 #endif
