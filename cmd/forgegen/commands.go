@@ -187,16 +187,20 @@ func matvecPath(dev *ir.Device) string {
 // f16 tensor-core (NVIDIA) or f32 path, with Dequant per element,
 // elsewhere; for a quantized format, the route through f16 from a target's
 // MatMulF16MinBatch on; for one stored as plain binary16, the mma.sync f16
-// path where the target has MatMulHalf classes.
+// path where the target has MatMulHalf classes, and above batch 64 wgmma
+// where it has WGMMA (Hopper, sm_90a).
 func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	s := matmulBase(f, dev, ts)
-	var half, route []string
+	var half, route, wgmma []string
 	for _, t := range ts {
 		if f.IEEE == "binary16" && len(t.MatMulHalf) > 0 {
 			half = append(half, t.Name)
 		}
 		if f.IEEE == "" && t.MatMulF16MinBatch > 0 {
 			route = append(route, fmt.Sprintf("from batch %d on %s", t.MatMulF16MinBatch, t.Name))
+		}
+		if t.WGMMA {
+			wgmma = append(wgmma, t.Name)
 		}
 	}
 	if len(half) > 0 {
@@ -209,9 +213,16 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 		s = fmt.Sprintf("matmul takes the mma.sync f16 path on %s (MatMulHalf): X converted to f16, W's rows and X by cp.async, mma.sync m16n8k16 "+
 			"with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on %s, the f32 path on the rest) and for a launch that path cannot take",
 			strings.Join(half, ", "), strings.Join(tc, ", "))
+		if len(wgmma) > 0 {
+			s += fmt.Sprintf("; above batch 64 on %s (WGMMA) Hopper's wgmma instead: 128 × 256 tiles from batch 129 (128 × 128 below), "+
+				"m64n256k16 products on swizzled shared-memory operands, a step's products in flight while the next step's loads start", strings.Join(wgmma, ", "))
+		}
 	}
 	if len(route) > 0 {
-		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's mma.sync path", strings.Join(route, ", "))
+		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (mma.sync; wgmma above batch 64 where the target has WGMMA)", strings.Join(route, ", "))
+	}
+	if f.IEEE == "" && dev.Int != nil && len(wgmma) > 0 {
+		s += fmt.Sprintf("; with -DFORGE_MM_WGMMA_Q (experimental, %s) wgmma with W dequantized inside the product through the integer form instead", strings.Join(wgmma, ", "))
 	}
 	return s
 }
