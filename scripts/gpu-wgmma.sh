@@ -13,8 +13,10 @@
 # wgmma on) when it is missing, and two variants of it in /tmp/wgmma:
 # libforge_sm_90_mma.so (f16_matmul.hip with -DFORGE_NO_MM_WGMMA) and
 # libforge_sm_90_q.so (every quantized *_matmul.hip with -DFORGE_MM_WGMMA_Q)
-# and libforge_sm_90_q1.so (the same from batch 1 on:
-# -DFORGE_MM_WGMMA_Q_MIN_BATCH=1, against the integer path at 16 and 64).
+# and libforge_sm_90_q1.so (the same from batch 1 on,
+# -DFORGE_MM_WGMMA_Q_MIN_BATCH=1, and F16's wgmma product from batch 1 on,
+# -DFORGE_MM_WGMMA_MIN_BATCH=1: against the integer path and mma.sync at
+# 16 and 64).
 # Results in $OUT: wgmma_check.txt and q_check.txt (suites.test -test.run
 # MatMul on the default and the _q library: every format's matmul against
 # the float64 reference, at batch 70 and 512 among others), mma, wgmma and
@@ -41,7 +43,8 @@ echo "build: exit $?" >> "$OUT/q_build.txt"
 Q1=/tmp/wgmma/libforge_sm_90_q1.so; mkdir -p /tmp/wgmma/q1
 ls generated/hip/sm_90/*_matmul.hip | grep -v '/f16_matmul.hip$' | xargs -P "$(nproc)" -I{} sh -c \
   "$NV -DFORGE_MM_WGMMA_Q -DFORGE_MM_WGMMA_Q_MIN_BATCH=1 -c {} -o /tmp/wgmma/q1/\$(basename {} .hip).o 2>&1 || echo FAIL {}" > "$OUT/q1_build.txt"
-nvcc -shared -o $Q1 $(ls /tmp/obj/*.o | grep -v '_matmul.o$') /tmp/obj/f16_matmul.o /tmp/wgmma/q1/*.o >> "$OUT/q1_build.txt" 2>&1
+$NV -DFORGE_MM_WGMMA_MIN_BATCH=1 -c generated/hip/sm_90/f16_matmul.hip -o /tmp/wgmma/q1/f16_matmul.o >> "$OUT/q1_build.txt" 2>&1
+nvcc -shared -o $Q1 $(ls /tmp/obj/*.o | grep -v '_matmul.o$') /tmp/wgmma/q1/*.o >> "$OUT/q1_build.txt" 2>&1
 echo "build: exit $?" >> "$OUT/q1_build.txt"
 ./out/suites.test -test.run MatMul -test.v -backend=cuda -lib=$W > "$OUT/wgmma_check.txt" 2>&1
 echo "suites.test: exit $?" >> "$OUT/wgmma_check.txt"

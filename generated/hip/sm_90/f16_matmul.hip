@@ -767,6 +767,18 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #ifndef FORGE_MM_WGMMA_STAGES_BN128
 #define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
 #endif
+#ifndef FORGE_MM_WGMMA_MIN_BATCH
+#define FORGE_MM_WGMMA_MIN_BATCH 65 // the smallest batch that takes it (below, mma.sync's classes)
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN64
+#define FORGE_MM_WGMMA_STAGES_BN64 8 // 24 KiB each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN32
+#define FORGE_MM_WGMMA_STAGES_BN32 9 // 20 KiB each
+#endif
+#ifndef FORGE_MM_WGMMA_STAGES_BN16
+#define FORGE_MM_WGMMA_STAGES_BN16 10 // 18 KiB each
+#endif
 
 // forge_matmul_f32_f16_kernel_wgmma (the target spec's WGMMA: sm_90, built with
 // -arch=sm_90a; -DFORGE_NO_MM_WGMMA leaves it out): F16's product for
@@ -791,10 +803,10 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256)
 forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
 	static_assert(Stages >= 3, "forge_matmul_f32_f16_kernel_wgmma: at least three stages (one read by the products in flight, one loaded ahead)");
-	static_assert(BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma: BN is 128 or 256");
-	constexpr uint32_t BM = 128, BK = 64, NB = BN / 128, Ahead = Stages - 2;
+	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma: BN is 16, 32, 64, 128 or 256");
+	constexpr uint32_t BM = 128, BK = 64, Ahead = Stages - 2;
 	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK; // halves per stage: W's, all
-	constexpr uint32_t Chunks = (BM + BN) / 32;           // 16-byte copies per thread per step
+	constexpr uint32_t Chunks = (BM + BN + 31) / 32;      // 16-byte copies per thread per step (the last maybe not for every thread)
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
 	// The stages start at a 1024-byte boundary (the swizzle's period).
 	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
@@ -819,19 +831,16 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 				if (r < BM) {
 					const bool ok = r0 + r < rows && k < cols;
 					forge_cp_async16(dst + 32 * i * BK, ok ? w + (r0 + r) * cols + k : w, ok);
-				} else {
+				} else if ((BM + BN) % 32 == 0 || r < BM + BN) {
 					const bool ok = n0 + (r - BM) < batch && k < cols;
 					forge_cp_async16(dst + 32 * i * BK, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
 				}
 			}
 		};
-		float acc[NB][64];
+		float acc[BN / 2];
 #pragma unroll
-		for (uint32_t n = 0; n < NB; ++n) {
-#pragma unroll
-			for (uint32_t i = 0; i < 64; ++i) {
-				acc[n][i] = 0.0f;
-			}
+		for (uint32_t i = 0; i < BN / 2; ++i) {
+			acc[i] = 0.0f;
 		}
 #pragma unroll
 		for (uint32_t s = 0; s < Ahead; ++s) {
@@ -852,20 +861,15 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 				forge_cp_async_commit();
 			}
 			const uint32_t a0 = forge_smem_addr(sm + cur * SS + wg * 64 * BK), b0 = forge_smem_addr(sm + cur * SS + SA);
-#pragma unroll
-			for (uint32_t n = 0; n < NB; ++n) {
-				forge_wgmma_fence_operands(acc[n]);
-			}
+			forge_wgmma_fence_operands<BN / 2>(acc);
 			forge_wgmma_fence();
 #pragma unroll
 			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
-				if (NB == 2 && !FORGE_MM_WGMMA_N128X2) {
-					forge_wgmma_m64n256k16(acc[0], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+				if constexpr (BN == 256 && FORGE_MM_WGMMA_N128X2) {
+					forge_wgmma_m64n128k16(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+					forge_wgmma_m64n128k16(acc + 64, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 128 * BK * 2 + 32 * kk));
 				} else {
-#pragma unroll
-					for (uint32_t n = 0; n < NB; ++n) {
-						forge_wgmma_m64n128k16(acc[n], forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 128 * BK * 2 * n + 32 * kk));
-					}
+					forge_wgmma_m64nNk16<BN>(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
 				}
 			}
 			forge_wgmma_commit();
@@ -876,20 +880,14 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 				forge_cp_async_commit();
 			}
 			forge_wgmma_wait<1>(); // step s - 1's products
-#pragma unroll
-			for (uint32_t n = 0; n < NB; ++n) {
-				forge_wgmma_fence_operands(acc[n]);
-			}
+			forge_wgmma_fence_operands<BN / 2>(acc);
 			cur = cur + 1 == Stages ? 0 : cur + 1;
 			ahead = ahead + 1 == Stages ? 0 : ahead + 1;
 		}
 		forge_wgmma_wait<0>();
-#pragma unroll
-		for (uint32_t n = 0; n < NB; ++n) {
-			forge_wgmma_fence_operands(acc[n]);
-		}
+		forge_wgmma_fence_operands<BN / 2>(acc);
 		forge_cp_async_wait<0>();
-		forge_matmul_f32_f16_kernel_wgmma_store<BN>(&acc[0][0], y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * wg + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 		forge_syncthreads(); // the next tile's first loads reuse the stages
 	}
 }
@@ -922,8 +920,19 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 }
 
 static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
-	if (cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
+	if (batch < FORGE_MM_WGMMA_MIN_BATCH || cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
 		return false;
+	}
+	// Tiles as wide as the batch below 65 (FORGE_MM_WGMMA_MIN_BATCH from 1
+	// on; not yet timed), more steps in flight the narrower they are.
+	if (batch <= 16) {
+		return forge_matmul_f32_f16_kernel_wgmma_run<16, FORGE_MM_WGMMA_STAGES_BN16>(w, x, y, rows, cols, batch, stream);
+	}
+	if (batch <= 32) {
+		return forge_matmul_f32_f16_kernel_wgmma_run<32, FORGE_MM_WGMMA_STAGES_BN32>(w, x, y, rows, cols, batch, stream);
+	}
+	if (batch <= 64) {
+		return forge_matmul_f32_f16_kernel_wgmma_run<64, FORGE_MM_WGMMA_STAGES_BN64>(w, x, y, rows, cols, batch, stream);
 	}
 	if (batch >= FORGE_MM_WGMMA_BN256_FROM) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<256, FORGE_MM_WGMMA_STAGES_BN256>(w, x, y, rows, cols, batch, stream);
@@ -989,7 +998,7 @@ FORGE_EXPORT int forge_matmul_f32_f16(const void* w, const float* x, float* y, i
 	(void)forge_last_error();
 #if defined(FORGE_MM_HMMA)
 #if defined(FORGE_HAS_WGMMA) && !defined(FORGE_MATMUL_HALF_FORCED)
-	if (batch > 64 && forge_matmul_f32_f16_kernel_wgmma_launch(w, x, y, rows, cols, batch, stream)) { // sm_90a (the target spec's WGMMA)
+	if (forge_matmul_f32_f16_kernel_wgmma_launch(w, x, y, rows, cols, batch, stream)) { // sm_90a (the target spec's WGMMA), from batch FORGE_MM_WGMMA_MIN_BATCH
 		return forge_last_error();
 	}
 #endif
