@@ -923,8 +923,10 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 	if (batch < FORGE_MM_WGMMA_MIN_BATCH || cols % 8 != 0 || (uintptr_t)w % 16 != 0 || (uintptr_t)x % 16 != 0) {
 		return false;
 	}
+#if FORGE_MM_WGMMA_MIN_BATCH <= 64
 	// Tiles as wide as the batch below 65 (FORGE_MM_WGMMA_MIN_BATCH from 1
-	// on; not yet timed), more steps in flight the narrower they are.
+	// on; not yet timed, so not compiled by default), more steps in flight
+	// the narrower they are.
 	if (batch <= 16) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<16, FORGE_MM_WGMMA_STAGES_BN16>(w, x, y, rows, cols, batch, stream);
 	}
@@ -934,6 +936,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 	if (batch <= 64) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<64, FORGE_MM_WGMMA_STAGES_BN64>(w, x, y, rows, cols, batch, stream);
 	}
+#endif
 	if (batch >= FORGE_MM_WGMMA_BN256_FROM) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<256, FORGE_MM_WGMMA_STAGES_BN256>(w, x, y, rows, cols, batch, stream);
 	}
