@@ -261,7 +261,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 				if !ok {
 					t.Fatalf("no format %s", name)
 				}
-				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
+				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {20, 8192, 9}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
 					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
 				}
 			}

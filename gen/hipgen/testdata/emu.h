@@ -113,8 +113,14 @@ inline forge_vec16 forge_load_stream16(const void* p) {
 	return *(const forge_vec16*)p;
 }
 
+// FORGE_LAUNCH runs the kernel; the dynamic shared memory past the bytes
+// the launch asks for is filled with a canary before and checked after, so
+// that a kernel writing past its stages (which the GPU would let it do into
+// unallocated shared memory, or fault) fails here.
+inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel);
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
-	((void)(shared_bytes), (void)(stream), forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }))
+	((void)(stream), forge_emu_smem_guard((size_t)(shared_bytes), false, #kernel), \
+		forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }), forge_emu_smem_guard((size_t)(shared_bytes), true, #kernel))
 // forge_scratch: host memory (the emulated device's), freed at once by
 // forge_scratch_free, since the emulated launches have already run.
 #include <stdlib.h>
@@ -346,6 +352,17 @@ inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>&
 // addresses (forge_smem_addr).
 alignas(1024) static uint8_t forge_emu_dyn_smem[232448];
 #define FORGE_DYNAMIC_SHARED(name) uint8_t* const name = forge_emu_dyn_smem
+inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel) {
+	const size_t n = sizeof forge_emu_dyn_smem;
+	for (size_t i = shared_bytes < n ? shared_bytes : n; i < n; ++i) {
+		if (!check) {
+			forge_emu_dyn_smem[i] = 0xA5;
+		} else if (forge_emu_dyn_smem[i] != 0xA5) {
+			fprintf(stderr, "%s: wrote dynamic shared memory at byte %zu, past the %zu its launch asks for\n", kernel, i, shared_bytes);
+			abort();
+		}
+	}
+}
 
 #if defined(FORGE_EMU_MMA_SYNC)
 // FORGE_HAS_MMA_SYNC (forge_portability.h): NVIDIA's mma.sync m16n8k16,
