@@ -128,14 +128,7 @@ var MatMulInt = &Family{
 	Spec:    "matmul",
 	Kernel:  "matmul_f32",
 	IntForm: true,
-	Knobs: []Knob{
-		{Name: "threads", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_THREADS"},
-		{Name: "tm", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TM"},
-		{Name: "tn", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TN"},
-		{Name: "tk", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_TK"},
-		{Name: "warp_rows", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS"},
-		{Name: "split_k", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K"},
-	},
+	Knobs:   matmulForceKnobs("FORGE_TUNE_MATMUL_INT_FORCE_"),
 	Classes: []Class{
 		{Name: "b16", MaxBatch: 16, Rows: 4096, Cols: 14336, Batch: 16, Doc: "batch ≤ 16 (tuned at 4096×14336×16)"},
 		{Name: "b64", MaxBatch: 64, Rows: 4096, Cols: 14336, Batch: 64, Doc: "batch ≤ 64 (tuned at 4096×14336×64)"},
@@ -155,20 +148,23 @@ var MatMulHalf = &Family{
 	Spec:   "matmul",
 	Kernel: "matmul_f32",
 	Half:   true,
-	Knobs: []Knob{
-		{Name: "threads", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_THREADS"},
-		{Name: "tm", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TM"},
-		{Name: "tn", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TN"},
-		{Name: "tk", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_TK"},
-		{Name: "warp_rows", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_WARP_ROWS"},
-		{Name: "split_k", Macro: "FORGE_TUNE_MATMUL_HALF_FORCE_SPLIT_K"},
-	},
+	Knobs:  matmulForceKnobs("FORGE_TUNE_MATMUL_HALF_FORCE_"),
 	Classes: []Class{
 		{Name: "b16", MaxBatch: 16, Rows: 4096, Cols: 14336, Batch: 16, Doc: "batch ≤ 16 (tuned at 4096×14336×16)"},
 		{Name: "b64", MaxBatch: 64, Rows: 4096, Cols: 14336, Batch: 64, Doc: "batch ≤ 64 (tuned at 4096×14336×64)"},
 		{Name: "b256", MaxBatch: 256, Rows: 4096, Cols: 14336, Batch: 256, Doc: "batch ≤ 256 (tuned at 4096×14336×256)"},
 		{Name: "large", Rows: 4096, Cols: 14336, Batch: 512, Doc: "batch > 256 (tuned at 4096×14336×512)"},
 	},
+}
+
+// matmulForceKnobs are matmul's tile knobs, each forced on every batch by
+// the macro prefix+KNOB (THREADS, TM, TN, TK, WARP_ROWS, SPLIT_K).
+func matmulForceKnobs(prefix string) []Knob {
+	var ks []Knob
+	for _, k := range []string{"threads", "tm", "tn", "tk", "warp_rows", "split_k"} {
+		ks = append(ks, Knob{Name: k, Macro: prefix + strings.ToUpper(k)})
+	}
+	return ks
 }
 
 // Families are the tunable families.

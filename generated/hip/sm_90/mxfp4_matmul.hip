@@ -555,6 +555,20 @@ FORGE_DEVICE void forge_matmul_f32_mxfp4_kernel_wgmma_store(const float* acc, fl
 	}
 }
 
+// forge_matmul_f32_mxfp4_kernel_wgmma_split is the K split of a wgmma product of `tiles`
+// tiles: doubled from 1 while tiles·splits stays within ctas (one
+// workgroup an SM) and splits within 8 and most; *grid the workgroups,
+// whole splits under the grid cap.
+static inline uint32_t forge_matmul_f32_mxfp4_kernel_wgmma_split(int64_t tiles, int64_t ctas, int64_t most, uint32_t* grid) {
+	uint32_t splits = 1;
+	while (splits < 8 && 2 * splits <= most && tiles * splits * 2 <= ctas) {
+		splits *= 2;
+	}
+	const uint32_t cap = forge_mm_mxfp4_grid_cap / splits * splits;
+	*grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
+	return splits;
+}
+
 // forge_matmul_f32_mxfp4_kernel_xh converts n4·4 floats (x 16-byte aligned) to f16, four per
 // thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
 // into it; nz 0 where K is not split): one launch, where a second would
@@ -769,12 +783,8 @@ static bool forge_matmul_f32_mxfp4_kernel_wgmma_q_run(const void* w, const float
 	using L = forge_matmul_f32_mxfp4_kernel_wq_smem<BN, Ahead>;
 	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
 	const int64_t all_raw = (cols + L::BK - 1) / L::BK;
-	uint32_t splits = 1;
-	while (splits < 8 && tiles * splits * 2 <= FORGE_MM_WGMMA_Q_CTAS && all_raw >= 2 * splits) {
-		splits *= 2;
-	}
-	const uint32_t cap = forge_mm_mxfp4_grid_cap / splits * splits;
-	const uint32_t grid = tiles * splits < cap ? (uint32_t)(tiles * splits) : cap;
+	uint32_t grid;
+	const uint32_t splits = forge_matmul_f32_mxfp4_kernel_wgmma_split(tiles, FORGE_MM_WGMMA_Q_CTAS, all_raw, &grid); // a part at least one raw step
 	static std::atomic<uint64_t> opted[4] = {};
 	if (!forge_shared_opt_in(forge_matmul_f32_mxfp4_kernel_wgmma_q<BN, Ahead>, (int)L::bytes, opted)) {
 		return false;
