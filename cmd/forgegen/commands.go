@@ -187,8 +187,8 @@ func matvecPath(dev *ir.Device) string {
 // f16 tensor-core (NVIDIA) or f32 path, with Dequant per element,
 // elsewhere; for a quantized format, the route through f16 from a target's
 // MatMulF16MinBatch on; for one stored as plain binary16, the mma.sync f16
-// path where the target has MatMulHalf classes, and above batch 64 wgmma
-// where it has WGMMA (Hopper, sm_90a).
+// path where the target has MatMulHalf classes, and wgmma where it has
+// WGMMA (Hopper, sm_90a).
 func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	s := matmulBase(f, dev, ts)
 	var half, route, wgmma []string
@@ -214,12 +214,13 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 			"with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on %s, the f32 path on the rest) and for a launch that path cannot take",
 			strings.Join(half, ", "), strings.Join(tc, ", "))
 		if len(wgmma) > 0 {
-			s += fmt.Sprintf("; above batch 64 on %s (WGMMA) Hopper's wgmma instead: 128 × 256 tiles from batch 129 (128 × 128 below), "+
-				"m64n256k16 products on swizzled shared-memory operands, a step's products in flight while the next step's loads start", strings.Join(wgmma, ", "))
+			s += fmt.Sprintf("; on %s (WGMMA) Hopper's wgmma instead: tiles of 128 rows as wide as the batch to 64 columns, 128 from batch 65, 256 from batch 129, "+
+				"m64nNk16 products on swizzled shared-memory operands, a step's products in flight while the next step's loads start "+
+				"(-DFORGE_MM_WGMMA_WS=1: a copying warpgroup and two multiplying ones meeting at mbarriers)", strings.Join(wgmma, ", "))
 		}
 	}
 	if len(route) > 0 {
-		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (mma.sync; wgmma above batch 64 where the target has WGMMA)", strings.Join(route, ", "))
+		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (wgmma where the target has WGMMA, mma.sync elsewhere)", strings.Join(route, ", "))
 	}
 	if f.IEEE == "" && dev.Int != nil && len(wgmma) > 0 {
 		s += fmt.Sprintf("; with -DFORGE_MM_WGMMA_Q (experimental, %s) wgmma with W dequantized inside the product through the integer form instead", strings.Join(wgmma, ", "))

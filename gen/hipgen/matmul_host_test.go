@@ -244,9 +244,13 @@ func TestMatMulHMMAHost(t *testing.T) {
 			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"},
 			func(int, int) int { return 2 }},
 		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
-		// F16's wgmma product from batch 1 (tiles of 16, 32 and 64 columns
-		// too), as a device build with -DFORGE_MM_WGMMA_MIN_BATCH=1 runs it.
-		{"wgmma_all", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_MIN_BATCH=1"}, func(int, int) int { return 2 }},
+		// The warp-specialized wgmma kernel (a copying warpgroup and two
+		// multiplying ones meeting at mbarriers; a wait gives way to the
+		// other threads), with copies landing at their wait and, one step
+		// in flight fewer, as issued (a stage refilled before both
+		// multiplying warpgroups released it is caught).
+		{"wgmma_ws", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1"}, func(int, int) int { return 2 }},
+		{"wgmma_ws_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_MM_WGMMA_WS_LAG=1", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},

@@ -545,6 +545,53 @@ FORGE_DEVICE void forge_fence_proxy_async() {
 	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
+// Shared-memory barriers (mbarrier) for matmul's warp-specialized wgmma
+// kernel, whose copying warps and multiplying warps meet through them
+// instead of the workgroup's barrier:
+//   forge_mbar_init(bar, n): a barrier that completes a phase when n
+//     threads have arrived (one thread inits; a workgroup barrier after);
+//   forge_mbar_arrive(bar): this thread's arrival (release: its shared
+//     stores, and the copies it has waited for, before it);
+//   forge_mbar_wait(bar, parity): until the phase of that parity (0 for the
+//     first, 1 for the second, alternating) has completed (acquire).
+//   forge_setmaxnreg_dec<N>() / forge_setmaxnreg_inc<N>(): the calling
+//     warpgroup gives up registers to N a thread, or takes them up to N
+//     (the copying warpgroup needs few, the multiplying ones many).
+FORGE_DEVICE void forge_mbar_init(uint64_t* bar, uint32_t n) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(forge_smem_addr(bar)), "r"(n) : "memory");
+#else
+	(void)bar, (void)n;
+#endif
+}
+FORGE_DEVICE void forge_mbar_arrive(uint64_t* bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(forge_smem_addr(bar)) : "memory");
+#else
+	(void)bar;
+#endif
+}
+FORGE_DEVICE void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nFORGE_MBAR_WAIT:\n"
+		"mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+		"@!p bra FORGE_MBAR_WAIT;\n}\n" ::"r"(forge_smem_addr(bar)), "r"(parity) : "memory");
+#else
+	(void)bar, (void)parity;
+#endif
+}
+template <int N>
+FORGE_DEVICE void forge_setmaxnreg_dec() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N>
+FORGE_DEVICE void forge_setmaxnreg_inc() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
 FORGE_DEVICE void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"

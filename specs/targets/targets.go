@@ -26,7 +26,7 @@ type Target struct {
 	// through the same subset (FORGE_TARGET_MFMA).
 	MFMA bool
 	// WGMMA (NVIDIA Hopper only): the warpgroup matrix products of sm_90a
-	// serve F16's matmul above batch 64, and through it the quantized
+	// serve F16's matmul at every batch, and through it the quantized
 	// formats' route through f16 (the generated F16 matmul file defines
 	// FORGE_MM_WGMMA unless the build defines FORGE_NO_MM_WGMMA). They exist
 	// only in sm_90a's arch-specific instruction set, so CompileFlags must

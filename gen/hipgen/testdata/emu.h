@@ -49,6 +49,11 @@ extern int forge_emu_launches;
 // Barriers of the whole workgroup, and of the wave of wave_size threads the
 // running thread belongs to (__syncwarp and the cross-lane operations below).
 void forge_emu_sync_block();
+// forge_emu_yield lets the other threads run before this one goes on;
+// forge_emu_events counts arrivals and passed waits (a deadlock is a sweep
+// of the workgroup without one).
+void forge_emu_yield();
+extern uint64_t forge_emu_events;
 void forge_emu_sync_wave(uint32_t wave_size);
 // forge_emu_launch runs body(arg) for every thread of every workgroup;
 // forge_emu_launch_fn, the callable f. (Not std::function: <functional>
@@ -589,5 +594,40 @@ static inline void forge_wgmma_m64n32k16(float* d, uint64_t a, uint64_t b) { for
 static inline void forge_wgmma_m64n64k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 64); }
 template <uint32_t N>
 static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, N); }
+// mbarriers: the 64-bit word holds the arrivals still due this phase (bits
+// 0–15), the count it was initialised with (16–31) and the phases
+// completed (32–63). A wait gives way to the other threads until its phase
+// completes; a barrier never initialised, or arrived at more often than a
+// phase takes, stops the emulation.
+static inline void forge_mbar_init(uint64_t* bar, uint32_t n) {
+	if (n == 0 || n > 0xFFFF) {
+		fprintf(stderr, "forge_mbar_init: count %u\n", n);
+		abort();
+	}
+	*bar = (uint64_t)n | (uint64_t)n << 16;
+}
+static inline void forge_mbar_arrive(uint64_t* bar) {
+	const uint64_t b = *bar, due = b & 0xFFFF, n = (b >> 16) & 0xFFFF;
+	if (n == 0 || due == 0) {
+		fprintf(stderr, "forge_mbar_arrive: thread %u at a barrier never initialised (%#llx)\n", forge_emu_tid, (unsigned long long)b);
+		abort();
+	}
+	*bar = due == 1 ? ((b >> 32) + 1) << 32 | n << 16 | n : b - 1;
+	forge_emu_events++;
+}
+static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
+	if (((*bar >> 16) & 0xFFFF) == 0) {
+		fprintf(stderr, "forge_mbar_wait: thread %u at a barrier never initialised\n", forge_emu_tid);
+		abort();
+	}
+	while (((*bar >> 32) & 1) == (parity & 1)) {
+		forge_emu_yield();
+	}
+	forge_emu_events++;
+}
+template <int N>
+static inline void forge_setmaxnreg_dec() {}
+template <int N>
+static inline void forge_setmaxnreg_inc() {}
 #endif
 #endif

@@ -20,6 +20,7 @@
 #include <vector>
 
 uint32_t forge_emu_tid;
+uint64_t forge_emu_events;
 uint32_t forge_emu_block, forge_emu_grid;
 float forge_emu_slot[1024];
 int forge_emu_islot[1024];
@@ -92,6 +93,9 @@ constexpr size_t emu_stack_bytes = 256 << 10; // the wmma fragments are 1 KiB ea
 constexpr uint32_t emu_max_threads = 1024;
 
 emu_context emu_scheduler;
+// forge_emu_events counts what can let a waiting thread on: arrivals,
+// finished threads, threads let through a barrier or past a wait. A sweep
+// of the threads in which it does not move is a deadlock.
 emu_fiber emu_fibers[emu_max_threads];
 emu_barrier emu_block_barrier;
 emu_barrier emu_wave_barriers[emu_max_threads]; // by the wave's first thread
@@ -107,6 +111,7 @@ void* emu_arg;
 // emu_arrive waits at b, which n threads must reach: the last to arrive
 // releases the others and runs on; the others give way to the next fiber.
 void emu_arrive(emu_barrier& b, uint32_t n) {
+	forge_emu_events++;
 	if (++b.arrived == n) {
 		b.arrived = 0;
 		b.gen++;
@@ -124,6 +129,7 @@ void emu_run() {
 	emu_fiber& f = emu_fibers[forge_emu_tid];
 	emu_body(emu_arg);
 	f.done = true;
+	forge_emu_events++;
 	emu_switch(f.ctx, emu_scheduler);
 	emu_die("a finished fiber was resumed");
 }
@@ -152,6 +158,15 @@ void emu_start(emu_fiber& f, char* lo, size_t size) {
 } // namespace
 
 void forge_emu_sync_block() { emu_arrive(emu_block_barrier, emu_block_size); }
+
+// forge_emu_yield gives way to the next thread: a thread spinning on a
+// condition another thread makes true (an mbarrier's phase) runs again in
+// the next sweep.
+void forge_emu_yield() {
+	emu_fiber& f = emu_fibers[forge_emu_tid];
+	f.wait = nullptr;
+	emu_switch(f.ctx, emu_scheduler);
+}
 
 void forge_emu_sync_wave(uint32_t wave_size) {
 	if (emu_block_size % wave_size != 0) emu_die("a wave barrier in a workgroup of partial waves");
@@ -186,9 +201,11 @@ void forge_emu_launch(uint32_t grid, uint32_t block, void (*body)(void*), void* 
 		// or waiting at a barrier still short of arrivals.
 		for (uint32_t live = block; live > 0;) {
 			bool ran = false;
+			const uint64_t events = forge_emu_events;
 			for (uint32_t t = 0; t < block; ++t) {
 				emu_fiber& f = emu_fibers[t];
 				if (f.done || (f.wait != nullptr && f.wait->gen == f.gen)) continue;
+				if (f.wait != nullptr) forge_emu_events++; // let through a barrier
 				f.wait = nullptr;
 				forge_emu_tid = t;
 				emu_switch(emu_scheduler, f.ctx);
@@ -196,6 +213,7 @@ void forge_emu_launch(uint32_t grid, uint32_t block, void (*body)(void*), void* 
 				live -= f.done;
 			}
 			if (!ran) emu_die("deadlock: a barrier that not every thread of the workgroup reaches");
+			if (live > 0 && forge_emu_events == events) emu_die("deadlock: threads waiting on mbarriers whose phases no thread can complete");
 		}
 	}
 	munmap(stacks, slot * block);

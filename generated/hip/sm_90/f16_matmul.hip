@@ -782,7 +782,16 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #define FORGE_MM_WGMMA_STAGES_BN128 6 // 32 KiB each
 #endif
 #ifndef FORGE_MM_WGMMA_MIN_BATCH
-#define FORGE_MM_WGMMA_MIN_BATCH 65 // the smallest batch that takes it (below, mma.sync's classes)
+#define FORGE_MM_WGMMA_MIN_BATCH 1 // the smallest batch that takes it (below, mma.sync's classes)
+#endif
+#ifndef FORGE_MM_WGMMA_WS
+#define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws)
+#endif
+#ifndef FORGE_MM_WGMMA_WS_LAG
+#define FORGE_MM_WGMMA_WS_LAG 2 // steps a copying thread keeps in flight past the one it signals
+#endif
+#ifndef FORGE_MM_WGMMA_WS_REGS
+#define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from the copying warpgroup to the multiplying ones (setmaxnreg)
 #endif
 #ifndef FORGE_MM_WGMMA_STAGES_BN64
 #define FORGE_MM_WGMMA_STAGES_BN64 8 // 24 KiB each
@@ -906,25 +915,150 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	}
 }
 
+// forge_matmul_f32_f16_kernel_wgmma_ws is forge_matmul_f32_f16_kernel_wgmma with its warps specialized
+// (-DFORGE_MM_WGMMA_WS=1), as CUTLASS's and cuBLAS's Hopper kernels are: a
+// third warpgroup only copies, the other two only multiply, and they meet
+// through two mbarriers a stage instead of a workgroup barrier a step. The
+// copying warpgroup fills stage n % Stages with step n once both
+// multiplying warpgroups have released it (`empty`: one arrival a warp,
+// after its products of that stage are done), and signals it (`full`: one
+// arrival a thread, after its copies landed and were fenced for the
+// products' reads) FORGE_MM_WGMMA_WS_LAG steps later, so that a thread's
+// copies of that many steps are in flight; the multiplying warpgroups wait
+// for `full`, issue the step's products and release the step before, and
+// never wait for each other or for copies they did not need. Steps count
+// on across a workgroup's tiles, so the next tile's copies start while
+// this one's results are stored.
+template <uint32_t BN, uint32_t Stages>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(384)
+forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	constexpr uint32_t BM = 128, BK = 64, Lag = FORGE_MM_WGMMA_WS_LAG;
+	static_assert(Stages >= Lag + 2, "forge_matmul_f32_f16_kernel_wgmma_ws: a stage released before the copies that wait for it are signalled");
+	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_ws: BN is 16, 32, 64, 128 or 256");
+	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK;
+	constexpr uint32_t Chunks = (BM + BN) / 16; // 16-byte copies per copying thread per step
+	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
+	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
+	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
+	uint64_t* const empty = full + Stages;
+	const uint32_t tid = forge_thread_idx(), wg = tid / 128;
+	if (tid == 0) {
+		for (uint32_t i = 0; i < Stages; ++i) {
+			forge_mbar_init(full + i, 128);
+			forge_mbar_init(empty + i, 8);
+		}
+	}
+	forge_syncthreads();
+	const int64_t row_tiles = (rows + BM - 1) / BM;
+	const int64_t tiles = row_tiles * ((batch + BN - 1) / BN);
+	const int64_t all_steps = (cols + BK - 1) / BK;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	if (wg == 0) {
+		if (FORGE_MM_WGMMA_WS_REGS) {
+			forge_setmaxnreg_dec<40>();
+		}
+		// Thread tid copies chunk q = tid % 8 of rows tid / 8 + 16·i.
+		const uint32_t q = tid % 8, r_first = tid / 8, swz = 8 * (q ^ (r_first % 8));
+		uint32_t n = 0, signalled = 0; // steps copied, steps signalled
+		for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+			const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+			for (int64_t s = 0; s < steps; ++s) {
+				const uint32_t stage = n % Stages;
+				forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
+				const int64_t k = (s_begin + s) * BK + 8 * q;
+				uint16_t* const dst = sm + stage * SS + r_first * BK + swz;
+#pragma unroll
+				for (uint32_t i = 0; i < Chunks; ++i) {
+					const uint32_t r = r_first + 16 * i;
+					if (r < BM) {
+						const bool ok = r0 + r < rows && k < cols;
+						forge_cp_async16(dst + 16 * i * BK, ok ? w + (r0 + r) * cols + k : w, ok);
+					} else {
+						const bool ok = n0 + (r - BM) < batch && k < cols;
+						forge_cp_async16(dst + 16 * i * BK, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
+					}
+				}
+				forge_cp_async_commit();
+				if (++n - signalled > Lag) {
+					forge_cp_async_wait<Lag>(); // step `signalled`'s copies
+					forge_fence_proxy_async();
+					forge_mbar_arrive(full + signalled % Stages);
+					++signalled;
+				}
+			}
+		}
+		forge_cp_async_wait<0>();
+		forge_fence_proxy_async();
+		for (; signalled < n; ++signalled) {
+			forge_mbar_arrive(full + signalled % Stages);
+		}
+		return;
+	}
+	if (FORGE_MM_WGMMA_WS_REGS) {
+		forge_setmaxnreg_inc<232>();
+	}
+	const uint32_t c = wg - 1, wq = tid % 128 / 32, lane = tid % 32;
+	uint32_t n = 0;
+	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+		float acc[BN / 2];
+#pragma unroll
+		for (uint32_t i = 0; i < BN / 2; ++i) {
+			acc[i] = 0.0f;
+		}
+		for (int64_t s = 0; s < steps; ++s, ++n) {
+			const uint32_t stage = n % Stages;
+			forge_mbar_wait(full + stage, (n / Stages) % 2);
+			const uint32_t a0 = forge_smem_addr(sm + stage * SS + c * 64 * BK), b0 = forge_smem_addr(sm + stage * SS + SA);
+			forge_wgmma_fence_operands<BN / 2>(acc);
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+				forge_wgmma_m64nNk16<BN>(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<1>(); // step n - 1's products: its stage is free
+			forge_wgmma_fence_operands<BN / 2>(acc);
+			if (s > 0 && lane == 0) {
+				forge_mbar_arrive(empty + (n - 1) % Stages);
+			}
+		}
+		forge_wgmma_wait<0>();
+		forge_wgmma_fence_operands<BN / 2>(acc);
+		if (steps > 0 && lane == 0) {
+			forge_mbar_arrive(empty + (n - 1) % Stages);
+		}
+		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+	}
+}
+
 // forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, 128 × 256 tiles from
 // batch FORGE_MM_WGMMA_BN256_FROM on, 128 × 128 below, K split in two, four or eight so that about
 // FORGE_MM_WGMMA_CTAS workgroups run, and reports whether it could: false
 // launches nothing.
 template <uint32_t BN, uint32_t Stages>
 static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
-	constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024; // and the 1024-byte alignment
+	constexpr bool WS = FORGE_MM_WGMMA_WS != 0;
+	// The stages, the 1024-byte alignment and the specialized kernel's mbarriers.
+	constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + (WS ? 16 * Stages : 0);
 	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
 	uint32_t grid;
 	const uint32_t splits = forge_matmul_f32_f16_kernel_wgmma_split(tiles, FORGE_MM_WGMMA_CTAS, 8, &grid);
 	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma<BN, Stages>, (int)bytes, opted)) {
+	if (!forge_shared_opt_in(WS ? forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages> : forge_matmul_f32_f16_kernel_wgmma<BN, Stages>, (int)bytes, opted)) {
 		return false;
 	}
 	uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 	if (!xh) {
 		return false;
 	}
-	FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<BN, Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+	if (WS) {
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages>), dim3(grid), dim3(384), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+	} else {
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<BN, Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+	}
 	forge_scratch_free(xh, stream);
 	return true;
 }
@@ -934,9 +1068,10 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 		return false;
 	}
 #if FORGE_MM_WGMMA_MIN_BATCH <= 64
-	// Tiles as wide as the batch below 65 (FORGE_MM_WGMMA_MIN_BATCH from 1
-	// on; not yet timed, so not compiled by default), more steps in flight
-	// the narrower they are.
+	// Tiles as wide as the batch below 65, more steps in flight the
+	// narrower they are: faster than mma.sync's classes at 16 and 64 on
+	// both benchmark shapes (H100, d04c74d: 4096×14336 49.7 / 54.9 µs
+	// against 54.2 / 60.5, 4096×4096 14.8 / 17.8 against 15.2 / 22.3).
 	if (batch <= 16) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<16, FORGE_MM_WGMMA_STAGES_BN16>(w, x, y, rows, cols, batch, stream);
 	}
