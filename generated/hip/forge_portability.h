@@ -90,13 +90,20 @@
 //   so they also compile for the host; a host test checks them against the
 //   Go specs bit for bit on every input that matters.
 // FORGE_GLOBAL: kernels. FORGE_LAUNCH_BOUNDS(n): the most threads per block a
-//   kernel is launched with, so the compiler may budget registers for it.
+//   kernel is launched with, so the compiler may budget registers for it;
+//   FORGE_LAUNCH_BOUNDS_SM(n, m): and at least m blocks an SM on NVIDIA
+//   (a register count fixed at entry, which setmaxnreg needs; AMD ignores m).
 // FORGE_EXPORT: the extern "C" launchers and forge_abi_version, visible even
 //   when a library is built with -fvisibility=hidden.
 #define FORGE_DEVICE __device__ __forceinline__
 #define FORGE_HOST_DEVICE __host__ __device__ __forceinline__
 #define FORGE_GLOBAL __global__
 #define FORGE_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#if defined(FORGE_CUDA)
+#define FORGE_LAUNCH_BOUNDS_SM(n, m) __launch_bounds__(n, m)
+#else
+#define FORGE_LAUNCH_BOUNDS_SM(n, m) __launch_bounds__(n)
+#endif
 #define FORGE_EXPORT extern "C" __attribute__((visibility("default")))
 
 // FORGE_SHARED declares workgroup (LDS / shared) memory; forge_syncthreads()
@@ -553,7 +560,10 @@ FORGE_DEVICE void forge_fence_proxy_async() {
 //   forge_mbar_arrive(bar): this thread's arrival (release: its shared
 //     stores, and the copies it has waited for, before it);
 //   forge_mbar_wait(bar, parity): until the phase of that parity (0 for the
-//     first, 1 for the second, alternating) has completed (acquire).
+//     first, 1 for the second, alternating) has completed (acquire);
+//   forge_cp_async_mbar_arrive(bar): an arrival made when this thread's
+//     cp.async copies issued so far have landed (the barrier's count
+//     includes it: .noinc), as CUTLASS's cp.async pipelines signal a stage.
 //   forge_setmaxnreg_dec<N>() / forge_setmaxnreg_inc<N>(): the calling
 //     warpgroup gives up registers to N a thread, or takes them up to N
 //     (the copying warpgroup needs few, the multiplying ones many).
@@ -578,6 +588,13 @@ FORGE_DEVICE void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 		"@!p bra FORGE_MBAR_WAIT;\n}\n" ::"r"(forge_smem_addr(bar)), "r"(parity) : "memory");
 #else
 	(void)bar, (void)parity;
+#endif
+}
+FORGE_DEVICE void forge_cp_async_mbar_arrive(uint64_t* bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(forge_smem_addr(bar)) : "memory");
+#else
+	(void)bar;
 #endif
 }
 template <int N>

@@ -28,6 +28,7 @@
 #define FORGE_HOST_DEVICE inline
 #define FORGE_GLOBAL
 #define FORGE_LAUNCH_BOUNDS(n)
+#define FORGE_LAUNCH_BOUNDS_SM(n, m)
 #define FORGE_EXPORT extern "C"
 #define FORGE_SHARED static
 #define __restrict__ __restrict
@@ -624,6 +625,16 @@ static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 		forge_emu_yield();
 	}
 	forge_emu_events++;
+}
+// forge_cp_async_mbar_arrive lands every copy this thread has issued (as
+// the hardware's arrival waits for them) and arrives.
+static inline void forge_cp_async_mbar_arrive(uint64_t* bar) {
+	const uint32_t tid = forge_emu_tid;
+	for (uint32_t i = 0; i < forge_emu_ncopies[tid]; ++i) {
+		memcpy(forge_emu_copies[tid][i].dst, forge_emu_copies[tid][i].data, forge_emu_copies[tid][i].bytes);
+	}
+	forge_emu_ncopies[tid] = 0;
+	forge_mbar_arrive(bar);
 }
 template <int N>
 static inline void forge_setmaxnreg_dec() {}

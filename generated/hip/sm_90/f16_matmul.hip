@@ -787,9 +787,6 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #ifndef FORGE_MM_WGMMA_WS
 #define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws)
 #endif
-#ifndef FORGE_MM_WGMMA_WS_LAG
-#define FORGE_MM_WGMMA_WS_LAG 2 // steps a copying thread keeps in flight past the one it signals
-#endif
 #ifndef FORGE_MM_WGMMA_WS_REGS
 #define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from the copying warpgroup to the multiplying ones (setmaxnreg)
 #endif
@@ -922,19 +919,19 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 // copying warpgroup fills stage n % Stages with step n once both
 // multiplying warpgroups have released it (`empty`: one arrival a warp,
 // after its products of that stage are done), and signals it (`full`: one
-// arrival a thread, after its copies landed and were fenced for the
-// products' reads) FORGE_MM_WGMMA_WS_LAG steps later, so that a thread's
-// copies of that many steps are in flight; the multiplying warpgroups wait
+// arrival a thread, which the hardware makes when the thread's copies have
+// landed: cp.async.mbarrier.arrive), so that every stage's copies may be in
+// flight and a copying thread never waits for them; the multiplying warpgroups wait
 // for `full`, issue the step's products and release the step before, and
 // never wait for each other or for copies they did not need. Steps count
 // on across a workgroup's tiles, so the next tile's copies start while
 // this one's results are stored.
 template <uint32_t BN, uint32_t Stages>
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(384)
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(384, 1)
 forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	constexpr uint32_t BM = 128, BK = 64, Lag = FORGE_MM_WGMMA_WS_LAG;
-	static_assert(Stages >= Lag + 2, "forge_matmul_f32_f16_kernel_wgmma_ws: a stage released before the copies that wait for it are signalled");
+	constexpr uint32_t BM = 128, BK = 64;
+	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_ws: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_ws: BN is 16, 32, 64, 128 or 256");
 	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK;
 	constexpr uint32_t Chunks = (BM + BN) / 16; // 16-byte copies per copying thread per step
@@ -961,7 +958,7 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 		}
 		// Thread tid copies chunk q = tid % 8 of rows tid / 8 + 16·i.
 		const uint32_t q = tid % 8, r_first = tid / 8, swz = 8 * (q ^ (r_first % 8));
-		uint32_t n = 0, signalled = 0; // steps copied, steps signalled
+		uint32_t n = 0; // steps copied
 		for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
 			const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
 			for (int64_t s = 0; s < steps; ++s) {
@@ -980,20 +977,11 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 						forge_cp_async16(dst + 16 * i * BK, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
 					}
 				}
-				forge_cp_async_commit();
-				if (++n - signalled > Lag) {
-					forge_cp_async_wait<Lag>(); // step `signalled`'s copies
-					forge_fence_proxy_async();
-					forge_mbar_arrive(full + signalled % Stages);
-					++signalled;
-				}
+				forge_cp_async_mbar_arrive(full + stage);
+				++n;
 			}
 		}
-		forge_cp_async_wait<0>();
-		forge_fence_proxy_async();
-		for (; signalled < n; ++signalled) {
-			forge_mbar_arrive(full + signalled % Stages);
-		}
+		forge_cp_async_wait<0>(); // no thread leaves with copies in flight
 		return;
 	}
 	if (FORGE_MM_WGMMA_WS_REGS) {
