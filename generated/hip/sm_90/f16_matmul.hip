@@ -788,7 +788,10 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws)
 #endif
 #ifndef FORGE_MM_WGMMA_WS_REGS
-#define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from the copying warpgroup to the multiplying ones (setmaxnreg)
+#define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from a copying warpgroup to the multiplying ones (setmaxnreg)
+#endif
+#ifndef FORGE_MM_WGMMA_WS_COPIERS
+#define FORGE_MM_WGMMA_WS_COPIERS 32 // copying threads: one warp (so 288 threads, 227 registers each) or a warpgroup
 #endif
 #ifndef FORGE_MM_WGMMA_STAGES_BN64
 #define FORGE_MM_WGMMA_STAGES_BN64 8 // 24 KiB each
@@ -913,8 +916,10 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_ws is forge_matmul_f32_f16_kernel_wgmma with its warps specialized
-// (-DFORGE_MM_WGMMA_WS=1), as CUTLASS's and cuBLAS's Hopper kernels are: a
-// third warpgroup only copies, the other two only multiply, and they meet
+// (-DFORGE_MM_WGMMA_WS=1), as CUTLASS's and cuBLAS's Hopper kernels are:
+// FORGE_MM_WGMMA_WS_COPIERS threads after the two multiplying warpgroups
+// only copy (a warp, or a warpgroup that gives its registers to the
+// others), the two warpgroups only multiply, and they meet
 // through two mbarriers a stage instead of a workgroup barrier a step. The
 // copying warpgroup fills stage n % Stages with step n once both
 // multiplying warpgroups have released it (`empty`: one arrival a warp,
@@ -927,22 +932,24 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 // on across a workgroup's tiles, so the next tile's copies start while
 // this one's results are stored.
 template <uint32_t BN, uint32_t Stages>
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(384, 1)
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(256 + FORGE_MM_WGMMA_WS_COPIERS, 1)
 forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
-	constexpr uint32_t BM = 128, BK = 64;
+	constexpr uint32_t BM = 128, BK = 64, P = FORGE_MM_WGMMA_WS_COPIERS, RP = P / 8;
+	static_assert(P == 32 || P == 64 || P == 128, "forge_matmul_f32_f16_kernel_wgmma_ws: 32, 64 or 128 copying threads");
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_ws: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_ws: BN is 16, 32, 64, 128 or 256");
 	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK;
-	constexpr uint32_t Chunks = (BM + BN) / 16; // 16-byte copies per copying thread per step
+	constexpr uint32_t Chunks = (BM + BN) / RP; // 16-byte copies per copying thread per step
+	constexpr bool Regs = FORGE_MM_WGMMA_WS_REGS && P == 128;
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
 	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
 	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
 	uint64_t* const empty = full + Stages;
-	const uint32_t tid = forge_thread_idx(), wg = tid / 128;
+	const uint32_t tid = forge_thread_idx();
 	if (tid == 0) {
 		for (uint32_t i = 0; i < Stages; ++i) {
-			forge_mbar_init(full + i, 128);
+			forge_mbar_init(full + i, P);
 			forge_mbar_init(empty + i, 8);
 		}
 	}
@@ -952,12 +959,14 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	const int64_t all_steps = (cols + BK - 1) / BK;
 	const uint32_t part = forge_block_idx() % splits;
 	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
-	if (wg == 0) {
-		if (FORGE_MM_WGMMA_WS_REGS) {
+	if (tid >= 256) {
+		// The copying threads come last: a warpgroup's warps start at a
+		// multiple of four, so the multiplying ones are threads 0–255.
+		if (Regs) {
 			forge_setmaxnreg_dec<40>();
 		}
-		// Thread tid copies chunk q = tid % 8 of rows tid / 8 + 16·i.
-		const uint32_t q = tid % 8, r_first = tid / 8, swz = 8 * (q ^ (r_first % 8));
+		// Copying thread p copies chunk q = p % 8 of rows p / 8 + RP·i.
+		const uint32_t p = tid - 256, q = p % 8, r_first = p / 8;
 		uint32_t n = 0; // steps copied
 		for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
 			const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
@@ -965,16 +974,17 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 				const uint32_t stage = n % Stages;
 				forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
 				const int64_t k = (s_begin + s) * BK + 8 * q;
-				uint16_t* const dst = sm + stage * SS + r_first * BK + swz;
+				uint16_t* const dst = sm + stage * SS;
 #pragma unroll
 				for (uint32_t i = 0; i < Chunks; ++i) {
-					const uint32_t r = r_first + 16 * i;
+					const uint32_t r = r_first + RP * i;
+					uint16_t* const to = dst + r * BK + 8 * (q ^ (r % 8));
 					if (r < BM) {
 						const bool ok = r0 + r < rows && k < cols;
-						forge_cp_async16(dst + 16 * i * BK, ok ? w + (r0 + r) * cols + k : w, ok);
+						forge_cp_async16(to, ok ? w + (r0 + r) * cols + k : w, ok);
 					} else {
 						const bool ok = n0 + (r - BM) < batch && k < cols;
-						forge_cp_async16(dst + 16 * i * BK, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
+						forge_cp_async16(to, ok ? xh + (n0 + (r - BM)) * cols + k : xh, ok);
 					}
 				}
 				forge_cp_async_mbar_arrive(full + stage);
@@ -984,10 +994,10 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 		forge_cp_async_wait<0>(); // no thread leaves with copies in flight
 		return;
 	}
-	if (FORGE_MM_WGMMA_WS_REGS) {
+	if (Regs) {
 		forge_setmaxnreg_inc<232>();
 	}
-	const uint32_t c = wg - 1, wq = tid % 128 / 32, lane = tid % 32;
+	const uint32_t c = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
 	uint32_t n = 0;
 	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
 		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
@@ -1043,7 +1053,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		return false;
 	}
 	if (WS) {
-		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages>), dim3(grid), dim3(384), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages>), dim3(grid), dim3(256 + FORGE_MM_WGMMA_WS_COPIERS), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
 	} else {
 		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<BN, Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
 	}
