@@ -1,6 +1,6 @@
 #!/bin/bash
 # Check and time matmul's wgmma products on an NVIDIA Hopper machine that has
-# nvcc and no Go: F16's (sm_90's default above batch 64, and with it the
+# nvcc and no Go: F16's (sm_90's default at every batch, and with it the
 # quantized formats' route through f16) against the mma.sync path it
 # replaced, and the experimental quantized product that dequantizes W
 # inside the wgmma kernel (-DFORGE_MM_WGMMA_Q) against the route.
@@ -14,9 +14,9 @@
 # libforge_sm_90_mma.so (f16_matmul.hip with -DFORGE_NO_MM_WGMMA) and
 # libforge_sm_90_q.so (every quantized *_matmul.hip with -DFORGE_MM_WGMMA_Q)
 # and libforge_sm_90_q1.so (the same from batch 1 on,
-# -DFORGE_MM_WGMMA_Q_MIN_BATCH=1, and F16's wgmma product from batch 1 on,
-# -DFORGE_MM_WGMMA_MIN_BATCH=1: against the integer path and mma.sync at
-# 16 and 64).
+# -DFORGE_MM_WGMMA_Q_MIN_BATCH=1, against the integer path at 16 and 64;
+# its F16 file is built with -DFORGE_MM_WGMMA_MIN_BATCH=1, the default
+# since f7de532).
 # Results in $OUT: wgmma_check.txt and q_check.txt (suites.test -test.run
 # MatMul on the default and the _q library: every format's matmul against
 # the float64 reference, at batch 70 and 512 among others), mma, wgmma and

@@ -251,7 +251,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// multiplying warpgroups released it is caught).
 		{"wgmma_ws", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1"}, func(int, int) int { return 2 }},
 		{"wgmma_ws_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
-		{"wgmma_ws128", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_MM_WGMMA_WS_COPIERS=128"}, func(int, int) int { return 2 }},
+		{"wgmma_ws32", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_MM_WGMMA_WS_COPIERS=32"}, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},

@@ -785,13 +785,13 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #define FORGE_MM_WGMMA_MIN_BATCH 1 // the smallest batch that takes it (below, mma.sync's classes)
 #endif
 #ifndef FORGE_MM_WGMMA_WS
-#define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws)
+#define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws; slower so far, see there)
 #endif
 #ifndef FORGE_MM_WGMMA_WS_REGS
 #define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from a copying warpgroup to the multiplying ones (setmaxnreg)
 #endif
 #ifndef FORGE_MM_WGMMA_WS_COPIERS
-#define FORGE_MM_WGMMA_WS_COPIERS 32 // copying threads: one warp (so 288 threads, 227 registers each) or a warpgroup
+#define FORGE_MM_WGMMA_WS_COPIERS 128 // copying threads: a warpgroup, or one warp (288 threads; 2.5–5× slower on the H200)
 #endif
 #ifndef FORGE_MM_WGMMA_STAGES_BN64
 #define FORGE_MM_WGMMA_STAGES_BN64 8 // 24 KiB each
@@ -918,8 +918,8 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 // forge_matmul_f32_f16_kernel_wgmma_ws is forge_matmul_f32_f16_kernel_wgmma with its warps specialized
 // (-DFORGE_MM_WGMMA_WS=1), as CUTLASS's and cuBLAS's Hopper kernels are:
 // FORGE_MM_WGMMA_WS_COPIERS threads after the two multiplying warpgroups
-// only copy (a warp, or a warpgroup that gives its registers to the
-// others), the two warpgroups only multiply, and they meet
+// only copy (a warpgroup that gives its registers to the others, or a
+// warp), the two warpgroups only multiply, and they meet
 // through two mbarriers a stage instead of a workgroup barrier a step. The
 // copying warpgroup fills stage n % Stages with step n once both
 // multiplying warpgroups have released it (`empty`: one arrival a warp,
@@ -931,6 +931,11 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 // never wait for each other or for copies they did not need. Steps count
 // on across a workgroup's tiles, so the next tile's copies start while
 // this one's results are stored.
+// Slower than forge_matmul_f32_f16_kernel_wgmma at every benchmark shape so far (H100,
+// 316f32b: 238 µs at 4096×14336×512 against 147; docs/PERFORMANCE.md): at
+// 384 threads ptxas gives a thread 168 registers and the 128-accumulator
+// products spill, setmaxnreg notwithstanding. Kept, opt-in, for a TMA
+// producer, which would issue a stage's copies from one thread.
 template <uint32_t BN, uint32_t Stages>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(256 + FORGE_MM_WGMMA_WS_COPIERS, 1)
 forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
