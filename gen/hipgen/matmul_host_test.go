@@ -243,6 +243,26 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_q_early", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_k_matmul.hip"},
 			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"},
 			func(int, int) int { return 2 }},
+		// The integer path (mma.sync on int8, llama.cpp's MMQ design), one
+		// configuration forced on every batch (X quantized, Y zeroed, the
+		// kernel; no columns: the generic path's two launches): one warp
+		// column (each lane decodes its own A fragments) with K split 3
+		// ways, and 2 × 2 warps (codes staged, ldmatrix) unsplit with K
+		// steps of two 256-element blocks; formats
+		// with an offset term (Q4_1, Q2_K, Q4_K, Q5_K), a zero code (Q4_0,
+		// Q3_K, Q6_K), table codes (MXFP4), sub-blocks of 16, the super
+		// form (the K-quants: integer sums a block) and, below, the
+		// K-quants without it (-DFORGE_MM_INT_SUPER=0).
+		{"int_direct", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(64, 32, 16, 128, 2, 3)...),
+			intSplitLaunches},
+		{"int_staged", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(128, 32, 32, 512, 2, 1)...),
+			func(int, int) int { return 2 }},
+		{"int_nosuper", []string{"Q2_K", "Q4_K", "Q6_K"}, []string{"q2_k_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
+			intSplitLaunches},
+		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
+			func(int, int) int { return 2 }},
 		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
 		// The warp-specialized wgmma kernel (a copying warpgroup and two
 		// multiplying ones meeting at mbarriers; a wait gives way to the
@@ -267,9 +287,40 @@ func TestMatMulHMMAHost(t *testing.T) {
 					t.Fatalf("no format %s", name)
 				}
 				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {20, 8192, 9}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
-					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), false)
+					x8 := strings.HasPrefix(tune.name, "int_") && sh.cols > 0
+					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), x8)
 				}
 			}
 		})
 	}
+}
+
+// intFormats are the formats TestMatMulHMMAHost runs on sm_90's integer
+// path, and intFiles their matmul files.
+var (
+	intFormats = []string{"Q4_0", "Q4_1", "MXFP4", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
+	intFiles   = []string{"q4_0_matmul.hip", "q4_1_matmul.hip", "mxfp4_matmul.hip", "q2_k_matmul.hip", "q3_k_matmul.hip", "q4_k_matmul.hip", "q5_k_matmul.hip", "q6_k_matmul.hip"}
+)
+
+// intSplitLaunches: X quantized, Y zeroed and the kernel, or the generic
+// path's two launches for no columns.
+func intSplitLaunches(cols, _ int) int {
+	if cols == 0 {
+		return 2
+	}
+	return 3
+}
+
+// intForce is the -D flags that force one configuration of the integer
+// path on every batch, as forgebench tune --family matmul_int compiles its
+// candidates.
+func intForce(threads, tm, tn, tk, warpRows, splitK int) []string {
+	var out []string
+	for _, kv := range []struct {
+		k string
+		v int
+	}{{"THREADS", threads}, {"TM", tm}, {"TN", tn}, {"TK", tk}, {"WARP_ROWS", warpRows}, {"SPLIT_K", splitK}} {
+		out = append(out, fmt.Sprintf("-DFORGE_TUNE_MATMUL_INT_FORCE_%s=%d", kv.k, kv.v))
+	}
+	return out
 }

@@ -76,6 +76,13 @@ type IntForm struct {
 	Codes  string // uint32_t Codes(const Block* b, int32_t w): codes of elements 4w..4w+3, element 4w in the low byte
 	Scale  string // float Scale(const Block* b, int32_t s)
 	Offset string // float Offset(const Block* b, int32_t s); "" when the spec has no Offset (every offset is 0)
+	// The super form (specs/formats' superForm), "" without it: Scale(s)
+	// is SuperScale(b)·SubScale(b, s) with an int8-range integer, Offset
+	// likewise with SuperOffset and SubOffset.
+	SuperScale  string // float SuperScale(const Block* b)
+	SubScale    string // int32_t SubScale(const Block* b, int32_t s)
+	SuperOffset string // float SuperOffset(const Block* b)
+	SubOffset   string // int32_t SubOffset(const Block* b, int32_t s)
 	// Align is the alignment, in bytes (1, 2 or 4), that Codes' word loads
 	// assume of a block's address: the largest power of two dividing the
 	// block size, at most 4. Blocks laid end to end from a base aligned so

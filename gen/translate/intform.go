@@ -21,12 +21,17 @@ var intMethods = []struct{ name, param, result string }{
 	{"Codes", "w", "uint32"},
 	{"Scale", "s", "float32"},
 	{"Offset", "s", "float32"},
+	// the super form (param "": no parameter)
+	{"SuperScale", "", "float32"},
+	{"SubScale", "s", "int32"},
+	{"SuperOffset", "", "float32"},
+	{"SubOffset", "s", "int32"},
 }
 
 // entryMethod reports whether a block method is one the kernels call.
 func entryMethod(name string) bool {
 	switch name {
-	case "Dequant", "Codes", "Scale", "Offset":
+	case "Dequant", "Codes", "Scale", "Offset", "SuperScale", "SubScale", "SuperOffset", "SubOffset":
 		return true
 	}
 	return false
@@ -57,14 +62,36 @@ func (t *translator) intForm(dev *ir.Device) {
 		sig := m.Type().(*types.Signature)
 		_, ptr := sig.Recv().Type().(*types.Pointer)
 		res := types.Typ[types.Uint32]
-		if im.result == "float32" {
+		switch im.result {
+		case "float32":
 			res = types.Typ[types.Float32]
+		case "int32":
+			res = types.Typ[types.Int32]
 		}
-		if !ptr || sig.Params().Len() != 1 || !types.Identical(sig.Params().At(0).Type(), types.Typ[types.Int32]) ||
-			sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type(), res) {
-			t.errorf(m.Pos(), "%s must have the signature func (b *%s) %s(%s int32) %s", im.name, typeName, im.name, im.param, im.result)
+		params := sig.Params().Len() == 1 && types.Identical(sig.Params().At(0).Type(), types.Typ[types.Int32])
+		param := im.param + " int32"
+		if im.param == "" {
+			params, param = sig.Params().Len() == 0, ""
+		}
+		if !ptr || !params || sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type(), res) {
+			t.errorf(m.Pos(), "%s must have the signature func (b *%s) %s(%s) %s", im.name, typeName, im.name, param, im.result)
 			ok = false
 		}
+	}
+	// The super form's methods come in pairs, and its offsets need its scales.
+	for _, pair := range [][2]string{{"SuperScale", "SubScale"}, {"SuperOffset", "SubOffset"}, {"SuperScale", "SuperOffset"}} {
+		if found[pair[0]] == nil && found[pair[1]] != nil {
+			t.errorf(found[pair[1]].Pos(), "block type %s defines %s but no %s (the super form: SuperScale and SubScale, and SuperOffset and SubOffset for offsets)", typeName, pair[1], pair[0])
+			ok = false
+		}
+	}
+	if found["SuperScale"] != nil && found["SubScale"] == nil {
+		t.errorf(found["SuperScale"].Pos(), "block type %s defines SuperScale but no SubScale", typeName)
+		ok = false
+	}
+	if found["SuperOffset"] != nil && found["SubOffset"] == nil {
+		t.errorf(found["SuperOffset"].Pos(), "block type %s defines SuperOffset but no SubOffset", typeName)
+		ok = false
 	}
 	for _, need := range []string{"Codes", "Scale"} {
 		if found[need] == nil {
@@ -84,6 +111,14 @@ func (t *translator) intForm(dev *ir.Device) {
 	in.Scale = t.need(found["Scale"], found["Scale"].Pos())
 	if m := found["Offset"]; m != nil {
 		in.Offset = t.need(m, m.Pos())
+	}
+	if m := found["SuperScale"]; m != nil {
+		in.SuperScale = t.need(m, m.Pos())
+		in.SubScale = t.need(found["SubScale"], found["SubScale"].Pos())
+	}
+	if m := found["SuperOffset"]; m != nil {
+		in.SuperOffset = t.need(m, m.Pos())
+		in.SubOffset = t.need(found["SubOffset"], found["SubOffset"].Pos())
 	}
 	dev.Int = in
 }

@@ -457,10 +457,26 @@ static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t
 //     thread's group of copies, forge_cp_async_wait<N>() waits until at
 //     most N of its groups are pending. Other threads' copies are visible
 //     after a barrier that follows their wait.
+//   forge_mma_s8_k32(c, a, b0, b1): c += A·B for one m16n8k32 tile of
+//     int8, int32 accumulate (wrapping). a[0..3] hold A's four-byte k runs
+//     (g, 4t..4t+3), (g+8, 4t..), (g, 16+4t..), (g+8, 16+4t..); b0 and b1
+//     B's (4t..4t+3, g) and (16+4t.., g); c as forge_mma16816's. (A run's
+//     lowest k is its low byte.) forge_mma_s8_k16(c, a0, a1, b0): the
+//     m16n8k16 tile, the first two of A's runs and the first of B's.
 // The host emulation (gen/hipgen's emu.h, FORGE_EMU_MMA_SYNC) defines the
 // same functions, emulated from these layouts.
 #if defined(FORGE_CUDA) && defined(FORGE_HAS_WMMA) && !defined(FORGE_NO_MMA_SYNC)
 #define FORGE_HAS_MMA_SYNC 1
+FORGE_DEVICE void forge_mma_s8_k32(int32_t* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
+	asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+FORGE_DEVICE void forge_mma_s8_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_t b0) {
+	asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+		: "r"(a0), "r"(a1), "r"(b0));
+}
 FORGE_DEVICE void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
 	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
 		: "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])

@@ -23,11 +23,11 @@ const MatMulTolerance = 5e-4
 const MatMulEntryTolerance = 4e-3
 
 // MatMulX8Slack is what a matmul on a format's integer form may add to
-// each entry's error by quantizing X to 8 bits (formats.QuantizeX8 of each
-// vector, as the integer tensor-core path does): rounding x to codes of
-// step D = amax/127 per 32 elements moves each element by at most D/2, so
-// entry (b, r), at index b·rows + r, may err by Σ_k |W[r][k]|·D_b(k)/2 more.
-// A wrong row, column, block or scale exceeds it.
+// each entry's error by quantizing X to 8 bits, as the integer tensor-core
+// path does: rounding x to codes of step D = amax/127 per group of
+// X8Group(f) elements moves each element by at most D/2, so entry (b, r),
+// at index b·rows + r, may err by Σ_k |W[r][k]|·D_b(k)/2 more. A wrong row,
+// column, block or scale exceeds it.
 func MatMulX8Slack(f *formats.Format, w []byte, x []float32, rows, cols, batch int) []float64 {
 	slack := make([]float64, rows*batch)
 	if rows == 0 || cols == 0 {
@@ -43,12 +43,21 @@ func MatMulX8Slack(f *formats.Format, w []byte, x []float32, rows, cols, batch i
 			absW[r][k] = math.Abs(float64(v))
 		}
 	}
+	group := X8Group(f)
 	for b := range batch {
-		xq := formats.QuantizeX8(x[b*cols : (b+1)*cols])
+		xb := x[b*cols : (b+1)*cols]
+		d := make([]float64, cols/group)
+		for g := range d {
+			var amax float32
+			for _, v := range xb[g*group : (g+1)*group] {
+				amax = max(amax, float32(math.Abs(float64(v))))
+			}
+			d[g] = float64(amax / 127)
+		}
 		for r := range rows {
 			var q float64
 			for k, a := range absW[r] {
-				q += a * float64(xq.D[k/32]) / 2
+				q += a * d[k/group] / 2
 			}
 			slack[b*rows+r] = q
 		}
@@ -56,8 +65,21 @@ func MatMulX8Slack(f *formats.Format, w []byte, x []float32, rows, cols, batch i
 	return slack
 }
 
+// X8Group is the number of elements that share one scale of X's 8-bit
+// quantization on the integer matmul path: a whole block for a format
+// with the super form (formats' superForm: the NVIDIA kernel then sums a
+// block's products in integers), else 32 (llama.cpp's q8_1). The slack
+// of the larger group bounds both.
+func X8Group(f *formats.Format) int {
+	if f.HasSuperForm() {
+		return f.BlockElems
+	}
+	return 32
+}
+
 // MatMulData returns a deterministic rows × cols × batch matmul input of f:
-// W as MatVecData's, and X batch vectors uniform in [-1, 1).
+// W as MatVecData's, and X batch vectors uniform in [-1, 1) times 2^e, e
+// from -3 to 2 by the element's group of 32 and block of 256.
 func MatMulData(f *formats.Format, rows, cols, batch int, seed uint64) (w []byte, x []float32, err error) {
 	shape := backend.MatrixShape{Rows: rows, Cols: cols, Batch: batch}
 	if err := shape.Check("matmul", f, batch*rows, shape.WBytes(f), batch*cols); err != nil {
@@ -74,6 +96,13 @@ func MatMulData(f *formats.Format, rows, cols, batch int, seed uint64) (w []byte
 	r := NewRand(seed ^ 0x9e3779b97f4a7c15)
 	for k := min(len(x), cols); k < len(x); k++ {
 		x[k] = r.Float()
+	}
+	// Magnitudes that differ from one group of 32 to the next and from one
+	// block of 256 to the next (powers of two, exact): a kernel that takes
+	// X's scale of the wrong group or block errs well past the tolerance.
+	for k := range x {
+		c := k % cols
+		x[k] = float32(math.Ldexp(float64(x[k]), (c/32)%4+(c/256)%3-3))
 	}
 	return w, x, nil
 }

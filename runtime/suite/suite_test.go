@@ -146,7 +146,7 @@ func TestWantMatchesCPURowLoop(t *testing.T) {
 }
 
 // TestMatMulX8Slack: the bound holds for Y computed from X quantized as the
-// integer tensor-core path quantizes it (formats.QuantizeX8, each vector),
+// integer tensor-core path quantizes it (8 bits per X8Group elements of each vector),
 // and a result with one entry off by a tenth of its magnitude exceeds it.
 func TestMatMulX8Slack(t *testing.T) {
 	for _, name := range []string{"Q4_0", "Q4_K", "Q6_K", "Q8_0"} {
@@ -161,10 +161,20 @@ func TestMatMulX8Slack(t *testing.T) {
 			t.Fatal(err)
 		}
 		xq := make([]float32, len(x))
+		group := X8Group(f) // per block for the super form's formats (Q4_K, Q6_K here)
 		for b := range batch {
-			q := formats.QuantizeX8(x[b*cols : (b+1)*cols])
-			for k := range cols {
-				xq[b*cols+k] = float32(q.Q[k]) * q.D[k/32]
+			for g := 0; g < cols; g += group {
+				xs := x[b*cols+g : b*cols+g+group]
+				var amax float32
+				for _, v := range xs {
+					amax = max(amax, float32(math.Abs(float64(v))))
+				}
+				d := amax / 127
+				for k, v := range xs {
+					if d != 0 {
+						xq[b*cols+g+k] = float32(math.Round(float64(v/d))) * d
+					}
+				}
 			}
 		}
 		ref, mag := MatMulRef(f, w, x, rows, cols, batch)

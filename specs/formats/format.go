@@ -78,6 +78,11 @@ type Format struct {
 	codes  func(blk []byte, w int32) uint32
 	scale  func(blk []byte, s int32) float32
 	offset func(blk []byte, s int32) float32
+	// The super form's (see superForm); nil when the block lacks them.
+	superScale  func(blk []byte) float32
+	subScale    func(blk []byte, s int32) int32
+	superOffset func(blk []byte) float32
+	subOffset   func(blk []byte, s int32) int32
 }
 
 // BitsPerWeight is the storage cost of one element.
@@ -192,6 +197,14 @@ func register[B any, P block[B]](m Meta, rows func(dst []float32, src []B)) *For
 	}
 	if _, ok := any(P(&z)).(intOffset); ok {
 		f.offset = func(blk []byte, s int32) float32 { return any(P(&view[B](blk)[0])).(intOffset).Offset(s) }
+	}
+	if _, ok := any(P(&z)).(superForm); ok {
+		f.superScale = func(blk []byte) float32 { return any(P(&view[B](blk)[0])).(superForm).SuperScale() }
+		f.subScale = func(blk []byte, s int32) int32 { return any(P(&view[B](blk)[0])).(superForm).SubScale(s) }
+	}
+	if _, ok := any(P(&z)).(superOffset); ok {
+		f.superOffset = func(blk []byte) float32 { return any(P(&view[B](blk)[0])).(superOffset).SuperOffset() }
+		f.subOffset = func(blk []byte, s int32) int32 { return any(P(&view[B](blk)[0])).(superOffset).SubOffset(s) }
 	}
 	registryMu.Lock()
 	registry = append(registry, f)

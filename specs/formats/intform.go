@@ -36,6 +36,30 @@ type intOffset interface {
 	Offset(s int32) float32
 }
 
+// superForm is the integer form's optional super form, for formats whose
+// sub-block scales are small integers under one float scale per block (the
+// K-quants): kernels then accumulate code·SubScale products in integers
+// over a whole block and convert once, where the plain form costs a float
+// multiply-add per sub-block.
+//
+//   - SuperScale() is the block's scale of its sub-block scales;
+//   - SubScale(s) is sub-block s's integer scale, in [-128, 127];
+//   - SuperOffset() and SubOffset(s) (superOffset) are the same for Offset,
+//     required where the form has offsets and no IntZero.
+//
+// The contract, which TestSuperForm checks as TestIntForm does: for every
+// sub-block s, Scale(s) == SuperScale()*float32(SubScale(s)) and Offset(s)
+// == SuperOffset()*float32(SubOffset(s)), bit for bit.
+type superForm interface {
+	SuperScale() float32
+	SubScale(s int32) int32
+}
+
+type superOffset interface {
+	SuperOffset() float32
+	SubOffset(s int32) int32
+}
+
 // Word32 is the little-endian 32-bit word at bytes i..i+3 of a, a block's
 // byte-array field (uint8 or int8), written Word32(b.Field[:], i) in the
 // device subset: the one slice expression the subset allows. The
@@ -108,6 +132,40 @@ func (f *Format) IntOffset(blk []byte, s int32) float32 {
 	}
 	return f.offset(blk[:f.BlockBytes], s)
 }
+
+// HasSuperForm reports whether the integer form has a super form (the block
+// defines SuperScale and SubScale; see superForm).
+func (f *Format) HasSuperForm() bool { return f.HasIntForm() && f.superScale != nil }
+
+// HasSuperOffset reports whether the super form has offsets (SuperOffset
+// and SubOffset).
+func (f *Format) HasSuperOffset() bool { return f.HasSuperForm() && f.superOffset != nil }
+
+// SuperScale is SuperScale() of the block in blk.
+func (f *Format) SuperScale(blk []byte) float32 { return f.superScale(blk[:f.BlockBytes]) }
+
+// SubScale is SubScale(s) of the block in blk.
+func (f *Format) SubScale(blk []byte, s int32) int32 { return f.subScale(blk[:f.BlockBytes], s) }
+
+// SuperOffset is SuperOffset() of the block in blk, 0 without super offsets.
+func (f *Format) SuperOffset(blk []byte) float32 {
+	if f.superOffset == nil {
+		return 0
+	}
+	return f.superOffset(blk[:f.BlockBytes])
+}
+
+// SubOffset is SubOffset(s) of the block in blk, 0 without super offsets.
+func (f *Format) SubOffset(blk []byte, s int32) int32 {
+	if f.subOffset == nil {
+		return 0
+	}
+	return f.subOffset(blk[:f.BlockBytes], s)
+}
+
+// NeedsSuperOffset reports whether a super form must have offsets: the
+// integer form has an Offset that no IntZero accounts for.
+func (f *Format) NeedsSuperOffset() bool { return f.HasIntOffset() && f.IntZero == 0 }
 
 // intDefined reports whether the block type defines Codes and Scale, for
 // the test that SubBlock and the methods agree.

@@ -99,3 +99,13 @@ func (b *BlockQ2_K) Scale(s int32) float32 { return b.D.Float32() * float32(b.Sc
 func (b *BlockQ2_K) Offset(s int32) float32 {
 	return -(b.Dmin.Float32() * float32(b.Scales[s&15]>>4))
 }
+
+// SuperScale: d; SubScale: the scale nibble of sub-block s; SuperOffset:
+// -dmin; SubOffset: the min nibble. Scale and Offset are their products.
+func (b *BlockQ2_K) SuperScale() float32 { return b.D.Float32() }
+
+func (b *BlockQ2_K) SubScale(s int32) int32 { return int32(b.Scales[s&15] & 15) }
+
+func (b *BlockQ2_K) SuperOffset() float32 { return -b.Dmin.Float32() }
+
+func (b *BlockQ2_K) SubOffset(s int32) int32 { return int32(b.Scales[s&15] >> 4) }

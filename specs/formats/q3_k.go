@@ -115,3 +115,12 @@ func (b *BlockQ3_K) Scale(i int32) float32 {
 
 // Offset: -4·Scale.
 func (b *BlockQ3_K) Offset(i int32) float32 { return -4 * b.Scale(i) }
+
+// SuperScale: d; SubScale: scale6 - 32 of sub-block i (-32..31). The
+// offset needs no super form: it is -4·Scale (IntZero).
+func (b *BlockQ3_K) SuperScale() float32 { return b.D.Float32() }
+
+func (b *BlockQ3_K) SubScale(i int32) int32 {
+	i &= 15
+	return q3KScale(b.Scales[i&7], b.Scales[8+i&3], i) - 32
+}

@@ -60,3 +60,24 @@ func (b *BlockQ4_K) Offset(i int32) float32 {
 	k := i & 3
 	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
 }
+
+// SuperScale: d. Scale(i) is d·SubScale(i), the same product (the super
+// form: kernels accumulate codes times SubScale in integers over a block).
+func (b *BlockQ4_K) SuperScale() float32 { return b.D.Float32() }
+
+// SubScale: the 6-bit scale of sub-block i.
+func (b *BlockQ4_K) SubScale(i int32) int32 {
+	i &= 7
+	k := i & 3
+	return int32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
+}
+
+// SuperOffset: -dmin. Offset(i) is -(dmin·min) = (-dmin)·min exactly.
+func (b *BlockQ4_K) SuperOffset() float32 { return -b.Dmin.Float32() }
+
+// SubOffset: the 6-bit min of sub-block i.
+func (b *BlockQ4_K) SubOffset(i int32) int32 {
+	i &= 7
+	k := i & 3
+	return int32(minK4(i, b.Scales[k+4], b.Scales[k+8]))
+}

@@ -75,3 +75,20 @@ func (b *BlockQ5_K) Offset(i int32) float32 {
 	k := i & 3
 	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
 }
+
+// SuperScale, SubScale, SuperOffset, SubOffset: Q4_K's super form.
+func (b *BlockQ5_K) SuperScale() float32 { return b.D.Float32() }
+
+func (b *BlockQ5_K) SubScale(i int32) int32 {
+	i &= 7
+	k := i & 3
+	return int32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
+}
+
+func (b *BlockQ5_K) SuperOffset() float32 { return -b.Dmin.Float32() }
+
+func (b *BlockQ5_K) SubOffset(i int32) int32 {
+	i &= 7
+	k := i & 3
+	return int32(minK4(i, b.Scales[k+4], b.Scales[k+8]))
+}

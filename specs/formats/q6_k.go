@@ -103,3 +103,8 @@ func (b *BlockQ6_K) Scale(i int32) float32 { return b.D.Float32() * float32(b.Sc
 
 // Offset: -32·Scale.
 func (b *BlockQ6_K) Offset(i int32) float32 { return -32 * b.Scale(i) }
+
+// SuperScale: d; SubScale: Scales[i]. The offset is -32·Scale (IntZero).
+func (b *BlockQ6_K) SuperScale() float32 { return b.D.Float32() }
+
+func (b *BlockQ6_K) SubScale(i int32) int32 { return int32(b.Scales[i&15]) }

@@ -108,6 +108,8 @@ inline float4 make_float4(float x, float y, float z, float w) { return float4{x,
 struct alignas(8) uint2 {
 	uint32_t x, y;
 };
+inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
+inline uint2 make_uint2(uint32_t x, uint32_t y) { return uint2{x, y}; }
 // forge_store_stream: the header's streaming store; here a plain store.
 #define forge_store_stream(p, v) (*(p) = (v))
 // forge_atomic_add_f32: the emulated threads switch only at barriers, so a
@@ -441,6 +443,42 @@ static inline void forge_mma16816(float* c, const uint32_t* a, uint32_t b0, uint
 	for (uint32_t e = 0; e < 4; ++e) {
 		c[e] = out[e];
 	}
+}
+// forge_mma_s8_k32 / _k16: A(row, k) is byte k % 4 of register row / 8 +
+// 2 (k / 16) of lane (row % 8)·4 + (k % 16) / 4; B(k, col) byte k % 4 of
+// register k / 16 of lane col·4 + (k % 16) / 4.
+static inline void forge_emu_mma_s8(int32_t* c, const uint32_t* a, const uint32_t* b, uint32_t kk) {
+	for (uint32_t u = 0; u < kk / 8; ++u) {
+		forge_emu_frag[forge_emu_tid][u] = a[u];
+	}
+	for (uint32_t u = 0; u < kk / 16; ++u) {
+		forge_emu_frag[forge_emu_tid][4 + u] = b[u];
+	}
+	forge_emu_wave_sync();
+	const uint32_t w0 = forge_emu_tid / 32 * 32, l = forge_emu_tid % 32, g = l / 4, t = l % 4;
+	int32_t out[4];
+	for (uint32_t e = 0; e < 4; ++e) {
+		const uint32_t row = g + 8 * (e / 2), col = 2 * t + e % 2;
+		uint32_t s = (uint32_t)c[e]; // the hardware's int32 sum wraps
+		for (uint32_t k = 0; k < kk; ++k) {
+			const int8_t av = (int8_t)(forge_emu_frag[w0 + (row % 8) * 4 + (k % 16) / 4][row / 8 + 2 * (k / 16)] >> (8 * (k % 4)));
+			const int8_t bv = (int8_t)(forge_emu_frag[w0 + col * 4 + (k % 16) / 4][4 + k / 16] >> (8 * (k % 4)));
+			s += (uint32_t)((int32_t)av * (int32_t)bv);
+		}
+		out[e] = (int32_t)s;
+	}
+	forge_emu_wave_sync();
+	for (uint32_t e = 0; e < 4; ++e) {
+		c[e] = out[e];
+	}
+}
+static inline void forge_mma_s8_k32(int32_t* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
+	const uint32_t b[2] = {b0, b1};
+	forge_emu_mma_s8(c, a, b, 32);
+}
+static inline void forge_mma_s8_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_t b0) {
+	const uint32_t a[2] = {a0, a1};
+	forge_emu_mma_s8(c, a, &b0, 16);
 }
 // Each thread's copies not yet made: destination, the bytes (16, or 4 for
 // forge_cp_async4), and the group (0: still open; n: the n-th committed of

@@ -79,7 +79,17 @@ FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b,
 #line 105 "specs/formats/q6_k.go"
 	return (-0x1p+05f) * forge_BlockQ6_K_Scale(b, i);
 }
-#line 83 "generated/hip/gfx1030/q6_k_dequant.hip"
+#line 108 "specs/formats/q6_k.go"
+FORGE_DEVICE float forge_BlockQ6_K_SuperScale(const forge_BlockQ6_K* __restrict__ b) {
+#line 108 "specs/formats/q6_k.go"
+	return forge_half_to_f32(b->D);
+}
+#line 110 "specs/formats/q6_k.go"
+FORGE_DEVICE int32_t forge_BlockQ6_K_SubScale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
+#line 110 "specs/formats/q6_k.go"
+	return (int32_t)b->Scales[i & 15];
+}
+#line 93 "generated/hip/gfx1030/q6_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ6_K) == 210,
 	"forge_BlockQ6_K: the device block is not 210 bytes, as the Q6_K spec says");
 

@@ -35,9 +35,9 @@ FORGE_DEVICE float forge_BlockQ1_0_Dequant(const forge_BlockQ1_0* __restrict__ b
 #line 21 "specs/formats/q1_0.go"
 	return -d;
 }
-#line 70 "specs/formats/intform.go"
+#line 94 "specs/formats/intform.go"
 static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
-#line 71 "specs/formats/intform.go"
+#line 95 "specs/formats/intform.go"
 	return ((x & 15u) * 2113665u) & 16843009u;
 }
 #line 45 "specs/formats/q1_0.go"

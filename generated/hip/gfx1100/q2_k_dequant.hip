@@ -55,7 +55,27 @@ FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b,
 #line 100 "specs/formats/q2_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
 }
-#line 59 "generated/hip/gfx1100/q2_k_dequant.hip"
+#line 105 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperScale(const forge_BlockQ2_K* __restrict__ b) {
+#line 105 "specs/formats/q2_k.go"
+	return forge_half_to_f32(b->D);
+}
+#line 107 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubScale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 107 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u));
+}
+#line 109 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperOffset(const forge_BlockQ2_K* __restrict__ b) {
+#line 109 "specs/formats/q2_k.go"
+	return -forge_half_to_f32(b->Dmin);
+}
+#line 111 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubOffset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 111 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4));
+}
+#line 79 "generated/hip/gfx1100/q2_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,
 	"forge_BlockQ2_K: the device block is not 84 bytes, as the Q2_K spec says");
 

@@ -94,7 +94,35 @@ FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b,
 #line 61 "specs/formats/q4_k.go"
 	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
 }
-#line 98 "generated/hip/gfx90a/q4_k_dequant.hip"
+#line 66 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_SuperScale(const forge_BlockQ4_K* __restrict__ b) {
+#line 66 "specs/formats/q4_k.go"
+	return forge_half_to_f32(b->D);
+}
+#line 69 "specs/formats/q4_k.go"
+FORGE_DEVICE int32_t forge_BlockQ4_K_SubScale(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 70 "specs/formats/q4_k.go"
+	i = i & 7;
+#line 71 "specs/formats/q4_k.go"
+	int32_t k = i & 3;
+#line 72 "specs/formats/q4_k.go"
+	return (int32_t)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]);
+}
+#line 76 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_SuperOffset(const forge_BlockQ4_K* __restrict__ b) {
+#line 76 "specs/formats/q4_k.go"
+	return -forge_half_to_f32(b->Dmin);
+}
+#line 79 "specs/formats/q4_k.go"
+FORGE_DEVICE int32_t forge_BlockQ4_K_SubOffset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 80 "specs/formats/q4_k.go"
+	i = i & 7;
+#line 81 "specs/formats/q4_k.go"
+	int32_t k = i & 3;
+#line 82 "specs/formats/q4_k.go"
+	return (int32_t)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)]);
+}
+#line 126 "generated/hip/gfx90a/q4_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,
 	"forge_BlockQ4_K: the device block is not 144 bytes, as the Q4_K spec says");
 

@@ -47,9 +47,9 @@ FORGE_DEVICE float forge_BlockQ5_0_Dequant(const forge_BlockQ5_0* __restrict__ b
 #line 22 "specs/formats/q5_0.go"
 	return ((float)((int32_t)((((uint32_t)q & 15u) | (uint32_t)((uint8_t)((uint32_t)h << 4))) - 16u))) * forge_half_to_f32_arith(b->D);
 }
-#line 70 "specs/formats/intform.go"
+#line 94 "specs/formats/intform.go"
 static FORGE_DEVICE uint32_t forge_spread4(uint32_t x) {
-#line 71 "specs/formats/intform.go"
+#line 95 "specs/formats/intform.go"
 	return ((x & 15u) * 2113665u) & 16843009u;
 }
 #line 46 "specs/formats/q5_0.go"

@@ -502,8 +502,8 @@ forge_matmul_f32_q8_k_kernel_wmma(const forge_BlockQ8_K* __restrict__ w, const f
 	}
 }
 #endif
-// FORGE_MM_INT: the integer path is built (mma.sync: nvcc, unless -DFORGE_NO_MMA_SYNC).
-#if defined(FORGE_HAS_WMMA) && defined(__CUDACC__) && !defined(FORGE_NO_MMA_SYNC)
+// FORGE_MM_INT: the integer path is built (mma.sync: nvcc or the host emulation's, unless -DFORGE_NO_MMA_SYNC or -DFORGE_NO_MM_INT).
+#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_INT)
 #define FORGE_MM_INT 1
 #endif
 
@@ -890,24 +890,28 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q8_k_kernel_qx8(cons
 // MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
 // aligned, a grid too large, no scratch memory) takes the f16 path instead.
 
-// forge_mm_mma_k32 is c += a·b for one m16n8k32 tile of int8 (a: 4
-// registers of four codes, b: 2; c: 4 int32).
-FORGE_DEVICE void forge_mm_mma_k32(int32_t* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
-	asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-// forge_mm_mma_k16 is c += a·b for one m16n8k16 tile of int8.
-FORGE_DEVICE void forge_mm_mma_k16(int32_t* c, uint32_t a0, uint32_t a1, uint32_t b0) {
-	asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-		: "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-		: "r"(a0), "r"(a1), "r"(b0));
-}
-
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
 // memory without passing through registers, or writes N zero bytes when
-// !valid (src-size 0; src is then any valid address).
+// !valid (src-size 0; src is then any valid address); forge_mm_cp_async_n
+// copies n ≤ 4 bytes (src 4-byte aligned) and zero-fills the rest of the 4.
+// These keep a "memory" clobber that the header's copies lack; the host
+// emulation's are the header's.
+#if defined(FORGE_EMU_MMA_SYNC)
+template <int N>
+FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
+	if (N == 16) {
+		forge_cp_async16(dst, src, valid);
+	} else {
+		for (int i = 0; i < N; i += 4) {
+			forge_cp_async4(static_cast<uint8_t*>(dst) + i, static_cast<const uint8_t*>(src) + (valid ? i : 0), valid ? 4u : 0u);
+		}
+	}
+}
+FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) { forge_cp_async4(dst, src, n); }
+FORGE_DEVICE void forge_mm_cp_commit() { forge_cp_async_commit(); }
+template <int N>
+FORGE_DEVICE void forge_mm_cp_wait() { forge_cp_async_wait<N>(); }
+#else
 template <int N>
 FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
 	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
@@ -917,8 +921,6 @@ FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
 		asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(addr), "l"(src), "n"(N), "r"(valid ? N : 0) : "memory");
 	}
 }
-// forge_mm_cp_async_n copies n ≤ 4 bytes (src 4-byte aligned) and zero-fills
-// the rest of the 4.
 FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) {
 	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
 	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(src), "r"(n) : "memory");
@@ -926,6 +928,12 @@ FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) {
 FORGE_DEVICE void forge_mm_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// forge_mm_sub4 is c − z·0x01010101 byte by byte, for bytes of c below 128
+// and z ≤ 128: each byte is raised by 128 first so that none borrows from
+// the next, and the result's top bits flipped back (three instructions).
+FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
 
 // forge_matmul_f32_q8_k_kernel_mmq_smem is the shared memory, in bytes, that
 // forge_matmul_f32_q8_k_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic). Direct (a tile of
@@ -934,14 +942,22 @@ template <uint32_t BM, uint32_t BN, uint32_t BK, bool Direct>
 struct forge_matmul_f32_q8_k_kernel_mmq_smem {
 	static constexpr uint32_t BE = forge_mm_q8_k_elems, SUB = 32;
 	static constexpr bool Off = false; // an offset term is left
+	// Sup: the super form (integer sub-block scales under a float scale per
+	// block; X quantized per block, forge_matmul_f32_q8_k_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
+	static constexpr bool Sup = false;
 	static constexpr uint32_t RB = BK / BE * 292; // raw bytes of a row per step
 	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
 	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
-	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, N16 = Off ? BK / 16 : 0;
+	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, N16 = Off && !Sup ? BK / 16 : 0;
+	static constexpr uint32_t NB = Sup ? BK / BE : 0; // blocks a step (Sup)
 	static constexpr uint32_t RawBufs = Direct ? 3 : 2;
-	static constexpr uint32_t Raw = BM * RBP;                                            // one raw buffer
-	static constexpr uint32_t A = (Direct ? 0 : BM * LD) + BM * NS * 4 * (Off ? 2 : 1); // codes, scales (and offsets)
-	static constexpr uint32_t X = BN * LD + BN * NG * 4 + BN * N16 * 4;                  // one of three X stages
+	static constexpr uint32_t Raw = BM * RBP; // one raw buffer
+	// codes; scales (and offsets) a sub-block: float, or Sup's integers and
+	// then the blocks' float scales (and offsets)
+	static constexpr uint32_t A = (Direct ? 0 : BM * LD) + (BM * NS * 4 + BM * NB * 4) * (Off ? 2 : 1);
+	// one of three X stages: codes, then scales a group (Sup: a block) and
+	// sums a 16 (Sup: integer sums a sub-block)
+	static constexpr uint32_t X = BN * LD + (Sup ? BN * NB * 4 + (Off ? BN * NS * 4 : 0) : BN * NG * 4 + BN * N16 * 4);
 	static constexpr uint32_t bytes = RawBufs * Raw + A + 3 * X;
 };
 
@@ -959,8 +975,9 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 	constexpr bool Direct = Warps / WarpRows == 1;
 	using L = forge_matmul_f32_q8_k_kernel_mmq_smem<BM, BN, BK, Direct>;
 	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 292;
-	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16;
-	constexpr bool Off = L::Off;
+	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16, NB = L::NB;
+	constexpr bool Off = L::Off, Sup = L::Sup;
+	static_assert(!Sup || (BE % 32 == 0 && BK % BE == 0), "the super form: whole blocks of whole 32-element groups a step");
 	static_assert(Threads % 32 == 0 && Threads <= 1024 && WarpRows >= 1 && Warps % WarpRows == 0,
 		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of 32 (at most 1024) that WARP_ROWS divides");
 	constexpr uint32_t WarpCols = Warps / WarpRows;
@@ -968,7 +985,7 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 	static_assert(BM % (16 * WarpRows) == 0 && BN % (16 * WarpCols) == 0,
 		"the integer path: each warp's share of the tile (TM/WARP_ROWS × TN/(warps/WARP_ROWS)) must be whole 16 × 16 pieces");
 	static_assert(BK % BE == 0 && BK % 32 == 0 && RB % (Copy != 0 ? Copy : 1) == 0, "the integer path: a step is whole blocks (of whole copy pieces)");
-	extern __shared__ __align__(16) uint8_t forge_mm_int_smem[];
+	FORGE_DYNAMIC_SHARED(forge_mm_int_smem);
 	uint8_t* const raw0 = forge_mm_int_smem;           // [RawBufs][BM][RBP]: W's raw blocks
 	uint8_t* const codes = raw0 + L::RawBufs * L::Raw; // [BM][LD]: W's codes of the step (not Direct)
 	float* const wscale = reinterpret_cast<float*>(codes + (Direct ? 0 : BM * LD)); // [BM][NS] (then [BM][NS] offsets)
@@ -976,13 +993,19 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
 	const uint32_t wm = warp / WarpCols, wn = warp % WarpCols;
 	const uint32_t g4 = lane / 4, t4 = lane % 4;
-	const int64_t m0 = (int64_t)blockIdx.x * BM, n0 = (int64_t)blockIdx.y * BN;
+	// The grid is one-dimensional (the host emulation's is): row tiles
+	// vary fastest, then column tiles, then the K split's parts.
+	const uint32_t rtiles = (uint32_t)((rows + BM - 1) / BM), ctiles = (uint32_t)((batch + BN - 1) / BN);
+	const uint32_t bx = forge_block_idx() % rtiles, by = forge_block_idx() / rtiles % ctiles, bz = forge_block_idx() / rtiles / ctiles;
+	const int64_t m0 = (int64_t)bx * BM, n0 = (int64_t)by * BN;
 	const uint64_t rowbytes = (uint64_t)(cols / BE) * BB;
 	const int64_t ksteps = (cols + BK - 1) / BK;
-	const int64_t kbeg = ksteps * blockIdx.z / splits, kend = ksteps * (blockIdx.z + 1) / splits;
+	const int64_t kbeg = ksteps * bz / splits, kend = ksteps * (bz + 1) / splits;
+	// X's scales (a group of 32; Sup: a block) and sums (a 16; Sup: integer, a sub-block)
 	const float* __restrict__ xd = reinterpret_cast<const float*>(xq + batch * cols);
-	const float* __restrict__ xs = xd + batch * cols / 32;
-	(void)xs;
+	const float* __restrict__ xs = xd + batch * cols / (Sup ? BE : 32);
+	const int32_t* __restrict__ xsi = reinterpret_cast<const int32_t*>(xs);
+	(void)xs, (void)xsi;
 	// issue(kb): step kb's raw W and X, one commit group (an empty one past the end).
 	auto issue = [&](int64_t kb) {
 		if (kb < kend) {
@@ -1013,6 +1036,23 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 				forge_mm_cp_async<16>(xb + r * LD + 16 * q, ok ? xq + (n0 + r) * cols + k : xq, ok);
 			}
 			float* const xbd = reinterpret_cast<float*>(xb + BN * LD);
+			if constexpr (Sup) {
+				for (uint32_t c = tid; c < BN * NB; c += Threads) {
+					const uint32_t r = c / NB, bb = c % NB;
+					const int64_t gk = kb * NB + bb;
+					const bool ok = n0 + r < batch && BE * gk < cols;
+					forge_mm_cp_async<4>(xbd + r * NB + bb, ok ? xd + (n0 + r) * (cols / BE) + gk : xd, ok);
+				}
+				if constexpr (Off) {
+					int32_t* const xbs = reinterpret_cast<int32_t*>(xbd + BN * NB);
+					for (uint32_t c = tid; c < BN * NS; c += Threads) {
+						const uint32_t r = c / NS, h = c % NS;
+						const int64_t hk = kb * NS + h;
+						const bool ok = n0 + r < batch && SUB * hk < cols;
+						forge_mm_cp_async<4>(xbs + r * NS + h, ok ? xsi + (n0 + r) * (cols / SUB) + hk : xsi, ok);
+					}
+				}
+			} else {
 			for (uint32_t c = tid; c < BN * NG; c += Threads) {
 				const uint32_t r = c / NG, g = c % NG;
 				const int64_t gk = kb * NG + g;
@@ -1028,6 +1068,7 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					forge_mm_cp_async<4>(xbs + r * N16 + h, ok ? xs + (n0 + r) * (cols / 16) + hk : xd, ok);
 				}
 			}
+			}
 		}
 		forge_mm_cp_commit();
 	};
@@ -1039,6 +1080,10 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 			acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
 		}
 	}
+	// Sup: a block's code·SubScale products (and SubOffset·sum terms), in
+	// integers until the block ends
+	int32_t isum[Sup ? MT : 1][Sup ? NT : 1][4], ioff[Sup && Off ? MT : 1][Sup && Off ? NT : 1][4];
+	(void)isum, (void)ioff;
 	issue(kbeg);
 	issue(kbeg + 1);
 	for (int64_t kb = kbeg; kb < kend; ++kb) {
@@ -1109,6 +1154,95 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 				forge_ldsm_x4(r, bt + (j * 8 + lane % 8 + 8 * (lane / 16)) * LD + 32 * g + 16 * ((lane / 8) % 2));
 				b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
 			}
+			if constexpr (Sup) {
+				constexpr uint32_t GB = BE / 32; // groups a block
+				const uint32_t bb = g / GB;        // the step's block of group g
+				if (g % GB == 0) {
+#pragma unroll
+					for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+						for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+							for (uint32_t e = 0; e < 4; ++e) {
+								isum[i][j][e] = 0;
+								if constexpr (Off) {
+									ioff[i][j][e] = 0;
+								}
+							}
+						}
+					}
+				}
+				const int32_t* const wsub = reinterpret_cast<const int32_t*>(wscale);
+				int32_t sx[NT][2][32 / SUB]; // X's integer sums of this lane's two columns, the group's sub-blocks
+				if constexpr (Off) {
+					const int32_t* const xbs = reinterpret_cast<const int32_t*>(xbd + BN * NB);
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+						for (uint32_t e = 0; e < 2; ++e) {
+#pragma unroll
+							for (uint32_t h = 0; h < 32 / SUB; ++h) {
+								sx[j][e][h] = xbs[(wn * WN + j * 8 + 2 * t4 + e) * NS + g * (32 / SUB) + h];
+							}
+						}
+					}
+				}
+#pragma unroll
+				for (uint32_t i = 0; i < MT; ++i) {
+					const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
+#pragma unroll
+					for (uint32_t h = 0; h < 32 / SUB; ++h) {
+						const uint32_t sb = g * (32 / SUB) + h;
+						const int32_t k0 = wsub[m * NS + sb], k1 = wsub[(m + 8) * NS + sb];
+						const int32_t o0 = Off ? wsub[BM * NS + m * NS + sb] : 0, o1 = Off ? wsub[BM * NS + (m + 8) * NS + sb] : 0;
+#pragma unroll
+						for (uint32_t j = 0; j < NT; ++j) {
+							int32_t c[4] = {0, 0, 0, 0};
+							if (SUB == 32) {
+								forge_mma_s8_k32(c, a[i], b[j][0], b[j][1]);
+							} else {
+								forge_mma_s8_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
+							}
+							// |c·SubScale| < 2^23 and a block's sum < 2^31 (int8 scales, codes and X)
+							isum[i][j][0] += c[0] * k0;
+							isum[i][j][1] += c[1] * k0;
+							isum[i][j][2] += c[2] * k1;
+							isum[i][j][3] += c[3] * k1;
+							if constexpr (Off) {
+								ioff[i][j][0] += o0 * sx[j][0][h];
+								ioff[i][j][1] += o0 * sx[j][1][h];
+								ioff[i][j][2] += o1 * sx[j][0][h];
+								ioff[i][j][3] += o1 * sx[j][1][h];
+							}
+						}
+					}
+				}
+				if (g % GB == GB - 1) { // the block's end: SuperScale·X's scale·Σ (and SuperOffset·X's scale·Σ)
+					const float* const wsup = wscale + BM * NS * (Off ? 2 : 1);
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+						const uint32_t n = wn * WN + j * 8 + 2 * t4;
+						const float dx0 = xbd[n * NB + bb], dx1 = xbd[(n + 1) * NB + bb];
+#pragma unroll
+						for (uint32_t i = 0; i < MT; ++i) {
+							const uint32_t m = wm * WM + i * 16 + g4;
+							const float d0 = wsup[m * NB + bb], d1 = wsup[(m + 8) * NB + bb];
+							acc[i][j][0] = forge_fmaf((float)isum[i][j][0], d0 * dx0, acc[i][j][0]);
+							acc[i][j][1] = forge_fmaf((float)isum[i][j][1], d0 * dx1, acc[i][j][1]);
+							acc[i][j][2] = forge_fmaf((float)isum[i][j][2], d1 * dx0, acc[i][j][2]);
+							acc[i][j][3] = forge_fmaf((float)isum[i][j][3], d1 * dx1, acc[i][j][3]);
+							if constexpr (Off) {
+								const float m0 = wsup[BM * NB + m * NB + bb], m1 = wsup[BM * NB + (m + 8) * NB + bb];
+								acc[i][j][0] = forge_fmaf((float)ioff[i][j][0], m0 * dx0, acc[i][j][0]);
+								acc[i][j][1] = forge_fmaf((float)ioff[i][j][1], m0 * dx1, acc[i][j][1]);
+								acc[i][j][2] = forge_fmaf((float)ioff[i][j][2], m1 * dx0, acc[i][j][2]);
+								acc[i][j][3] = forge_fmaf((float)ioff[i][j][3], m1 * dx1, acc[i][j][3]);
+							}
+						}
+					}
+				}
+				continue;
+			}
 			float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
 #pragma unroll
 			for (uint32_t j = 0; j < NT; ++j) {
@@ -1141,9 +1275,9 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					for (uint32_t j = 0; j < NT; ++j) {
 						int32_t c[4] = {0, 0, 0, 0};
 						if (SUB == 32) {
-							forge_mm_mma_k32(c, a[i], b[j][0], b[j][1]);
+							forge_mma_s8_k32(c, a[i], b[j][0], b[j][1]);
 						} else {
-							forge_mm_mma_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
+							forge_mma_s8_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
 						}
 						// (float)c is exact (|c| < 32·127·127 < 2^24) and one
 						// conversion; an integer add and a float subtract
@@ -1219,8 +1353,8 @@ static bool forge_matmul_f32_q8_k_kernel_int_launch(const void* w, const float* 
 		constexpr uint32_t C16 = L::RB % 16 == 0 ? 16 : 0, C4 = L::RB % 4 == 0 ? 4 : 0;
 		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : C4 && rowbytes % 4 == 0 ? 1 : 2;
 		const int64_t rtiles = rows / TM + (rows % TM != 0), ctiles = batch / TN + (batch % TN != 0);
-		if (wa % 4 != 0 || (uintptr_t)x % 16 != 0 || rtiles > INT32_MAX || ctiles > 65535) {
-			return false;
+		if (cols == 0 || wa % 4 != 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits) {
+			return false; // (no columns: nothing to quantize, and an empty grid is no launch)
 		}
 		const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
 		uint8_t* const xq = static_cast<uint8_t*>(forge_scratch((size_t)(n + n / 8 + n / 4), stream));
@@ -1234,14 +1368,16 @@ static bool forge_matmul_f32_q8_k_kernel_int_launch(const void* w, const float* 
 			forge_scratch_free(xq, stream);
 			return false;
 		}
-		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-		FORGE_LAUNCH(forge_matmul_f32_q8_k_kernel_qx8, dim3(qgroups < forge_mm_q8_k_grid_cap ? (uint32_t)qgroups : forge_mm_q8_k_grid_cap), dim3(256), 0, stream,
-			x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+		{
+			const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
+			FORGE_LAUNCH(forge_matmul_f32_q8_k_kernel_qx8, dim3(qgroups < forge_mm_q8_k_grid_cap ? (uint32_t)qgroups : forge_mm_q8_k_grid_cap), dim3(256), 0, stream,
+				x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+		}
 		if (splits > 1) { // the workgroups of a tile add into Y
 			const int64_t ny = rows * batch;
 			forge_matmul_f32_q8_k_kernel_zero_y(y, ny, stream);
 		}
-		const dim3 grid((uint32_t)rtiles, (uint32_t)ctiles, splits);
+		const dim3 grid((uint32_t)(rtiles * ctiles * splits));
 		if (copy == 0) {
 			FORGE_LAUNCH((forge_matmul_f32_q8_k_kernel_mmq<Threads, TM, TN, BK, WarpRows, C16>), grid, dim3(Threads), L::bytes, stream,
 				static_cast<const uint8_t*>(w), xq, y, rows, cols, batch, splits);
