@@ -1187,10 +1187,9 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 			acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
 		}
 	}
-	// Sup: a block's code·SubScale products (and SubOffset·sum terms), in
-	// integers until the block ends
-	int32_t isum[Sup ? MT : 1][Sup ? NT : 1][4], ioff[Sup && Off ? MT : 1][Sup && Off ? NT : 1][4];
-	(void)isum, (void)ioff;
+	// Sup: a block's code·SubScale products, in integers until the block ends
+	int32_t isum[Sup ? MT : 1][Sup ? NT : 1][4];
+	(void)isum;
 	issue(kbeg);
 	issue(kbeg + 1);
 	for (int64_t kb = kbeg; kb < kend; ++kb) {
@@ -1292,28 +1291,11 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 #pragma unroll
 							for (uint32_t e = 0; e < 4; ++e) {
 								isum[i][j][e] = 0;
-								if constexpr (Off) {
-									ioff[i][j][e] = 0;
-								}
 							}
 						}
 					}
 				}
 				const int32_t* const wsub = reinterpret_cast<const int32_t*>(wscale);
-				int32_t sx[NT][2][32 / SUB]; // X's integer sums of this lane's two columns, the group's sub-blocks
-				if constexpr (Off) {
-					const int32_t* const xbs = reinterpret_cast<const int32_t*>(xbd + BN * NB);
-#pragma unroll
-					for (uint32_t j = 0; j < NT; ++j) {
-#pragma unroll
-						for (uint32_t e = 0; e < 2; ++e) {
-#pragma unroll
-							for (uint32_t h = 0; h < 32 / SUB; ++h) {
-								sx[j][e][h] = xbs[(wn * WN + j * 8 + 2 * t4 + e) * NS + g * (32 / SUB) + h];
-							}
-						}
-					}
-				}
 #pragma unroll
 				for (uint32_t i = 0; i < MT; ++i) {
 					const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
@@ -1321,7 +1303,6 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					for (uint32_t h = 0; h < 32 / SUB; ++h) {
 						const uint32_t sb = g * (32 / SUB) + h;
 						const int32_t k0 = wsub[m * NS + sb], k1 = wsub[(m + 8) * NS + sb];
-						const int32_t o0 = Off ? wsub[BM * NS + m * NS + sb] : 0, o1 = Off ? wsub[BM * NS + (m + 8) * NS + sb] : 0;
 #pragma unroll
 						for (uint32_t j = 0; j < NT; ++j) {
 							int32_t c[4] = {0, 0, 0, 0};
@@ -1335,17 +1316,17 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 							isum[i][j][1] += c[1] * k0;
 							isum[i][j][2] += c[2] * k1;
 							isum[i][j][3] += c[3] * k1;
-							if constexpr (Off) {
-								ioff[i][j][0] += o0 * sx[j][0][h];
-								ioff[i][j][1] += o0 * sx[j][1][h];
-								ioff[i][j][2] += o1 * sx[j][0][h];
-								ioff[i][j][3] += o1 * sx[j][1][h];
-							}
 						}
 					}
 				}
-				if (g % GB == GB - 1) { // the block's end: SuperScale·X's scale·Σ (and SuperOffset·X's scale·Σ)
+				if (g % GB == GB - 1) {
+					// The block's end: SuperScale·X's scale·Σ code·SubScale, and
+					// SuperOffset·X's scale·Σ SubOffset·(X's code sum) over the
+					// block's sub-blocks (integers: the offsets hold no registers
+					// across the block's products).
 					const float* const wsup = wscale + BM * NS * (Off ? 2 : 1);
+					const int32_t* const xbs = reinterpret_cast<const int32_t*>(xbd + BN * NB);
+					(void)xbs;
 #pragma unroll
 					for (uint32_t j = 0; j < NT; ++j) {
 						const uint32_t n = wn * WN + j * 8 + 2 * t4;
@@ -1359,11 +1340,21 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 							acc[i][j][2] = forge_fmaf((float)isum[i][j][2], d1 * dx0, acc[i][j][2]);
 							acc[i][j][3] = forge_fmaf((float)isum[i][j][3], d1 * dx1, acc[i][j][3]);
 							if constexpr (Off) {
+								int32_t o[4] = {0, 0, 0, 0};
+#pragma unroll
+								for (uint32_t sb = bb * (BE / SUB); sb < (bb + 1) * (BE / SUB); ++sb) {
+									const int32_t o0 = wsub[BM * NS + m * NS + sb], o1 = wsub[BM * NS + (m + 8) * NS + sb];
+									const int32_t s0 = xbs[n * NS + sb], s1 = xbs[(n + 1) * NS + sb];
+									o[0] += o0 * s0;
+									o[1] += o0 * s1;
+									o[2] += o1 * s0;
+									o[3] += o1 * s1;
+								}
 								const float m0 = wsup[BM * NB + m * NB + bb], m1 = wsup[BM * NB + (m + 8) * NB + bb];
-								acc[i][j][0] = forge_fmaf((float)ioff[i][j][0], m0 * dx0, acc[i][j][0]);
-								acc[i][j][1] = forge_fmaf((float)ioff[i][j][1], m0 * dx1, acc[i][j][1]);
-								acc[i][j][2] = forge_fmaf((float)ioff[i][j][2], m1 * dx0, acc[i][j][2]);
-								acc[i][j][3] = forge_fmaf((float)ioff[i][j][3], m1 * dx1, acc[i][j][3]);
+								acc[i][j][0] = forge_fmaf((float)o[0], m0 * dx0, acc[i][j][0]);
+								acc[i][j][1] = forge_fmaf((float)o[1], m0 * dx1, acc[i][j][1]);
+								acc[i][j][2] = forge_fmaf((float)o[2], m1 * dx0, acc[i][j][2]);
+								acc[i][j][3] = forge_fmaf((float)o[3], m1 * dx1, acc[i][j][3]);
 							}
 						}
 					}
