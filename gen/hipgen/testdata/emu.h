@@ -489,7 +489,8 @@ struct forge_emu_copy {
 	uint32_t bytes;
 	uint64_t group;
 };
-static forge_emu_copy forge_emu_copies[1024][128];
+#define FORGE_EMU_MAX_COPIES 512 // pending a thread
+static forge_emu_copy forge_emu_copies[1024][FORGE_EMU_MAX_COPIES];
 static uint32_t forge_emu_ncopies[1024];
 static uint64_t forge_emu_groups[1024]; // committed so far
 static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
@@ -505,8 +506,8 @@ static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
 	}
 	return;
 #endif
-	if (forge_emu_ncopies[tid] == 128) {
-		fprintf(stderr, "forge_cp_async16: thread %u has 128 copies pending (the emulation's limit)\n", tid);
+	if (forge_emu_ncopies[tid] == FORGE_EMU_MAX_COPIES) {
+		fprintf(stderr, "forge_cp_async16: thread %u has %d copies pending (the emulation's limit)\n", tid, FORGE_EMU_MAX_COPIES);
 		abort();
 	}
 	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
@@ -521,8 +522,8 @@ static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
 }
 static inline void forge_cp_async4(void* dst, const void* src, uint32_t n) {
 	const uint32_t tid = forge_emu_tid;
-	if (forge_emu_ncopies[tid] == 128) {
-		fprintf(stderr, "forge_cp_async4: thread %u has 128 copies pending (the emulation's limit)\n", tid);
+	if (forge_emu_ncopies[tid] == FORGE_EMU_MAX_COPIES) {
+		fprintf(stderr, "forge_cp_async4: thread %u has %d copies pending (the emulation's limit)\n", tid, FORGE_EMU_MAX_COPIES);
 		abort();
 	}
 	if (n > 4 || (n > 0 && (uintptr_t)src % 4 != 0)) {

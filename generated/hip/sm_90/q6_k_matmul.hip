@@ -942,6 +942,12 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8(cons
 #if !defined(FORGE_MM_INT_SUPER)
 #define FORGE_MM_INT_SUPER 1
 #endif
+#if !defined(FORGE_MM_INT_SUPER_FRAGS)
+#define FORGE_MM_INT_SUPER_FRAGS 8
+#endif
+#if !defined(FORGE_MM_INT_SUPER_SHRINK)
+#define FORGE_MM_INT_SUPER_SHRINK 0
+#endif
 
 // forge_matmul_f32_q6_k_kernel_qx8k quantizes X for the super form: n8·8 activations (whole
 // blocks of 256; x 16-byte aligned), 8-bit codes with one scale a block
@@ -1043,15 +1049,24 @@ FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" 
 FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
 
 // forge_matmul_f32_q6_k_kernel_mmq_smem is the shared memory, in bytes, that
-// forge_matmul_f32_q6_k_kernel_mmq<..., BM, BN, BK, ...> takes (dynamic). Direct (a tile of
-// one warp column): W's codes are not staged; three raw buffers instead.
-template <uint32_t BM, uint32_t BN, uint32_t BK, bool Direct>
+// forge_matmul_f32_q6_k_kernel_mmq<..., BM, BN, BK, WarpRows, ...> with Warps warps takes
+// (dynamic), and the configuration's choices. Direct (a tile of one warp
+// column): W's codes are not staged; three raw buffers instead.
+template <uint32_t BM, uint32_t BN, uint32_t BK, uint32_t Warps, uint32_t WarpRows>
 struct forge_matmul_f32_q6_k_kernel_mmq_smem {
+	static constexpr bool Direct = Warps / WarpRows == 1;
 	static constexpr uint32_t BE = forge_mm_q6_k_elems, SUB = 16;
 	static constexpr bool Off = false; // an offset term is left
+	// A warp's 16 × 8 pieces of the tile: its float accumulators are four a piece.
+	static constexpr uint32_t Frags = BM / WarpRows / 16 * (BN / (Warps / WarpRows) / 8);
 	// Sup: the super form (integer sub-block scales under a float scale per
-	// block; X quantized per block, forge_matmul_f32_q6_k_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
-	static constexpr bool Sup = FORGE_MM_INT_SUPER != 0;
+	// block; X quantized per block, forge_matmul_f32_q6_k_kernel_qx8k), unless
+	// -DFORGE_MM_INT_SUPER=0, for warps of at most FORGE_MM_INT_SUPER_FRAGS
+	// pieces: its integer sums (and offsets' sums) take four registers a piece
+	// more, and a larger warp tile spills (Q5_K's 128 × 128 at 4096×14336×64,
+	// H200: 120 µs with the super form, 92 without).
+	static constexpr bool Super = FORGE_MM_INT_SUPER != 0;
+	static constexpr bool Sup = Super && Frags <= FORGE_MM_INT_SUPER_FRAGS;
 	static constexpr uint32_t RB = BK / BE * 210; // raw bytes of a row per step
 	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
 	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
@@ -1080,7 +1095,7 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 	// the raw blocks (the words no other warp needs), so W's codes are
 	// never staged nor read back with ldmatrix.
 	constexpr bool Direct = Warps / WarpRows == 1;
-	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<BM, BN, BK, Direct>;
+	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<BM, BN, BK, Warps, WarpRows>;
 	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 210;
 	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16, NB = L::NB;
 	constexpr bool Off = L::Off, Sup = L::Sup;
@@ -1187,9 +1202,10 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 			acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
 		}
 	}
-	// Sup: a block's code·SubScale products, in integers until the block ends
-	int32_t isum[Sup ? MT : 1][Sup ? NT : 1][4];
-	(void)isum;
+	// Sup: a block's code·SubScale products (and SubOffset·sum terms), in
+	// integers until the block ends
+	int32_t isum[Sup ? MT : 1][Sup ? NT : 1][4], ioff[Sup && Off ? MT : 1][Sup && Off ? NT : 1][4];
+	(void)isum, (void)ioff;
 	issue(kbeg);
 	issue(kbeg + 1);
 	for (int64_t kb = kbeg; kb < kend; ++kb) {
@@ -1291,11 +1307,28 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 #pragma unroll
 							for (uint32_t e = 0; e < 4; ++e) {
 								isum[i][j][e] = 0;
+								if constexpr (Off) {
+									ioff[i][j][e] = 0;
+								}
 							}
 						}
 					}
 				}
 				const int32_t* const wsub = reinterpret_cast<const int32_t*>(wscale);
+				int32_t sx[NT][2][32 / SUB]; // X's integer sums of this lane's two columns, the group's sub-blocks
+				if constexpr (Off) {
+					const int32_t* const xbs = reinterpret_cast<const int32_t*>(xbd + BN * NB);
+#pragma unroll
+					for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+						for (uint32_t e = 0; e < 2; ++e) {
+#pragma unroll
+							for (uint32_t h = 0; h < 32 / SUB; ++h) {
+								sx[j][e][h] = xbs[(wn * WN + j * 8 + 2 * t4 + e) * NS + g * (32 / SUB) + h];
+							}
+						}
+					}
+				}
 #pragma unroll
 				for (uint32_t i = 0; i < MT; ++i) {
 					const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
@@ -1303,6 +1336,7 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					for (uint32_t h = 0; h < 32 / SUB; ++h) {
 						const uint32_t sb = g * (32 / SUB) + h;
 						const int32_t k0 = wsub[m * NS + sb], k1 = wsub[(m + 8) * NS + sb];
+						const int32_t o0 = Off ? wsub[BM * NS + m * NS + sb] : 0, o1 = Off ? wsub[BM * NS + (m + 8) * NS + sb] : 0;
 #pragma unroll
 						for (uint32_t j = 0; j < NT; ++j) {
 							int32_t c[4] = {0, 0, 0, 0};
@@ -1316,17 +1350,17 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 							isum[i][j][1] += c[1] * k0;
 							isum[i][j][2] += c[2] * k1;
 							isum[i][j][3] += c[3] * k1;
+							if constexpr (Off) {
+								ioff[i][j][0] += o0 * sx[j][0][h];
+								ioff[i][j][1] += o0 * sx[j][1][h];
+								ioff[i][j][2] += o1 * sx[j][0][h];
+								ioff[i][j][3] += o1 * sx[j][1][h];
+							}
 						}
 					}
 				}
-				if (g % GB == GB - 1) {
-					// The block's end: SuperScale·X's scale·Σ code·SubScale, and
-					// SuperOffset·X's scale·Σ SubOffset·(X's code sum) over the
-					// block's sub-blocks (integers: the offsets hold no registers
-					// across the block's products).
+				if (g % GB == GB - 1) { // the block's end: SuperScale·X's scale·Σ (and SuperOffset·X's scale·Σ)
 					const float* const wsup = wscale + BM * NS * (Off ? 2 : 1);
-					const int32_t* const xbs = reinterpret_cast<const int32_t*>(xbd + BN * NB);
-					(void)xbs;
 #pragma unroll
 					for (uint32_t j = 0; j < NT; ++j) {
 						const uint32_t n = wn * WN + j * 8 + 2 * t4;
@@ -1340,21 +1374,11 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 							acc[i][j][2] = forge_fmaf((float)isum[i][j][2], d1 * dx0, acc[i][j][2]);
 							acc[i][j][3] = forge_fmaf((float)isum[i][j][3], d1 * dx1, acc[i][j][3]);
 							if constexpr (Off) {
-								int32_t o[4] = {0, 0, 0, 0};
-#pragma unroll
-								for (uint32_t sb = bb * (BE / SUB); sb < (bb + 1) * (BE / SUB); ++sb) {
-									const int32_t o0 = wsub[BM * NS + m * NS + sb], o1 = wsub[BM * NS + (m + 8) * NS + sb];
-									const int32_t s0 = xbs[n * NS + sb], s1 = xbs[(n + 1) * NS + sb];
-									o[0] += o0 * s0;
-									o[1] += o0 * s1;
-									o[2] += o1 * s0;
-									o[3] += o1 * s1;
-								}
 								const float m0 = wsup[BM * NB + m * NB + bb], m1 = wsup[BM * NB + (m + 8) * NB + bb];
-								acc[i][j][0] = forge_fmaf((float)o[0], m0 * dx0, acc[i][j][0]);
-								acc[i][j][1] = forge_fmaf((float)o[1], m0 * dx1, acc[i][j][1]);
-								acc[i][j][2] = forge_fmaf((float)o[2], m1 * dx0, acc[i][j][2]);
-								acc[i][j][3] = forge_fmaf((float)o[3], m1 * dx1, acc[i][j][3]);
+								acc[i][j][0] = forge_fmaf((float)ioff[i][j][0], m0 * dx0, acc[i][j][0]);
+								acc[i][j][1] = forge_fmaf((float)ioff[i][j][1], m0 * dx1, acc[i][j][1]);
+								acc[i][j][2] = forge_fmaf((float)ioff[i][j][2], m1 * dx0, acc[i][j][2]);
+								acc[i][j][3] = forge_fmaf((float)ioff[i][j][3], m1 * dx1, acc[i][j][3]);
 							}
 						}
 					}
@@ -1446,7 +1470,7 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 	forge_stream_t stream) {
 	constexpr uint32_t BE = forge_mm_q6_k_elems;
 	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
-	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<TM, TN, BK, Threads / 32 / WarpRows == 1>;
+	using L = forge_matmul_f32_q6_k_kernel_mmq_smem<TM, TN, BK, Threads / 32, WarpRows>;
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	// Shared memory past what a workgroup may have (227 KiB on sm_90): half
@@ -1455,6 +1479,12 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 	// (Q5_1 at 4096×14336×512, H100: 520 µs in steps of 128 against 573 in
 	// half the columns at steps of 256.)
 	constexpr uint32_t warp_cols = Threads / 32 / WarpRows;
+	// FORGE_MM_INT_SUPER_SHRINK: a warp tile too large for the super form
+	// has its columns halved (while each warp keeps whole 16-column
+	// pieces) rather than lose the form.
+	if constexpr (FORGE_MM_INT_SUPER_SHRINK && L::Super && !L::Sup && TN / 2 >= 16 * warp_cols && (TN / 2) % (16 * warp_cols) == 0) {
+		return forge_matmul_f32_q6_k_kernel_int_launch<Threads, TM, TN / 2, TK, WarpRows, SplitK>(w, x, y, rows, cols, batch, stream);
+	} else
 	if constexpr (L::bytes > 232448) {
 		if constexpr (BK / 2 >= 128 && (BK / 2) % BE == 0 && (BK / 2) % 32 == 0) {
 			return forge_matmul_f32_q6_k_kernel_int_launch<Threads, TM, TN, BK / 2, WarpRows, SplitK>(w, x, y, rows, cols, batch, stream);
