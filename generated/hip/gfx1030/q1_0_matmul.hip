@@ -471,8 +471,12 @@ static void forge_matmul_f32_q1_0_kernel_zero_y(float* y, int64_t n, forge_strea
 // forge_matmul_f32_q1_0_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
-// and sums are glue_quantize_x8's.
+// and sums are glue_quantize_x8's; with SG 32 the sums are one a 32 (the
+// group's scale times its code sum: what a 32-element sub-block's offset
+// multiplies).
+template <int SG>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q1_0_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+	static_assert(SG == 16 || SG == 32, "X8's sums: a 16 or a 32");
 	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
 		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
 		const bool ok = i < n4;
@@ -501,13 +505,16 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q1_0_kernel_qx8(cons
 		int32_t sum = c[0] + c[1] + c[2] + c[3];
 		sum += forge_shfl_xor(sum, 1);
 		sum += forge_shfl_xor(sum, 2);
+		if (SG == 32) {
+			sum += forge_shfl_xor(sum, 4);
+		}
 		if (ok) {
 			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
 			if (i % 8 == 0) {
 				d[i / 8] = dg;
 			}
-			if (i % 4 == 0) {
-				s[i / 4] = dg * (float)sum;
+			if (i % (SG / 4) == 0) {
+				s[i / (SG / 4)] = dg * (float)sum;
 			}
 		}
 	}
@@ -769,7 +776,7 @@ static bool forge_matmul_f32_q1_0_kernel_int_launch(const void* w, const float* 
 		return false;
 	}
 	const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_q1_0_kernel_qx8, dim3(qgroups < forge_mm_q1_0_grid_cap ? (uint32_t)qgroups : forge_mm_q1_0_grid_cap), dim3(256), 0, stream,
+	FORGE_LAUNCH(forge_matmul_f32_q1_0_kernel_qx8<16>, dim3(qgroups < forge_mm_q1_0_grid_cap ? (uint32_t)qgroups : forge_mm_q1_0_grid_cap), dim3(256), 0, stream,
 		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t ny = rows * batch;

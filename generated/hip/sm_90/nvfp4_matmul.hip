@@ -855,8 +855,12 @@ static bool forge_matmul_f32_nvfp4_kernel_wgmma_q_launch(const void* w, const fl
 // forge_matmul_f32_nvfp4_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
-// and sums are glue_quantize_x8's.
+// and sums are glue_quantize_x8's; with SG 32 the sums are one a 32 (the
+// group's scale times its code sum: what a 32-element sub-block's offset
+// multiplies).
+template <int SG>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_nvfp4_kernel_qx8(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, float* __restrict__ s, int64_t n4) {
+	static_assert(SG == 16 || SG == 32, "X8's sums: a 16 or a 32");
 	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n4; base += (int64_t)forge_grid_dim() * 256) {
 		const int64_t i = base + forge_thread_idx(); // whole groups of eight threads: n4 is a multiple of 8
 		const bool ok = i < n4;
@@ -885,13 +889,16 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_nvfp4_kernel_qx8(con
 		int32_t sum = c[0] + c[1] + c[2] + c[3];
 		sum += forge_shfl_xor(sum, 1);
 		sum += forge_shfl_xor(sum, 2);
+		if (SG == 32) {
+			sum += forge_shfl_xor(sum, 4);
+		}
 		if (ok) {
 			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
 			if (i % 8 == 0) {
 				d[i / 8] = dg;
 			}
-			if (i % 4 == 0) {
-				s[i / 4] = dg * (float)sum;
+			if (i % (SG / 4) == 0) {
+				s[i / (SG / 4)] = dg * (float)sum;
 			}
 		}
 	}
@@ -989,7 +996,10 @@ struct forge_matmul_f32_nvfp4_kernel_mmq_smem {
 	static constexpr uint32_t RB = BK / BE * 36; // raw bytes of a row per step
 	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
 	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
-	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, N16 = Off && !Sup ? BK / 16 : 0;
+	// X's sums (the plain form's offsets): one a sub-block (X8's sums of a
+	// 16, or of a 32 for 32-element sub-blocks: one load, no add)
+	static constexpr int SX = SUB == 32 ? 32 : 16;
+	static constexpr uint32_t NG = BK / 32, NS = BK / SUB, NX = Off && !Sup ? BK / SX : 0;
 	static constexpr uint32_t NB = Sup ? BK / BE : 0; // blocks a step (Sup)
 	static constexpr uint32_t RawBufs = Direct ? 3 : 2;
 	static constexpr uint32_t Raw = BM * RBP; // one raw buffer
@@ -998,7 +1008,7 @@ struct forge_matmul_f32_nvfp4_kernel_mmq_smem {
 	static constexpr uint32_t A = (Direct ? 0 : BM * LD) + (BM * NS * 4 + BM * NB * 4) * (Off ? 2 : 1);
 	// one of three X stages: codes, then scales a group (Sup: a block) and
 	// sums a 16 (Sup: integer sums a sub-block)
-	static constexpr uint32_t X = BN * LD + (Sup ? BN * NB * 4 + (Off ? BN * NS * 4 : 0) : BN * NG * 4 + BN * N16 * 4);
+	static constexpr uint32_t X = BN * LD + (Sup ? BN * NB * 4 + (Off ? BN * NS * 4 : 0) : BN * NG * 4 + BN * NX * 4);
 	static constexpr uint32_t bytes = RawBufs * Raw + A + 3 * X;
 };
 
@@ -1016,7 +1026,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 	constexpr bool Direct = Warps / WarpRows == 1;
 	using L = forge_matmul_f32_nvfp4_kernel_mmq_smem<BM, BN, BK, Warps, WarpRows>;
 	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 36;
-	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, N16 = L::N16, NB = L::NB;
+	constexpr uint32_t RB = L::RB, RBP = L::RBP, LD = L::LD, NG = L::NG, NS = L::NS, NX = L::NX, NB = L::NB;
 	constexpr bool Off = L::Off, Sup = L::Sup;
 	static_assert(!Sup || (BE % 32 == 0 && BK % BE == 0), "the super form: whole blocks of whole 32-element groups a step");
 	static_assert(Threads % 32 == 0 && Threads <= 1024 && WarpRows >= 1 && Warps % WarpRows == 0,
@@ -1030,7 +1040,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 	uint8_t* const raw0 = forge_mm_int_smem;           // [RawBufs][BM][RBP]: W's raw blocks
 	uint8_t* const codes = raw0 + L::RawBufs * L::Raw; // [BM][LD]: W's codes of the step (not Direct)
 	float* const wscale = reinterpret_cast<float*>(codes + (Direct ? 0 : BM * LD)); // [BM][NS] (then [BM][NS] offsets)
-	uint8_t* const x0 = codes + L::A;                   // [3] X stages: [BN][LD] codes, [BN][NG] scales, [BN][N16] sums
+	uint8_t* const x0 = codes + L::A;                   // [3] X stages: [BN][LD] codes, [BN][NG] scales, [BN][NX] sums
 	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
 	const uint32_t wm = warp / WarpCols, wn = warp % WarpCols;
 	const uint32_t g4 = lane / 4, t4 = lane % 4;
@@ -1102,11 +1112,11 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 			}
 			if constexpr (Off) {
 				float* const xbs = xbd + BN * NG;
-				for (uint32_t c = tid; c < BN * N16; c += Threads) {
-					const uint32_t r = c / N16, h = c % N16;
-					const int64_t hk = kb * N16 + h;
-					const bool ok = n0 + r < batch && 16 * hk < cols;
-					forge_mm_cp_async<4>(xbs + r * N16 + h, ok ? xs + (n0 + r) * (cols / 16) + hk : xd, ok);
+				for (uint32_t c = tid; c < BN * NX; c += Threads) {
+					const uint32_t r = c / NX, h = c % NX;
+					const int64_t hk = kb * NX + h;
+					const bool ok = n0 + r < batch && L::SX * hk < cols;
+					forge_mm_cp_async<4>(xbs + r * NX + h, ok ? xs + (n0 + r) * (cols / L::SX) + hk : xd, ok);
 				}
 			}
 			}
@@ -1291,7 +1301,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 				dx[j][0] = xbd[n * NG + g];
 				dx[j][1] = xbd[(n + 1) * NG + g];
 			}
-			float sx[NT][2][2]; // and their sums over the group's sub-blocks of 16
+			float sx[NT][2][32 / SUB]; // and their sums over the group's sub-blocks
 			if constexpr (Off) {
 				const float* const xbs = xbd + BN * NG;
 #pragma unroll
@@ -1299,8 +1309,10 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 #pragma unroll
 					for (uint32_t e = 0; e < 2; ++e) {
 						const uint32_t n = wn * WN + j * 8 + 2 * t4 + e;
-						sx[j][e][0] = xbs[n * N16 + 2 * g];
-						sx[j][e][1] = xbs[n * N16 + 2 * g + 1];
+#pragma unroll
+						for (uint32_t h = 0; h < 32 / SUB; ++h) {
+							sx[j][e][h] = xbs[n * NX + (32 / SUB) * g + h];
+						}
 					}
 				}
 			}
@@ -1328,8 +1340,7 @@ forge_matmul_f32_nvfp4_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 						acc[i][j][2] = forge_fmaf((float)c[2], s1 * dx[j][0], acc[i][j][2]);
 						acc[i][j][3] = forge_fmaf((float)c[3], s1 * dx[j][1], acc[i][j][3]);
 						if (Off) {
-							const float x0s = SUB == 32 ? sx[j][0][0] + sx[j][0][1] : sx[j][0][h];
-							const float x1s = SUB == 32 ? sx[j][1][0] + sx[j][1][1] : sx[j][1][h];
+							const float x0s = sx[j][0][h], x1s = sx[j][1][h];
 							acc[i][j][0] = forge_fmaf(o0, x0s, acc[i][j][0]);
 							acc[i][j][1] = forge_fmaf(o0, x1s, acc[i][j][1]);
 							acc[i][j][2] = forge_fmaf(o1, x0s, acc[i][j][2]);
@@ -1411,7 +1422,7 @@ static bool forge_matmul_f32_nvfp4_kernel_int_launch(const void* w, const float*
 		}
 		{
 			const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-			FORGE_LAUNCH(forge_matmul_f32_nvfp4_kernel_qx8, dim3(qgroups < forge_mm_nvfp4_grid_cap ? (uint32_t)qgroups : forge_mm_nvfp4_grid_cap), dim3(256), 0, stream,
+			FORGE_LAUNCH(forge_matmul_f32_nvfp4_kernel_qx8<L::SX>, dim3(qgroups < forge_mm_nvfp4_grid_cap ? (uint32_t)qgroups : forge_mm_nvfp4_grid_cap), dim3(256), 0, stream,
 				x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
 		}
 		if (splits > 1) { // the workgroups of a tile add into Y
