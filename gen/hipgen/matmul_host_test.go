@@ -261,13 +261,14 @@ func TestMatMulHMMAHost(t *testing.T) {
 			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
 			intSplitLaunches},
 		// Warps of more pieces than the super form takes (4 × 8 of 16 × 8):
-		// the K-quants' plain integer form, X quantized per 32.
+		// with -DFORGE_MM_INT_SUPER_SHRINK=0, the K-quants' plain integer
+		// form, X quantized per 32; by default the columns halved until the
+		// super form fits.
 		{"int_big", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER_SHRINK=0"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
-		// The same with the columns halved until the super form fits.
 		{"int_shrink", []string{"Q4_K"}, []string{"q4_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER_SHRINK=1"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
 			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
