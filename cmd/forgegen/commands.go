@@ -176,9 +176,16 @@ func matvecPath(dev *ir.Device) string {
 	if in.Offset != "" {
 		offset = "an offset per sub-block (" + in.Offset + ")"
 	}
-	return fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
+	s := fmt.Sprintf("integer form: sub-blocks of %d, codes four int8 to a 32-bit word (%s, word loads assume %d-byte aligned blocks), "+
 		"a scale (%s) and %s; matvec_x8 uses it (activations quantized to 8 bits per 32, 4-way integer dot products)",
 		in.Sub, in.Codes, in.Align, in.Scale, offset)
+	if in.SuperScale != "" {
+		s += fmt.Sprintf("; a super form: each scale an int8-range integer (%s) times the block's scale (%s)", in.SubScale, in.SuperScale)
+		if in.SuperOffset != "" {
+			s += fmt.Sprintf(", each offset likewise (%s, %s)", in.SubOffset, in.SuperOffset)
+		}
+	}
+	return s
 }
 
 // matmulPath says which matmul paths a format takes: the integer path on
@@ -252,9 +259,21 @@ func matmulBase(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	case dev.Int.Offset != "":
 		terms = "an offset term from X's sums per 16"
 	}
-	return fmt.Sprintf("matmul takes the integer path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
+	s := fmt.Sprintf("matmul takes the integer path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
 		"int8 products scaled per %d-element sub-block, %s; Dequant per element on the other targets and for a launch that path cannot take",
 		strings.Join(on, ", "), dev.Int.Sub, terms)
+	var nv []string
+	for _, t := range ts {
+		if len(t.MatMulInt) > 0 && t.Vendor == "nvidia" {
+			nv = append(nv, t.Name)
+		}
+	}
+	if super := dev.Int.SuperScale != "" && (dev.Int.Offset == "" || f.IntZero != 0 || dev.Int.SuperOffset != ""); super && len(nv) > 0 {
+		s += fmt.Sprintf("; on %s the super form instead (SuperScale, SubScale): X quantized per %d-element block, a block's code·SubScale products "+
+			"(and SubOffset·sum terms) summed in int32 and scaled once a block, with warp tiles of at most 8 16×8 pieces (a larger one has its columns halved; -DFORGE_MM_INT_SUPER=0: the plain form)",
+			strings.Join(nv, ", "), f.BlockElems)
+	}
+	return s
 }
 
 // dequantPath says whether dequant takes the integer form, which it does

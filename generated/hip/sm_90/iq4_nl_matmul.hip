@@ -1268,59 +1268,59 @@ forge_matmul_f32_iq4_nl_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t*
 						}
 					}
 				}
-				continue;
-			}
-			float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
-#pragma unroll
-			for (uint32_t j = 0; j < NT; ++j) {
-				const uint32_t n = wn * WN + j * 8 + 2 * t4;
-				dx[j][0] = xbd[n * NG + g];
-				dx[j][1] = xbd[(n + 1) * NG + g];
-			}
-			float sx[NT][2][32 / SUB]; // and their sums over the group's sub-blocks
-			if constexpr (Off) {
-				const float* const xbs = xbd + BN * NG;
+			} else { // the plain form: a float multiply-add a sub-block
+				float dx[NT][2]; // X's scales of this lane's two columns of each 8-column piece
 #pragma unroll
 				for (uint32_t j = 0; j < NT; ++j) {
+					const uint32_t n = wn * WN + j * 8 + 2 * t4;
+					dx[j][0] = xbd[n * NG + g];
+					dx[j][1] = xbd[(n + 1) * NG + g];
+				}
+				float sx[NT][2][32 / SUB]; // and their sums over the group's sub-blocks
+				if constexpr (Off) {
+					const float* const xbs = xbd + BN * NG;
 #pragma unroll
-					for (uint32_t e = 0; e < 2; ++e) {
-						const uint32_t n = wn * WN + j * 8 + 2 * t4 + e;
+					for (uint32_t j = 0; j < NT; ++j) {
 #pragma unroll
-						for (uint32_t h = 0; h < 32 / SUB; ++h) {
-							sx[j][e][h] = xbs[n * NX + (32 / SUB) * g + h];
+						for (uint32_t e = 0; e < 2; ++e) {
+							const uint32_t n = wn * WN + j * 8 + 2 * t4 + e;
+#pragma unroll
+							for (uint32_t h = 0; h < 32 / SUB; ++h) {
+								sx[j][e][h] = xbs[n * NX + (32 / SUB) * g + h];
+							}
 						}
 					}
 				}
-			}
 #pragma unroll
-			for (uint32_t i = 0; i < MT; ++i) {
-				const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
+				for (uint32_t i = 0; i < MT; ++i) {
+					const uint32_t m = wm * WM + i * 16 + g4; // this lane's rows m and m + 8
 #pragma unroll
-				for (uint32_t h = 0; h < 32 / SUB; ++h) {
-					const uint32_t sb = g * (32 / SUB) + h;
-					const float s0 = wscale[m * NS + sb], s1 = wscale[(m + 8) * NS + sb];
-					const float o0 = Off ? wscale[BM * NS + m * NS + sb] : 0.0f, o1 = Off ? wscale[BM * NS + (m + 8) * NS + sb] : 0.0f;
+					for (uint32_t h = 0; h < 32 / SUB; ++h) {
+						const uint32_t sb = g * (32 / SUB) + h;
+						const float s0 = wscale[m * NS + sb], s1 = wscale[(m + 8) * NS + sb];
+						const float o0 = Off ? wscale[BM * NS + m * NS + sb] : 0.0f, o1 = Off ? wscale[BM * NS + (m + 8) * NS + sb] : 0.0f;
 #pragma unroll
-					for (uint32_t j = 0; j < NT; ++j) {
-						int32_t c[4] = {0, 0, 0, 0};
-						if (SUB == 32) {
-							forge_mma_s8_k32(c, a[i], b[j][0], b[j][1]);
-						} else {
-							forge_mma_s8_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
-						}
-						// (float)c is exact (|c| < 32·127·127 < 2^24) and one
-						// conversion; an integer add and a float subtract
-						// (1.5·2^23 + c) cost 7–10% more at 4096×14336×512.
-						acc[i][j][0] = forge_fmaf((float)c[0], s0 * dx[j][0], acc[i][j][0]);
-						acc[i][j][1] = forge_fmaf((float)c[1], s0 * dx[j][1], acc[i][j][1]);
-						acc[i][j][2] = forge_fmaf((float)c[2], s1 * dx[j][0], acc[i][j][2]);
-						acc[i][j][3] = forge_fmaf((float)c[3], s1 * dx[j][1], acc[i][j][3]);
-						if (Off) {
-							const float x0s = sx[j][0][h], x1s = sx[j][1][h];
-							acc[i][j][0] = forge_fmaf(o0, x0s, acc[i][j][0]);
-							acc[i][j][1] = forge_fmaf(o0, x1s, acc[i][j][1]);
-							acc[i][j][2] = forge_fmaf(o1, x0s, acc[i][j][2]);
-							acc[i][j][3] = forge_fmaf(o1, x1s, acc[i][j][3]);
+						for (uint32_t j = 0; j < NT; ++j) {
+							int32_t c[4] = {0, 0, 0, 0};
+							if (SUB == 32) {
+								forge_mma_s8_k32(c, a[i], b[j][0], b[j][1]);
+							} else {
+								forge_mma_s8_k16(c, a[i][2 * h], a[i][2 * h + 1], b[j][h]);
+							}
+							// (float)c is exact (|c| < 32·127·127 < 2^24) and one
+							// conversion; an integer add and a float subtract
+							// (1.5·2^23 + c) cost 7–10% more at 4096×14336×512.
+							acc[i][j][0] = forge_fmaf((float)c[0], s0 * dx[j][0], acc[i][j][0]);
+							acc[i][j][1] = forge_fmaf((float)c[1], s0 * dx[j][1], acc[i][j][1]);
+							acc[i][j][2] = forge_fmaf((float)c[2], s1 * dx[j][0], acc[i][j][2]);
+							acc[i][j][3] = forge_fmaf((float)c[3], s1 * dx[j][1], acc[i][j][3]);
+							if (Off) {
+								const float x0s = sx[j][0][h], x1s = sx[j][1][h];
+								acc[i][j][0] = forge_fmaf(o0, x0s, acc[i][j][0]);
+								acc[i][j][1] = forge_fmaf(o0, x1s, acc[i][j][1]);
+								acc[i][j][2] = forge_fmaf(o1, x0s, acc[i][j][2]);
+								acc[i][j][3] = forge_fmaf(o1, x1s, acc[i][j][3]);
+							}
 						}
 					}
 				}
