@@ -15,26 +15,25 @@ import (
 // bit, with the integers in int8's range. It returns false after reporting.
 func checkSuperForm(t *testing.T, f *formats.Format, blk []byte, what string) bool {
 	t.Helper()
+	// one checks that n (the integer named name) is in int8's range and
+	// that super·n is want, bit for bit.
+	one := func(name string, s, n int32, super, want float32) bool {
+		t.Helper()
+		if n < -128 || n > 127 {
+			t.Errorf("%s: %s: %s(%d) = %d, outside int8", f.Name, what, name, s, n)
+			return false
+		}
+		if got := super * float32(n); math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+			t.Errorf("%s: %s: Super·%s(%d) = %g, want %g", f.Name, what, name, s, got, want)
+			return false
+		}
+		return true
+	}
 	for s := int32(0); s < int32(f.BlockElems/f.SubBlock); s++ {
-		sc := f.SubScale(blk, s)
-		if sc < -128 || sc > 127 {
-			t.Errorf("%s: %s: SubScale(%d) = %d, outside int8", f.Name, what, s, sc)
+		if !one("SubScale", s, f.SubScale(blk, s), f.SuperScale(blk), f.IntScale(blk, s)) {
 			return false
 		}
-		if got, want := f.SuperScale(blk)*float32(sc), f.IntScale(blk, s); math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Errorf("%s: %s: SuperScale·SubScale(%d) = %g, Scale = %g", f.Name, what, s, got, want)
-			return false
-		}
-		if !f.NeedsSuperOffset() {
-			continue
-		}
-		m := f.SubOffset(blk, s)
-		if m < -128 || m > 127 {
-			t.Errorf("%s: %s: SubOffset(%d) = %d, outside int8", f.Name, what, s, m)
-			return false
-		}
-		if got, want := f.SuperOffset(blk)*float32(m), f.IntOffset(blk, s); math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Errorf("%s: %s: SuperOffset·SubOffset(%d) = %g, Offset = %g", f.Name, what, s, got, want)
+		if f.NeedsSuperOffset() && !one("SubOffset", s, f.SubOffset(blk, s), f.SuperOffset(blk), f.IntOffset(blk, s)) {
 			return false
 		}
 	}
