@@ -70,3 +70,22 @@ func (b *BlockLutBad) Dequant(j int32) float32 {
 	c ^= formats.Lut16(&lutVarElem, c>>31) // the table's error is at its element
 	return float32(c)
 }
+
+// BlockSuperBad has a super form with a wrong signature and an unpaired
+// method.
+type BlockSuperBad struct {
+	Qs [8]uint8
+	D  uint8
+}
+
+func (b *BlockSuperBad) Dequant(j int32) float32 { return float32(b.Qs[j&7]) }
+
+func (b *BlockSuperBad) Codes(w int32) uint32 { return formats.Word32(b.Qs[:], 4*(w&1)) }
+
+func (b *BlockSuperBad) Scale(s int32) float32 { return float32(b.D) }
+
+func (b *BlockSuperBad) SuperScale(s int32) float32 { return float32(b.D) } // ERROR "SuperScale must have the signature func \(b \*BlockSuperBad\) SuperScale\(\) float32"
+
+func (b *BlockSuperBad) SubScale(s int32) int32 { return 1 }
+
+func (b *BlockSuperBad) SubOffset(s int32) int32 { return 0 } // ERROR "block type BlockSuperBad defines SubOffset but no SuperOffset"
