@@ -111,6 +111,7 @@ quantized formats' route through f16.`,
 			&cli.IntFlag{Name: "reps", Value: 7, Usage: "timed repetitions per candidate and class (the median is kept)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compilers run at once (0: the CPU count)"},
 			&cli.StringFlag{Name: "weights", Value: string(backend.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
+			&cli.StringFlag{Name: "space", Usage: "narrow the target's tuning space: space-separated `knob=v1,v2` items (\"tn=16,64 warp_rows=2,8\"); the class defaults are timed all the same"},
 		},
 		Action: tuneAction,
 	}
@@ -147,6 +148,11 @@ func tuneAction(c *cli.Context) error {
 	space, def, err := tune.FamilySpace(t, fam)
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
+	}
+	if spec := c.String("space"); spec != "" {
+		if space, err = tune.Narrow(fam, space, spec); err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
 	}
 	var fs []*formats.Format
 	if s := c.String("format"); s != "" {

@@ -30,6 +30,11 @@ func TestTuneFlagErrors(t *testing.T) {
 		{[]string{"tune", "--target", "sm_90", "--family", "matvec_x8", "--format", "Q4_0,F16"}, `format F16 has no integer form, so no matvec_x8 kernel to tune`},
 		{[]string{"tune", "--target", "sm_90", "--weights", "cold"}, `--weights: weight mode "cold"`},
 		{[]string{"tune", "--target", "sm_90", "extra"}, `unexpected arguments`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matmul_int", "--space", "tn=16,48"}, `--space "tn=16,48": tn=48 is not in the target's space`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matmul_int", "--space", "rows=4"}, `matmul_int has no knob "rows"; its knobs are threads, tm, tn, tk, warp_rows, split_k`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matmul_int", "--space", "tn=16 tn=64"}, `knob tn given twice`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matmul_int", "--space", "tn"}, `want knob=v1,v2,...`},
+		{[]string{"tune", "--target", "sm_90", "--family", "matmul_int", "--space", "tn=1x"}, `"1x" is not an integer`},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(append([]string{"forgebench"}, tc.args...), &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.want) {

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,5 +205,37 @@ func TestFlowMatMulHalf(t *testing.T) {
 		if ps := targets.SM90.KnobProblems("matmul_half", e.Knobs); len(ps) > 0 {
 			t.Errorf("F16 %s: a winner the target cannot compile: %v", c.Name, ps)
 		}
+	}
+}
+
+// TestNarrow: --space keeps the named values of the named knobs and every
+// value of the rest, so the candidates are the narrowed product.
+func TestNarrow(t *testing.T) {
+	space, _, err := FamilySpace(targets.SM90, tuned.MatMulInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Narrow(tuned.MatMulInt, space, "tn=16,64 warp_rows=8,8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(n["tn"], []int{16, 64}) || !slices.Equal(n["warp_rows"], []int{8}) || !slices.Equal(n["tm"], space["tm"]) {
+		t.Errorf("narrowed space %v from %v", n, space)
+	}
+	if len(space["tn"]) < 3 {
+		t.Fatalf("sm_90's matmul_int space has tn %v; the test wants a value to leave out", space["tn"])
+	}
+	all, some := Enumerate(tuned.MatMulInt, space), Enumerate(tuned.MatMulInt, n)
+	want := len(all) / len(space["tn"]) / len(space["warp_rows"]) * 2
+	if len(some) != want {
+		t.Errorf("%d candidates narrowed, want %d (of %d)", len(some), want, len(all))
+	}
+	for _, c := range some {
+		if c["warp_rows"] != 8 || (c["tn"] != 16 && c["tn"] != 64) {
+			t.Errorf("candidate %v outside the narrowed space", c)
+		}
+	}
+	if _, err := Narrow(tuned.MatMulInt, space, "tn=24"); err == nil {
+		t.Error("a value outside the target's space was accepted")
 	}
 }

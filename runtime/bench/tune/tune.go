@@ -91,6 +91,51 @@ func Enumerate(fam *tuned.Family, space Space) []Candidate {
 	return out
 }
 
+// Narrow restricts space to the values spec names, for a tune that fits a
+// budget (a K-quant's matmul file takes minutes to compile, so 84
+// candidates may not): spec is space-separated knob=v1,v2,... items, each
+// knob one of fam's and each value one of space's for it; knobs spec does
+// not name keep all their values. It returns a new space.
+func Narrow(fam *tuned.Family, space Space, spec string) (Space, error) {
+	out := Space{}
+	for k, vs := range space {
+		out[k] = slices.Clone(vs)
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Fields(spec) {
+		name, list, ok := strings.Cut(item, "=")
+		if !ok || list == "" {
+			return nil, fmt.Errorf("--space %q: want knob=v1,v2,... (space-separated items)", item)
+		}
+		if !slices.ContainsFunc(fam.Knobs, func(k tuned.Knob) bool { return k.Name == name }) {
+			var names []string
+			for _, k := range fam.Knobs {
+				names = append(names, k.Name)
+			}
+			return nil, fmt.Errorf("--space %q: %s has no knob %q; its knobs are %s", item, fam.Name, name, strings.Join(names, ", "))
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--space %q: knob %s given twice", item, name)
+		}
+		seen[name] = true
+		var vals []int
+		for _, v := range strings.Split(list, ",") {
+			var n int
+			if _, err := fmt.Sscan(v, &n); err != nil || fmt.Sprint(n) != v {
+				return nil, fmt.Errorf("--space %q: %q is not an integer", item, v)
+			}
+			if !slices.Contains(space[name], n) {
+				return nil, fmt.Errorf("--space %q: %s=%d is not in the target's space (%v): --space narrows it", item, name, n, space[name])
+			}
+			if !slices.Contains(vals, n) {
+				vals = append(vals, n)
+			}
+		}
+		out[name] = vals
+	}
+	return out, nil
+}
+
 // FamilySpace is target t's tuning space and default configuration for a
 // tunable family, from the target spec. The default is nil for a family
 // whose default depends on the format (FormatDefault).
