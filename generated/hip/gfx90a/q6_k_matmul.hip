@@ -553,6 +553,69 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8(cons
 		}
 	}
 }
+
+#if !defined(FORGE_MM_INT_SUPER)
+#define FORGE_MM_INT_SUPER 1
+#endif
+#if !defined(FORGE_MM_INT_SUPER_FRAGS)
+#define FORGE_MM_INT_SUPER_FRAGS 8
+#endif
+#if !defined(FORGE_MM_INT_SUPER_SHRINK)
+#define FORGE_MM_INT_SUPER_SHRINK 1
+#endif
+
+// forge_matmul_f32_q6_k_kernel_qx8k quantizes X for the super form: n8·8 activations (whole
+// blocks of 256; x 16-byte aligned), 8-bit codes with one scale a block
+// (d = amax/127 of the block, codes round(x/d) in [-127, 127], all 0 when
+// d is 0: X8's arithmetic over the block instead of 32) and the integer
+// sum of the codes of each 16-element sub-block; eight elements a
+// thread, a block's 256/8 threads in one warp.
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8k(const float* __restrict__ x, uint8_t* __restrict__ q, float* __restrict__ d, int32_t* __restrict__ s, int64_t n8) {
+	constexpr int TB = forge_mm_q6_k_elems / 8, TS = 16 / 8; // threads a block, a sub-block
+	static_assert(TB <= 32 && (TB & (TB - 1)) == 0 && TS >= 1 && TB % TS == 0, "the super form's X: a block is one warp's power of two of 8-element pieces");
+	for (int64_t base = (int64_t)forge_block_idx() * 256; base < n8; base += (int64_t)forge_grid_dim() * 256) {
+		const int64_t i = base + forge_thread_idx(); // whole blocks of TB threads: n8 is a multiple of TB
+		const bool ok = i < n8;
+		const float4 v0 = ok ? reinterpret_cast<const float4*>(x)[2 * i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		const float4 v1 = ok ? reinterpret_cast<const float4*>(x)[2 * i + 1] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		const float e[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+		float amax = 0.0f;
+#pragma unroll
+		for (int j = 0; j < 8; ++j) {
+			const float a = e[j] < 0.0f ? -e[j] : e[j];
+			amax = a > amax ? a : amax;
+		}
+#pragma unroll
+		for (int m = 1; m < TB; m <<= 1) {
+			const float o = forge_shfl_xor(amax, m);
+			amax = o > amax ? o : amax;
+		}
+		const float dg = amax / 127.0f;
+		int32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+		if (dg != 0.0f) {
+#pragma unroll
+			for (int j = 0; j < 8; ++j) {
+				c[j] = (int32_t)roundf(e[j] / dg);
+				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+			}
+		}
+		int32_t sum = c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
+#pragma unroll
+		for (int m = 1; m < TS; m <<= 1) {
+			sum += forge_shfl_xor(sum, m);
+		}
+		if (ok) {
+			reinterpret_cast<uint2*>(q)[i] = make_uint2((uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24,
+				(uint32_t)(c[4] & 255) | (uint32_t)(c[5] & 255) << 8 | (uint32_t)(c[6] & 255) << 16 | (uint32_t)(c[7] & 255) << 24);
+			if (i % TB == 0) {
+				d[i / TB] = dg;
+			}
+			if (i % TS == 0) {
+				s[i / TS] = sum;
+			}
+		}
+	}
+}
 #endif
 
 #if defined(FORGE_MM_INT)
@@ -575,6 +638,10 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8(cons
 //     int8 product in int32, added to float32 accumulators as
 //     product·Scale·d. A lane holds 256/wave
 //     entries of each piece, all in column lane % 16.
+//   - Q6_K has the super form: X is quantized per 256-element block
+//     (forge_matmul_f32_q6_k_kernel_qx8k), and a block's products times SubScale add up in int32, scaled once a block
+//     by SuperScale and X's scale (-DFORGE_MM_INT_SUPER=0: per
+//     sub-block as above). Emulated, not yet timed on an AMD GPU.
 // The 16 × 16 × 16 int8 products are FORGE_MMA16_I8's (forge_portability.h):
 // v_wmma_i32_16x16x16_iu8 on gfx11 (RDNA3, wave32), v_mfma_i32_16x16x16i8
 // on gfx908/gfx90a (CDNA, wave64); elsewhere (gfx1030: no matrix cores)
@@ -592,11 +659,20 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q6_k_kernel_qx8(cons
 // step of BK elements: the codes of TM rows and TN columns (BK bytes and 16
 // of padding each: whole 16-byte rows, consecutive rows in other banks), W's
 // scales per sub-block, X's scales per 32.
+// With the super form (Sup), W's integer scales (and offsets) per sub-block
+// and float ones per block, X's scales per block and integer sums per
+// sub-block instead.
 template <uint32_t TM, uint32_t TN, uint32_t BK>
 struct forge_matmul_f32_q6_k_kernel_x8_lds {
 	static constexpr bool Off = false; // an offset term is left
-	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 16, N16 = Off ? BK / 16 : 0;
-	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + TM * NS * (Off ? 2 : 1) + TN * (NG + N16));
+	// Sup: the super form (integer sub-block scales under a float scale per
+	// block; X quantized per block, forge_matmul_f32_q6_k_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
+	// (C++14 here: plain ifs on Sup, every index into an array Sup sizes
+	// 1 guarded by it.)
+	static constexpr bool Sup = FORGE_MM_INT_SUPER != 0;
+	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 16, N16 = Off && !Sup ? BK / 16 : 0;
+	static constexpr uint32_t NB = Sup ? BK / forge_mm_q6_k_elems : 0;
+	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));
 };
 
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t BK, uint32_t WarpRows>
@@ -606,8 +682,8 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 	using L = forge_matmul_f32_q6_k_kernel_x8_lds<TM, TN, BK>;
 	constexpr uint32_t WS = FORGE_WAVE_SIZE, Waves = Threads / WS;
 	constexpr uint32_t BE = forge_mm_q6_k_elems, SUB = 16;
-	constexpr uint32_t KW = L::KW, NG = L::NG, NS = L::NS;
-	constexpr bool Off = L::Off;
+	constexpr uint32_t KW = L::KW, NG = L::NG, NS = L::NS, NB = L::NB > 0 ? L::NB : 1;
+	constexpr bool Off = L::Off, Sup = L::Sup;
 	static_assert(Threads % WS == 0 && Threads <= 1024 && WarpRows >= 1 && Waves % WarpRows == 0,
 		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of the wave size (at most 1024) that WARP_ROWS waves divide");
 	constexpr uint32_t WarpCols = Waves / WarpRows;
@@ -617,14 +693,21 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 	static_assert(BK % BE == 0 && BK % 32 == 0, "the integer path: a step is whole blocks of whole 32-element groups");
 	static_assert(L::bytes <= 65536, "the integer path: the tiles exceed 64 KiB of LDS: lower FORGE_TUNE_MATMUL_INT_*TM, TN or TK");
 	constexpr uint32_t E = 256 / WS; // entries of a 16 × 16 piece per lane
-	FORGE_SHARED uint32_t wq[TM][KW];             // W's codes of the step, four to a word
-	FORGE_SHARED float wsc[TM][NS];               // and their sub-blocks' scales
-	FORGE_SHARED float wof[Off ? TM : 1][NS];     // (and offsets)
-	FORGE_SHARED uint32_t xw[TN][KW];             // X's codes
-	FORGE_SHARED float xd[TN][NG];                // X's scales per 32
-	FORGE_SHARED float xs[Off ? TN : 1][NG * 2];  // (and sums per 16)
-	(void)wof;
-	(void)xs;
+	FORGE_SHARED uint32_t wq[TM][KW];                   // W's codes of the step, four to a word
+	FORGE_SHARED float wsc[Sup ? 1 : TM][NS];           // and their sub-blocks' scales
+	FORGE_SHARED float wof[Off && !Sup ? TM : 1][NS];   // (and offsets)
+	FORGE_SHARED uint32_t xw[TN][KW];                   // X's codes
+	FORGE_SHARED float xd[Sup ? 1 : TN][NG];            // X's scales per 32
+	FORGE_SHARED float xs[Off && !Sup ? TN : 1][NG * 2]; // (and sums per 16)
+	// Sup: SubScale (and SubOffset) a sub-block, SuperScale (and
+	// SuperOffset) a block; X's scales a block and integer sums a sub-block
+	FORGE_SHARED int32_t wsi[Sup ? TM : 1][NS];
+	FORGE_SHARED int32_t woi[Sup && Off ? TM : 1][NS];
+	FORGE_SHARED float wsd[Sup ? TM : 1][NB];
+	FORGE_SHARED float wso[Sup && Off ? TM : 1][NB];
+	FORGE_SHARED float xdb[Sup ? TN : 1][NB];
+	FORGE_SHARED int32_t xsi[Sup && Off ? TN : 1][NS];
+	(void)wof, (void)xs, (void)wsi, (void)woi, (void)wsd, (void)wso, (void)xdb, (void)xsi;
 	const uint32_t tid = forge_thread_idx(), wave = tid / WS, lane = tid % WS;
 	const uint32_t wm = wave / WarpCols, wn = wave % WarpCols;
 	const int64_t row_blocks = cols / BE;
@@ -632,7 +715,7 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 	const int64_t ksteps = (cols + BK - 1) / BK;
 	const int64_t items = rtiles * ctiles * (int64_t)splits;
 	const float* __restrict__ xdg = reinterpret_cast<const float*>(xq + batch * cols);
-	const float* __restrict__ xsg = xdg + batch * cols / 32;
+	const float* __restrict__ xsg = xdg + batch * cols / (Sup ? BE : 32); // (Sup: int32 sums)
 	(void)xsg;
 	// The row of a piece that entry e of this lane is (its column is lane % 16).
 	auto row_of = [&](uint32_t e) -> uint32_t {
@@ -682,6 +765,35 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 					wq[m][8 * g + u] = c[u];
 				}
 			}
+			if (Sup) {
+				for (uint32_t e = tid; e < TM * NS; e += Threads) {
+					const uint32_t m = e / NS, sb = e % NS;
+					const int64_t k = k0 + SUB * sb;
+					int32_t sc = 0, of = 0;
+					if (m0 + m < rows && k < cols) {
+						const forge_BlockQ6_K* b = w + (m0 + m) * row_blocks + k / BE;
+						const int32_t si = (int32_t)(k % BE / SUB);
+						sc = forge_BlockQ6_K_SubScale(b, si);
+					}
+					wsi[Sup ? m : 0][sb] = sc;
+					if (Off) {
+						woi[Sup && Off ? m : 0][sb] = of;
+					}
+				}
+				for (uint32_t e = tid; e < TM * NB; e += Threads) {
+					const uint32_t m = e / NB, bb = e % NB;
+					const int64_t k = k0 + BE * bb;
+					float d = 0.0f, dm = 0.0f;
+					if (m0 + m < rows && k < cols) {
+						const forge_BlockQ6_K* b = w + (m0 + m) * row_blocks + k / BE;
+						d = forge_BlockQ6_K_SuperScale(b);
+					}
+					wsd[Sup ? m : 0][bb] = d;
+					if (Off) {
+						wso[Sup && Off ? m : 0][bb] = dm;
+					}
+				}
+			} else
 			for (uint32_t e = tid; e < TM * NS; e += Threads) {
 				const uint32_t m = e / NS, sb = e % NS;
 				const int64_t k = k0 + SUB * sb;
@@ -691,9 +803,9 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 					const int32_t si = (int32_t)(k % BE / SUB);
 					sc = forge_BlockQ6_K_Scale(b, si);
 				}
-				wsc[m][sb] = sc;
+				wsc[Sup ? 0 : m][sb] = sc;
 				if (Off) {
-					wof[Off ? m : 0][sb] = of;
+					wof[Off && !Sup ? m : 0][sb] = of;
 				}
 			}
 			// X's codes, scales and sums (zero past the batch and K).
@@ -702,16 +814,34 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 				const int64_t k = k0 + 4 * u;
 				xw[n][u] = n0 + n < batch && k < cols ? *reinterpret_cast<const uint32_t*>(xq + (n0 + n) * cols + k) : 0u;
 			}
-			for (uint32_t e = tid; e < TN * NG; e += Threads) {
-				const uint32_t n = e / NG, g = e % NG;
-				const bool ok = n0 + n < batch && k0 + 32 * g < cols;
-				xd[n][g] = ok ? xdg[(n0 + n) * (cols / 32) + k0 / 32 + g] : 0.0f;
-				if (Off) {
-					xs[Off ? n : 0][2 * g] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g] : 0.0f;
-					xs[Off ? n : 0][2 * g + 1] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g + 1] : 0.0f;
+			if (Sup) {
+				const int32_t* const xsgi = reinterpret_cast<const int32_t*>(xsg);
+				for (uint32_t e = tid; e < TN * NB; e += Threads) {
+					const uint32_t n = e / NB, bb = e % NB;
+					const bool ok = n0 + n < batch && k0 + BE * bb < cols;
+					xdb[Sup ? n : 0][bb] = ok ? xdg[(n0 + n) * (cols / BE) + k0 / BE + bb] : 0.0f;
+				}
+				for (uint32_t e = tid; Off && e < TN * NS; e += Threads) {
+					const uint32_t n = e / NS, sb = e % NS;
+					const bool ok = n0 + n < batch && k0 + SUB * sb < cols;
+					xsi[Sup && Off ? n : 0][sb] = ok ? xsgi[(n0 + n) * (cols / SUB) + k0 / SUB + sb] : 0;
+				}
+			} else {
+				for (uint32_t e = tid; e < TN * NG; e += Threads) {
+					const uint32_t n = e / NG, g = e % NG;
+					const bool ok = n0 + n < batch && k0 + 32 * g < cols;
+					xd[Sup ? 0 : n][g] = ok ? xdg[(n0 + n) * (cols / 32) + k0 / 32 + g] : 0.0f;
+					if (Off) {
+						xs[Off && !Sup ? n : 0][2 * g] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g] : 0.0f;
+						xs[Off && !Sup ? n : 0][2 * g + 1] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g + 1] : 0.0f;
+					}
 				}
 			}
 			forge_syncthreads();
+			// Sup: a block's product·SubScale (and SubOffset·sum) terms, in
+			// integers until the block's last sub-block
+			int32_t isum[Sup ? MT : 1][Sup ? NT : 1][E], ioff[Sup && Off ? MT : 1][Sup && Off ? NT : 1][E];
+			(void)isum, (void)ioff;
 #pragma unroll
 			for (uint32_t sb = 0; sb < NS; ++sb) {
 				const uint32_t g = sb * SUB / 32; // X's group of the sub-block
@@ -754,15 +884,43 @@ forge_matmul_f32_q6_k_kernel_x8(const forge_BlockQ6_K* __restrict__ w, const uin
 							}
 #endif
 						}
-						const float dx = xd[n][g];
-						const float sx = Off ? (SUB == 32 ? xs[Off ? n : 0][2 * g] + xs[Off ? n : 0][2 * g + 1] : xs[Off ? n : 0][SUB * sb / 16]) : 0.0f;
+						if (Sup) {
+							constexpr uint32_t SB = BE / SUB; // sub-blocks a block
+							const uint32_t bb = sb / SB;
+							const int32_t sxi = Off ? xsi[Sup && Off ? n : 0][sb] : 0;
 #pragma unroll
-						for (uint32_t e = 0; e < E; ++e) {
-							const uint32_t r = r0 + row_of(e);
-							// (float)c is exact: |c| < 32·128·128 < 2^24
-							acc[i][j][e] = forge_fmaf((float)c[e], wsc[r][sb] * dx, acc[i][j][e]);
-							if (Off) {
-								acc[i][j][e] = forge_fmaf(wof[Off ? r : 0][sb], sx, acc[i][j][e]);
+							for (uint32_t e = 0; e < E; ++e) {
+								const uint32_t r = r0 + row_of(e);
+								// |c·SubScale| < 2^23 and a block's sum < 2^31 (int8 scales, codes and X)
+								const int32_t t = c[e] * wsi[Sup ? r : 0][sb];
+								isum[Sup ? i : 0][Sup ? j : 0][e] = sb % SB == 0 ? t : isum[Sup ? i : 0][Sup ? j : 0][e] + t;
+								if (Off) {
+									const int32_t o = woi[Sup && Off ? r : 0][sb] * sxi;
+									ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e] = sb % SB == 0 ? o : ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e] + o;
+								}
+							}
+							if (sb % SB == SB - 1) { // the block's end: SuperScale·X's scale·Σ (and SuperOffset's)
+								const float dx = xdb[Sup ? n : 0][bb];
+#pragma unroll
+								for (uint32_t e = 0; e < E; ++e) {
+									const uint32_t r = r0 + row_of(e);
+									acc[i][j][e] = forge_fmaf((float)isum[Sup ? i : 0][Sup ? j : 0][e], wsd[Sup ? r : 0][bb] * dx, acc[i][j][e]);
+									if (Off) {
+										acc[i][j][e] = forge_fmaf((float)ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e], wso[Sup && Off ? r : 0][bb] * dx, acc[i][j][e]);
+									}
+								}
+							}
+						} else {
+							const float dx = xd[Sup ? 0 : n][g];
+							const float sx = Off ? (SUB == 32 ? xs[Off && !Sup ? n : 0][2 * g] + xs[Off && !Sup ? n : 0][2 * g + 1] : xs[Off && !Sup ? n : 0][SUB * sb / 16]) : 0.0f;
+#pragma unroll
+							for (uint32_t e = 0; e < E; ++e) {
+								const uint32_t r = r0 + row_of(e);
+								// (float)c is exact: |c| < 32·128·128 < 2^24
+								acc[i][j][e] = forge_fmaf((float)c[e], wsc[Sup ? 0 : r][sb] * dx, acc[i][j][e]);
+								if (Off) {
+									acc[i][j][e] = forge_fmaf(wof[Off && !Sup ? r : 0][sb], sx, acc[i][j][e]);
+								}
 							}
 						}
 					}
@@ -811,9 +969,16 @@ static bool forge_matmul_f32_q6_k_kernel_int_launch(const void* w, const float* 
 	if (!xq) {
 		return false;
 	}
-	const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_q6_k_kernel_qx8<16>, dim3(qgroups < forge_mm_q6_k_grid_cap ? (uint32_t)qgroups : forge_mm_q6_k_grid_cap), dim3(256), 0, stream,
-		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+	if (forge_matmul_f32_q6_k_kernel_x8_lds<TM, TN, BK>::Sup) { // X per block: codes, a scale a block, integer sums a sub-block
+		const int64_t n8 = n / 8, qgroups = n8 / 256 + (n8 % 256 != 0);
+		FORGE_LAUNCH(forge_matmul_f32_q6_k_kernel_qx8k, dim3(qgroups < forge_mm_q6_k_grid_cap ? (uint32_t)qgroups : forge_mm_q6_k_grid_cap), dim3(256), 0, stream,
+			x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<int32_t*>(reinterpret_cast<float*>(xq + n) + n / BE), n8);
+	} else
+	{
+		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
+		FORGE_LAUNCH(forge_matmul_f32_q6_k_kernel_qx8<16>, dim3(qgroups < forge_mm_q6_k_grid_cap ? (uint32_t)qgroups : forge_mm_q6_k_grid_cap), dim3(256), 0, stream,
+			x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+	}
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t ny = rows * batch;
 		forge_matmul_f32_q6_k_kernel_zero_y(y, ny, stream);

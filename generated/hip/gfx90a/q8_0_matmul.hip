@@ -540,11 +540,20 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q8_0_kernel_qx8(cons
 // step of BK elements: the codes of TM rows and TN columns (BK bytes and 16
 // of padding each: whole 16-byte rows, consecutive rows in other banks), W's
 // scales per sub-block, X's scales per 32.
+// With the super form (Sup), W's integer scales (and offsets) per sub-block
+// and float ones per block, X's scales per block and integer sums per
+// sub-block instead.
 template <uint32_t TM, uint32_t TN, uint32_t BK>
 struct forge_matmul_f32_q8_0_kernel_x8_lds {
 	static constexpr bool Off = false; // an offset term is left
-	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 32, N16 = Off ? BK / 16 : 0;
-	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + TM * NS * (Off ? 2 : 1) + TN * (NG + N16));
+	// Sup: the super form (integer sub-block scales under a float scale per
+	// block; X quantized per block, forge_matmul_f32_q8_0_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
+	// (C++14 here: plain ifs on Sup, every index into an array Sup sizes
+	// 1 guarded by it.)
+	static constexpr bool Sup = false;
+	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 32, N16 = Off && !Sup ? BK / 16 : 0;
+	static constexpr uint32_t NB = Sup ? BK / forge_mm_q8_0_elems : 0;
+	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));
 };
 
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t BK, uint32_t WarpRows>
@@ -554,8 +563,8 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 	using L = forge_matmul_f32_q8_0_kernel_x8_lds<TM, TN, BK>;
 	constexpr uint32_t WS = FORGE_WAVE_SIZE, Waves = Threads / WS;
 	constexpr uint32_t BE = forge_mm_q8_0_elems, SUB = 32;
-	constexpr uint32_t KW = L::KW, NG = L::NG, NS = L::NS;
-	constexpr bool Off = L::Off;
+	constexpr uint32_t KW = L::KW, NG = L::NG, NS = L::NS, NB = L::NB > 0 ? L::NB : 1;
+	constexpr bool Off = L::Off, Sup = L::Sup;
 	static_assert(Threads % WS == 0 && Threads <= 1024 && WarpRows >= 1 && Waves % WarpRows == 0,
 		"the integer path: FORGE_TUNE_MATMUL_INT_*THREADS must be a multiple of the wave size (at most 1024) that WARP_ROWS waves divide");
 	constexpr uint32_t WarpCols = Waves / WarpRows;
@@ -565,14 +574,21 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 	static_assert(BK % BE == 0 && BK % 32 == 0, "the integer path: a step is whole blocks of whole 32-element groups");
 	static_assert(L::bytes <= 65536, "the integer path: the tiles exceed 64 KiB of LDS: lower FORGE_TUNE_MATMUL_INT_*TM, TN or TK");
 	constexpr uint32_t E = 256 / WS; // entries of a 16 × 16 piece per lane
-	FORGE_SHARED uint32_t wq[TM][KW];             // W's codes of the step, four to a word
-	FORGE_SHARED float wsc[TM][NS];               // and their sub-blocks' scales
-	FORGE_SHARED float wof[Off ? TM : 1][NS];     // (and offsets)
-	FORGE_SHARED uint32_t xw[TN][KW];             // X's codes
-	FORGE_SHARED float xd[TN][NG];                // X's scales per 32
-	FORGE_SHARED float xs[Off ? TN : 1][NG * 2];  // (and sums per 16)
-	(void)wof;
-	(void)xs;
+	FORGE_SHARED uint32_t wq[TM][KW];                   // W's codes of the step, four to a word
+	FORGE_SHARED float wsc[Sup ? 1 : TM][NS];           // and their sub-blocks' scales
+	FORGE_SHARED float wof[Off && !Sup ? TM : 1][NS];   // (and offsets)
+	FORGE_SHARED uint32_t xw[TN][KW];                   // X's codes
+	FORGE_SHARED float xd[Sup ? 1 : TN][NG];            // X's scales per 32
+	FORGE_SHARED float xs[Off && !Sup ? TN : 1][NG * 2]; // (and sums per 16)
+	// Sup: SubScale (and SubOffset) a sub-block, SuperScale (and
+	// SuperOffset) a block; X's scales a block and integer sums a sub-block
+	FORGE_SHARED int32_t wsi[Sup ? TM : 1][NS];
+	FORGE_SHARED int32_t woi[Sup && Off ? TM : 1][NS];
+	FORGE_SHARED float wsd[Sup ? TM : 1][NB];
+	FORGE_SHARED float wso[Sup && Off ? TM : 1][NB];
+	FORGE_SHARED float xdb[Sup ? TN : 1][NB];
+	FORGE_SHARED int32_t xsi[Sup && Off ? TN : 1][NS];
+	(void)wof, (void)xs, (void)wsi, (void)woi, (void)wsd, (void)wso, (void)xdb, (void)xsi;
 	const uint32_t tid = forge_thread_idx(), wave = tid / WS, lane = tid % WS;
 	const uint32_t wm = wave / WarpCols, wn = wave % WarpCols;
 	const int64_t row_blocks = cols / BE;
@@ -580,7 +596,7 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 	const int64_t ksteps = (cols + BK - 1) / BK;
 	const int64_t items = rtiles * ctiles * (int64_t)splits;
 	const float* __restrict__ xdg = reinterpret_cast<const float*>(xq + batch * cols);
-	const float* __restrict__ xsg = xdg + batch * cols / 32;
+	const float* __restrict__ xsg = xdg + batch * cols / (Sup ? BE : 32); // (Sup: int32 sums)
 	(void)xsg;
 	// The row of a piece that entry e of this lane is (its column is lane % 16).
 	auto row_of = [&](uint32_t e) -> uint32_t {
@@ -637,9 +653,9 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 					const int32_t si = (int32_t)(k % BE / SUB);
 					sc = forge_BlockQ8_0_Scale(b, si);
 				}
-				wsc[m][sb] = sc;
+				wsc[Sup ? 0 : m][sb] = sc;
 				if (Off) {
-					wof[Off ? m : 0][sb] = of;
+					wof[Off && !Sup ? m : 0][sb] = of;
 				}
 			}
 			// X's codes, scales and sums (zero past the batch and K).
@@ -648,16 +664,34 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 				const int64_t k = k0 + 4 * u;
 				xw[n][u] = n0 + n < batch && k < cols ? *reinterpret_cast<const uint32_t*>(xq + (n0 + n) * cols + k) : 0u;
 			}
-			for (uint32_t e = tid; e < TN * NG; e += Threads) {
-				const uint32_t n = e / NG, g = e % NG;
-				const bool ok = n0 + n < batch && k0 + 32 * g < cols;
-				xd[n][g] = ok ? xdg[(n0 + n) * (cols / 32) + k0 / 32 + g] : 0.0f;
-				if (Off) {
-					xs[Off ? n : 0][2 * g] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g] : 0.0f;
-					xs[Off ? n : 0][2 * g + 1] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g + 1] : 0.0f;
+			if (Sup) {
+				const int32_t* const xsgi = reinterpret_cast<const int32_t*>(xsg);
+				for (uint32_t e = tid; e < TN * NB; e += Threads) {
+					const uint32_t n = e / NB, bb = e % NB;
+					const bool ok = n0 + n < batch && k0 + BE * bb < cols;
+					xdb[Sup ? n : 0][bb] = ok ? xdg[(n0 + n) * (cols / BE) + k0 / BE + bb] : 0.0f;
+				}
+				for (uint32_t e = tid; Off && e < TN * NS; e += Threads) {
+					const uint32_t n = e / NS, sb = e % NS;
+					const bool ok = n0 + n < batch && k0 + SUB * sb < cols;
+					xsi[Sup && Off ? n : 0][sb] = ok ? xsgi[(n0 + n) * (cols / SUB) + k0 / SUB + sb] : 0;
+				}
+			} else {
+				for (uint32_t e = tid; e < TN * NG; e += Threads) {
+					const uint32_t n = e / NG, g = e % NG;
+					const bool ok = n0 + n < batch && k0 + 32 * g < cols;
+					xd[Sup ? 0 : n][g] = ok ? xdg[(n0 + n) * (cols / 32) + k0 / 32 + g] : 0.0f;
+					if (Off) {
+						xs[Off && !Sup ? n : 0][2 * g] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g] : 0.0f;
+						xs[Off && !Sup ? n : 0][2 * g + 1] = ok ? xsg[(n0 + n) * (cols / 16) + k0 / 16 + 2 * g + 1] : 0.0f;
+					}
 				}
 			}
 			forge_syncthreads();
+			// Sup: a block's product·SubScale (and SubOffset·sum) terms, in
+			// integers until the block's last sub-block
+			int32_t isum[Sup ? MT : 1][Sup ? NT : 1][E], ioff[Sup && Off ? MT : 1][Sup && Off ? NT : 1][E];
+			(void)isum, (void)ioff;
 #pragma unroll
 			for (uint32_t sb = 0; sb < NS; ++sb) {
 				const uint32_t g = sb * SUB / 32; // X's group of the sub-block
@@ -700,15 +734,43 @@ forge_matmul_f32_q8_0_kernel_x8(const forge_BlockQ8_0* __restrict__ w, const uin
 							}
 #endif
 						}
-						const float dx = xd[n][g];
-						const float sx = Off ? (SUB == 32 ? xs[Off ? n : 0][2 * g] + xs[Off ? n : 0][2 * g + 1] : xs[Off ? n : 0][SUB * sb / 16]) : 0.0f;
+						if (Sup) {
+							constexpr uint32_t SB = BE / SUB; // sub-blocks a block
+							const uint32_t bb = sb / SB;
+							const int32_t sxi = Off ? xsi[Sup && Off ? n : 0][sb] : 0;
 #pragma unroll
-						for (uint32_t e = 0; e < E; ++e) {
-							const uint32_t r = r0 + row_of(e);
-							// (float)c is exact: |c| < 32·128·128 < 2^24
-							acc[i][j][e] = forge_fmaf((float)c[e], wsc[r][sb] * dx, acc[i][j][e]);
-							if (Off) {
-								acc[i][j][e] = forge_fmaf(wof[Off ? r : 0][sb], sx, acc[i][j][e]);
+							for (uint32_t e = 0; e < E; ++e) {
+								const uint32_t r = r0 + row_of(e);
+								// |c·SubScale| < 2^23 and a block's sum < 2^31 (int8 scales, codes and X)
+								const int32_t t = c[e] * wsi[Sup ? r : 0][sb];
+								isum[Sup ? i : 0][Sup ? j : 0][e] = sb % SB == 0 ? t : isum[Sup ? i : 0][Sup ? j : 0][e] + t;
+								if (Off) {
+									const int32_t o = woi[Sup && Off ? r : 0][sb] * sxi;
+									ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e] = sb % SB == 0 ? o : ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e] + o;
+								}
+							}
+							if (sb % SB == SB - 1) { // the block's end: SuperScale·X's scale·Σ (and SuperOffset's)
+								const float dx = xdb[Sup ? n : 0][bb];
+#pragma unroll
+								for (uint32_t e = 0; e < E; ++e) {
+									const uint32_t r = r0 + row_of(e);
+									acc[i][j][e] = forge_fmaf((float)isum[Sup ? i : 0][Sup ? j : 0][e], wsd[Sup ? r : 0][bb] * dx, acc[i][j][e]);
+									if (Off) {
+										acc[i][j][e] = forge_fmaf((float)ioff[Sup && Off ? i : 0][Sup && Off ? j : 0][e], wso[Sup && Off ? r : 0][bb] * dx, acc[i][j][e]);
+									}
+								}
+							}
+						} else {
+							const float dx = xd[Sup ? 0 : n][g];
+							const float sx = Off ? (SUB == 32 ? xs[Off && !Sup ? n : 0][2 * g] + xs[Off && !Sup ? n : 0][2 * g + 1] : xs[Off && !Sup ? n : 0][SUB * sb / 16]) : 0.0f;
+#pragma unroll
+							for (uint32_t e = 0; e < E; ++e) {
+								const uint32_t r = r0 + row_of(e);
+								// (float)c is exact: |c| < 32·128·128 < 2^24
+								acc[i][j][e] = forge_fmaf((float)c[e], wsc[Sup ? 0 : r][sb] * dx, acc[i][j][e]);
+								if (Off) {
+									acc[i][j][e] = forge_fmaf(wof[Off && !Sup ? r : 0][sb], sx, acc[i][j][e]);
+								}
 							}
 						}
 					}
@@ -757,9 +819,11 @@ static bool forge_matmul_f32_q8_0_kernel_int_launch(const void* w, const float* 
 	if (!xq) {
 		return false;
 	}
-	const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
-	FORGE_LAUNCH(forge_matmul_f32_q8_0_kernel_qx8<16>, dim3(qgroups < forge_mm_q8_0_grid_cap ? (uint32_t)qgroups : forge_mm_q8_0_grid_cap), dim3(256), 0, stream,
-		x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+	{
+		const int64_t n4 = n / 4, qgroups = n4 / 256 + (n4 % 256 != 0);
+		FORGE_LAUNCH(forge_matmul_f32_q8_0_kernel_qx8<16>, dim3(qgroups < forge_mm_q8_0_grid_cap ? (uint32_t)qgroups : forge_mm_q8_0_grid_cap), dim3(256), 0, stream,
+			x, xq, reinterpret_cast<float*>(xq + n), reinterpret_cast<float*>(xq + n) + n / 32, n4);
+	}
 	if (splits > 1) { // the workgroups of a tile add into Y
 		const int64_t ny = rows * batch;
 		forge_matmul_f32_q8_0_kernel_zero_y(y, ny, stream);

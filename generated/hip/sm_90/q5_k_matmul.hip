@@ -962,31 +962,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_k_kernel_qx8(cons
 		}
 	}
 }
-#endif
 
-#if defined(FORGE_MM_INT)
-// ---------------------------------------------------------------------------
-// matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
-// the target spec's MatMulInt): llama.cpp's MMQ design on Q5_K's integer form.
-// The launcher quantizes X into a scratch buffer (forge_matmul_f32_q5_k_kernel_qx8: the X8
-// layout, int8 codes with a float32 scale per 32 elements and sums per 32,
-// glue_quantize_x8's arithmetic), then each workgroup computes a TM × TN
-// tile of Y, BK elements of K per step (TK rounded up to whole blocks):
-//   - W's raw blocks (BK/256 of each of TM rows) arrive in shared memory by
-//     cp.async, coalesced, in 16-byte pieces where the rows and steps are
-//     whole pieces, else in 4-byte pieces from the step's start rounded
-//     down (decoded from its offset there), zero-filled past the last row
-//     and the end of K, double-buffered;
-//   - the workgroup decodes them there once, to int8 codes (Codes) and each sub-block's Scale and Offset;
-//   - X's codes and scales arrive by cp.async, three steps in flight;
-//   - each warp computes (TM/WARP_ROWS) × (TN/(warps/WARP_ROWS)) of the tile
-//     with mma.sync m16n8k32 (int8 in, int32 out; ldmatrix operands),
-//     one product per 32-element sub-block, added to float32 accumulators as
-//     product·Scale·d plus Offset·(X's sum over the sub-block).
-// X's quantization makes the result an approximation of the f32 product
-// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
-// MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
-// aligned, a grid too large, no scratch memory) takes the f16 path instead.
 #if !defined(FORGE_MM_INT_SUPER)
 #define FORGE_MM_INT_SUPER 1
 #endif
@@ -1049,6 +1025,31 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_k_kernel_qx8k(con
 		}
 	}
 }
+#endif
+
+#if defined(FORGE_MM_INT)
+// ---------------------------------------------------------------------------
+// matmul_f32, integer tensor-core path (NVIDIA, mma.sync, sm_80 and later;
+// the target spec's MatMulInt): llama.cpp's MMQ design on Q5_K's integer form.
+// The launcher quantizes X into a scratch buffer (forge_matmul_f32_q5_k_kernel_qx8: the X8
+// layout, int8 codes with a float32 scale per 32 elements and sums per 32,
+// glue_quantize_x8's arithmetic), then each workgroup computes a TM × TN
+// tile of Y, BK elements of K per step (TK rounded up to whole blocks):
+//   - W's raw blocks (BK/256 of each of TM rows) arrive in shared memory by
+//     cp.async, coalesced, in 16-byte pieces where the rows and steps are
+//     whole pieces, else in 4-byte pieces from the step's start rounded
+//     down (decoded from its offset there), zero-filled past the last row
+//     and the end of K, double-buffered;
+//   - the workgroup decodes them there once, to int8 codes (Codes) and each sub-block's Scale and Offset;
+//   - X's codes and scales arrive by cp.async, three steps in flight;
+//   - each warp computes (TM/WARP_ROWS) × (TN/(warps/WARP_ROWS)) of the tile
+//     with mma.sync m16n8k32 (int8 in, int32 out; ldmatrix operands),
+//     one product per 32-element sub-block, added to float32 accumulators as
+//     product·Scale·d plus Offset·(X's sum over the sub-block).
+// X's quantization makes the result an approximation of the f32 product
+// (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
+// MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
+// aligned, a grid too large, no scratch memory) takes the f16 path instead.
 
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
 // memory without passing through registers, or writes N zero bytes when
