@@ -987,6 +987,11 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_qx8k(con
 //     with mma.sync m16n8k16 (int8 in, int32 out; ldmatrix operands),
 //     one product per 16-element sub-block, added to float32 accumulators as
 //     product·Scale·d plus Offset·(X's sum over the sub-block).
+//   - Q2_K has the super form: X is quantized per 256-element block
+//     (forge_matmul_f32_q2_k_kernel_qx8k) and a block's products times SubScale add up in
+//     int32 (SubOffset times X's integer sums beside them), scaled once a
+//     block by SuperScale (SuperOffset) and X's scale, for warp tiles of at
+//     most FORGE_MM_INT_SUPER_FRAGS 16 × 8 pieces (see forge_matmul_f32_q2_k_kernel_mmq_smem).
 // X's quantization makes the result an approximation of the f32 product
 // (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
 // MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
