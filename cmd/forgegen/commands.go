@@ -262,7 +262,7 @@ func matmulBase(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 	s := fmt.Sprintf("matmul takes the integer path on %s (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, "+
 		"int8 products scaled per %d-element sub-block, %s; Dequant per element on the other targets and for a launch that path cannot take",
 		strings.Join(on, ", "), dev.Int.Sub, terms)
-	if dev.Int.SuperScale != "" && (dev.Int.Offset == "" || f.IntZero != 0 || dev.Int.SuperOffset != "") {
+	if dev.Int.SuperScale != "" {
 		s += fmt.Sprintf("; the K-quant-style super form instead (SuperScale, SubScale): X quantized per %d-element block, a block's code·SubScale products "+
 			"(and SubOffset·sum terms) summed in int32 and scaled once a block (NVIDIA: warp tiles of at most 8 16×8 pieces, a larger one has its columns halved; "+
 			"-DFORGE_MM_INT_SUPER=0: the plain form)", f.BlockElems)

@@ -132,9 +132,8 @@ type familyData struct {
 	// (specs/tuned.MatMulHalf) where there is one, else the spec's.
 	MatMulHalfClasses []matMulIntClass
 	// IntSuper says that the format's integer form has a super form
-	// (ir.IntForm.SuperScale) that covers its offsets (SuperOffset, unless
-	// IntZero or no Offset leaves none): the NVIDIA integer matmul then
-	// sums a block's products in integers.
+	// (ir.IntForm.SuperScale): the integer matmul then sums a block's
+	// products in integers.
 	IntSuper bool
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
@@ -291,8 +290,7 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 			data.MatVecX8Classes = matVecX8Classes(f, t)
 			data.MatMulIntClasses = matMulClasses(f, t, tuned.MatMulInt, t.MatMulInt)
 			data.Words = f.ExactInt()
-			in := data.Device.Int
-			data.IntSuper = in.SuperScale != "" && (in.Offset == "" || f.IntZero != 0 || in.SuperOffset != "")
+			data.IntSuper = data.Device.Int.SuperScale != ""
 		}
 		if f.IEEE == "binary16" {
 			data.MatMulHalfClasses = matMulClasses(f, t, tuned.MatMulHalf, t.MatMulHalf)

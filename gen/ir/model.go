@@ -78,7 +78,9 @@ type IntForm struct {
 	Offset string // float Offset(const Block* b, int32_t s); "" when the spec has no Offset (every offset is 0)
 	// The super form (specs/formats' superForm), "" without it: Scale(s)
 	// is SuperScale(b)·SubScale(b, s) with an int8-range integer, Offset
-	// likewise with SuperOffset and SubOffset.
+	// likewise with SuperOffset and SubOffset. translate.Format refuses a
+	// super form that leaves an offset uncovered (Offset, no IntZero, no
+	// SuperOffset), so a SuperScale means the whole form.
 	SuperScale  string // float SuperScale(const Block* b)
 	SubScale    string // int32_t SubScale(const Block* b, int32_t s)
 	SuperOffset string // float SuperOffset(const Block* b)

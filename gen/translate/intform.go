@@ -366,6 +366,8 @@ func Format(pkg *Package, f *ir.Format) (*ir.Device, error) {
 		return nil, ErrorList{{Pos: at, Msg: fmt.Sprintf("format %s: SubBlock %d declares an integer form, but %s has no Codes and Scale methods", f.Name, f.SubBlock, f.BlockType)}}
 	case f.SubBlock == 0 && dev.Int != nil:
 		return nil, ErrorList{{Pos: at, Msg: fmt.Sprintf("format %s: %s defines the integer form (Codes, Scale), but Meta.SubBlock is 0; declare its sub-block, 16 or 32", f.Name, f.BlockType)}}
+	case dev.Int != nil && dev.Int.SuperScale != "" && dev.Int.Offset != "" && f.IntZero == 0 && dev.Int.SuperOffset == "":
+		return nil, ErrorList{{Pos: at, Msg: fmt.Sprintf("format %s: %s has a super form (SuperScale, SubScale) and offsets that no IntZero accounts for, but no SuperOffset and SubOffset", f.Name, f.BlockType)}}
 	case dev.Int != nil:
 		dev.Int.Sub = f.SubBlock
 	case f.NoIntForm != "":

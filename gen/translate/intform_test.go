@@ -43,6 +43,16 @@ func TestFormatIntForm(t *testing.T) {
 	if _, err := translate.Format(pkg, f); err == nil || err.Error() != "specs/formats/x.go:3:7: format F16: SubBlock 16 declares an integer form, but BlockF16 has no Codes and Scale methods" {
 		t.Errorf("F16 with a SubBlock: %v", err)
 	}
+	// Q6_K's super form has no SuperOffset: its offsets are -32·Scale, which
+	// only its IntZero accounts for; without it the form is incomplete.
+	f = &ir.Format{Meta: formats.Meta{Name: "Q6_K", SubBlock: 16, IntZero: 32}, BlockType: "BlockQ6_K"}
+	if dev, err := translate.Format(pkg, f); err != nil || dev.Int.SuperScale != "forge_BlockQ6_K_SuperScale" || dev.Int.SuperOffset != "" {
+		t.Errorf("Q6_K: %v, %+v", err, dev)
+	}
+	f = &ir.Format{Meta: formats.Meta{Name: "Q6_K", SubBlock: 16}, BlockType: "BlockQ6_K", Fields: ir.Positions{"SubBlock": at}}
+	if _, err := translate.Format(pkg, f); err == nil || err.Error() != "specs/formats/x.go:3:7: format Q6_K: BlockQ6_K has a super form (SuperScale, SubScale) and offsets that no IntZero accounts for, but no SuperOffset and SubOffset" {
+		t.Errorf("Q6_K without its IntZero: %v", err)
+	}
 	f = &ir.Format{Meta: formats.Meta{Name: "Q4_K"}, BlockType: "BlockQ4_K", Pos: at}
 	if _, err := translate.Format(pkg, f); err == nil || !strings.Contains(err.Error(), "specs/formats/x.go:3:7: format Q4_K: BlockQ4_K defines the integer form (Codes, Scale), but Meta.SubBlock is 0") {
 		t.Errorf("Q4_K without a SubBlock: %v", err)

@@ -92,13 +92,11 @@ func (b *BlockQ2_K) Codes(w int32) uint32 {
 	return Word32(b.Qs[:], 32*((w>>5)&1)+4*(w&7)) >> (2 * uint32((w>>3)&3)) & 0x03030303
 }
 
-// Scale: d·(scale nibble) of sub-block s (16 elements).
-func (b *BlockQ2_K) Scale(s int32) float32 { return b.D.Float32() * float32(b.Scales[s&15]&15) }
+// Scale: d·(scale nibble) of sub-block s (16 elements), through the super form.
+func (b *BlockQ2_K) Scale(s int32) float32 { return b.SuperScale() * float32(b.SubScale(s)) }
 
-// Offset: -(dmin·(min nibble)) of sub-block s.
-func (b *BlockQ2_K) Offset(s int32) float32 {
-	return -(b.Dmin.Float32() * float32(b.Scales[s&15]>>4))
-}
+// Offset: -(dmin·(min nibble)) of sub-block s, as (-dmin)·(min nibble): the same bits.
+func (b *BlockQ2_K) Offset(s int32) float32 { return b.SuperOffset() * float32(b.SubOffset(s)) }
 
 // SuperScale: d; SubScale: the scale nibble of sub-block s; SuperOffset:
 // -dmin; SubOffset: the min nibble. Scale and Offset are their products.

@@ -106,12 +106,8 @@ func (b *BlockQ3_K) Codes(w int32) uint32 {
 }
 
 // Scale: d·(scale6 - 32) of sub-block i (16 elements), Dequant's first
-// product.
-func (b *BlockQ3_K) Scale(i int32) float32 {
-	i &= 15
-	sc := q3KScale(b.Scales[i&7], b.Scales[8+i&3], i) - 32
-	return b.D.Float32() * float32(sc)
-}
+// product, through the super form.
+func (b *BlockQ3_K) Scale(i int32) float32 { return b.SuperScale() * float32(b.SubScale(i)) }
 
 // Offset: -4·Scale.
 func (b *BlockQ3_K) Offset(i int32) float32 { return -4 * b.Scale(i) }

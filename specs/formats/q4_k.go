@@ -47,19 +47,11 @@ func (b *BlockQ4_K) Codes(w int32) uint32 {
 	return Word32(b.Qs[:], 32*((w>>4)&3)+4*(w&7)) >> (4 * uint32((w>>3)&1)) & 0x0F0F0F0F
 }
 
-// Scale: d·scale of sub-block i (32 elements).
-func (b *BlockQ4_K) Scale(i int32) float32 {
-	i &= 7
-	k := i & 3
-	return b.D.Float32() * float32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
-}
+// Scale: d·scale of sub-block i (32 elements), through the super form.
+func (b *BlockQ4_K) Scale(i int32) float32 { return b.SuperScale() * float32(b.SubScale(i)) }
 
-// Offset: -(dmin·min) of sub-block i.
-func (b *BlockQ4_K) Offset(i int32) float32 {
-	i &= 7
-	k := i & 3
-	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
-}
+// Offset: -(dmin·min) of sub-block i, as (-dmin)·min: the same bits.
+func (b *BlockQ4_K) Offset(i int32) float32 { return b.SuperOffset() * float32(b.SubOffset(i)) }
 
 // SuperScale: d. Scale(i) is d·SubScale(i), the same product (the super
 // form: kernels accumulate codes times SubScale in integers over a block).

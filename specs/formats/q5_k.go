@@ -62,19 +62,11 @@ func (b *BlockQ5_K) Codes(w int32) uint32 {
 	return lo | hi<<4
 }
 
-// Scale: d·scale of sub-block i (32 elements).
-func (b *BlockQ5_K) Scale(i int32) float32 {
-	i &= 7
-	k := i & 3
-	return b.D.Float32() * float32(scaleK4(i, b.Scales[k], b.Scales[k+8]))
-}
+// Scale: d·scale of sub-block i (32 elements), through the super form.
+func (b *BlockQ5_K) Scale(i int32) float32 { return b.SuperScale() * float32(b.SubScale(i)) }
 
-// Offset: -(dmin·min) of sub-block i.
-func (b *BlockQ5_K) Offset(i int32) float32 {
-	i &= 7
-	k := i & 3
-	return -(b.Dmin.Float32() * float32(minK4(i, b.Scales[k+4], b.Scales[k+8])))
-}
+// Offset: -(dmin·min) of sub-block i, as (-dmin)·min: the same bits.
+func (b *BlockQ5_K) Offset(i int32) float32 { return b.SuperOffset() * float32(b.SubOffset(i)) }
 
 // SuperScale, SubScale, SuperOffset, SubOffset: Q4_K's super form.
 func (b *BlockQ5_K) SuperScale() float32 { return b.D.Float32() }

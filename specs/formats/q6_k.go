@@ -98,8 +98,9 @@ func (b *BlockQ6_K) Codes(w int32) uint32 {
 	return lo | hi<<4
 }
 
-// Scale: d·Scales[i] of sub-block i (16 elements), Dequant's first product.
-func (b *BlockQ6_K) Scale(i int32) float32 { return b.D.Float32() * float32(b.Scales[i&15]) }
+// Scale: d·Scales[i] of sub-block i (16 elements), Dequant's first product,
+// through the super form.
+func (b *BlockQ6_K) Scale(i int32) float32 { return b.SuperScale() * float32(b.SubScale(i)) }
 
 // Offset: -32·Scale.
 func (b *BlockQ6_K) Offset(i int32) float32 { return -32 * b.Scale(i) }

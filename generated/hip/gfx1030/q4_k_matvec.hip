@@ -81,53 +81,45 @@ FORGE_DEVICE uint32_t forge_BlockQ4_K_Codes(const forge_BlockQ4_K* __restrict__ 
 #line 47 "specs/formats/q4_k.go"
 	return (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 4) & 3)) + (4u * (uint32_t)(w & 7))))) >> (4u * ((uint32_t)((w >> 3) & 1)))) & 252645135u;
 }
-#line 51 "specs/formats/q4_k.go"
-FORGE_DEVICE float forge_BlockQ4_K_Scale(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
-#line 52 "specs/formats/q4_k.go"
-	i = i & 7;
-#line 53 "specs/formats/q4_k.go"
-	int32_t k = i & 3;
-#line 54 "specs/formats/q4_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
-}
 #line 58 "specs/formats/q4_k.go"
-FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
-#line 59 "specs/formats/q4_k.go"
-	i = i & 7;
-#line 60 "specs/formats/q4_k.go"
-	int32_t k = i & 3;
-#line 61 "specs/formats/q4_k.go"
-	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
-}
-#line 66 "specs/formats/q4_k.go"
 FORGE_DEVICE float forge_BlockQ4_K_SuperScale(const forge_BlockQ4_K* __restrict__ b) {
-#line 66 "specs/formats/q4_k.go"
+#line 58 "specs/formats/q4_k.go"
 	return forge_half_to_f32(b->D);
 }
-#line 69 "specs/formats/q4_k.go"
+#line 61 "specs/formats/q4_k.go"
 FORGE_DEVICE int32_t forge_BlockQ4_K_SubScale(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
-#line 70 "specs/formats/q4_k.go"
+#line 62 "specs/formats/q4_k.go"
 	i = i & 7;
-#line 71 "specs/formats/q4_k.go"
+#line 63 "specs/formats/q4_k.go"
 	int32_t k = i & 3;
-#line 72 "specs/formats/q4_k.go"
+#line 64 "specs/formats/q4_k.go"
 	return (int32_t)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]);
 }
-#line 76 "specs/formats/q4_k.go"
+#line 51 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_Scale(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 51 "specs/formats/q4_k.go"
+	return forge_BlockQ4_K_SuperScale(b) * ((float)forge_BlockQ4_K_SubScale(b, i));
+}
+#line 68 "specs/formats/q4_k.go"
 FORGE_DEVICE float forge_BlockQ4_K_SuperOffset(const forge_BlockQ4_K* __restrict__ b) {
-#line 76 "specs/formats/q4_k.go"
+#line 68 "specs/formats/q4_k.go"
 	return -forge_half_to_f32(b->Dmin);
 }
-#line 79 "specs/formats/q4_k.go"
+#line 71 "specs/formats/q4_k.go"
 FORGE_DEVICE int32_t forge_BlockQ4_K_SubOffset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
-#line 80 "specs/formats/q4_k.go"
+#line 72 "specs/formats/q4_k.go"
 	i = i & 7;
-#line 81 "specs/formats/q4_k.go"
+#line 73 "specs/formats/q4_k.go"
 	int32_t k = i & 3;
-#line 82 "specs/formats/q4_k.go"
+#line 74 "specs/formats/q4_k.go"
 	return (int32_t)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)]);
 }
-#line 131 "generated/hip/gfx1030/q4_k_matvec.hip"
+#line 54 "specs/formats/q4_k.go"
+FORGE_DEVICE float forge_BlockQ4_K_Offset(const forge_BlockQ4_K* __restrict__ b, int32_t i) {
+#line 54 "specs/formats/q4_k.go"
+	return forge_BlockQ4_K_SuperOffset(b) * ((float)forge_BlockQ4_K_SubOffset(b, i));
+}
+#line 123 "generated/hip/gfx1030/q4_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ4_K) == 144,
 	"forge_BlockQ4_K: the device block is not 144 bytes, as the Q4_K spec says");
 

@@ -87,53 +87,45 @@ FORGE_DEVICE uint32_t forge_BlockQ5_K_Codes(const forge_BlockQ5_K* __restrict__ 
 #line 62 "specs/formats/q5_k.go"
 	return lo | (hi << 4);
 }
-#line 66 "specs/formats/q5_k.go"
-FORGE_DEVICE float forge_BlockQ5_K_Scale(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
-#line 67 "specs/formats/q5_k.go"
-	i = i & 7;
-#line 68 "specs/formats/q5_k.go"
-	int32_t k = i & 3;
-#line 69 "specs/formats/q5_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]));
-}
-#line 73 "specs/formats/q5_k.go"
-FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
-#line 74 "specs/formats/q5_k.go"
-	i = i & 7;
-#line 75 "specs/formats/q5_k.go"
-	int32_t k = i & 3;
-#line 76 "specs/formats/q5_k.go"
-	return -(forge_half_to_f32_arith(b->Dmin) * ((float)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)])));
-}
-#line 80 "specs/formats/q5_k.go"
+#line 72 "specs/formats/q5_k.go"
 FORGE_DEVICE float forge_BlockQ5_K_SuperScale(const forge_BlockQ5_K* __restrict__ b) {
-#line 80 "specs/formats/q5_k.go"
+#line 72 "specs/formats/q5_k.go"
 	return forge_half_to_f32(b->D);
 }
-#line 82 "specs/formats/q5_k.go"
+#line 74 "specs/formats/q5_k.go"
 FORGE_DEVICE int32_t forge_BlockQ5_K_SubScale(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
+#line 75 "specs/formats/q5_k.go"
+	i = i & 7;
+#line 76 "specs/formats/q5_k.go"
+	int32_t k = i & 3;
+#line 77 "specs/formats/q5_k.go"
+	return (int32_t)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]);
+}
+#line 66 "specs/formats/q5_k.go"
+FORGE_DEVICE float forge_BlockQ5_K_Scale(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
+#line 66 "specs/formats/q5_k.go"
+	return forge_BlockQ5_K_SuperScale(b) * ((float)forge_BlockQ5_K_SubScale(b, i));
+}
+#line 80 "specs/formats/q5_k.go"
+FORGE_DEVICE float forge_BlockQ5_K_SuperOffset(const forge_BlockQ5_K* __restrict__ b) {
+#line 80 "specs/formats/q5_k.go"
+	return -forge_half_to_f32(b->Dmin);
+}
+#line 82 "specs/formats/q5_k.go"
+FORGE_DEVICE int32_t forge_BlockQ5_K_SubOffset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
 #line 83 "specs/formats/q5_k.go"
 	i = i & 7;
 #line 84 "specs/formats/q5_k.go"
 	int32_t k = i & 3;
 #line 85 "specs/formats/q5_k.go"
-	return (int32_t)forge_scaleK4(i, b->Scales[k], b->Scales[(int32_t)((uint32_t)k + 8u)]);
-}
-#line 88 "specs/formats/q5_k.go"
-FORGE_DEVICE float forge_BlockQ5_K_SuperOffset(const forge_BlockQ5_K* __restrict__ b) {
-#line 88 "specs/formats/q5_k.go"
-	return -forge_half_to_f32(b->Dmin);
-}
-#line 90 "specs/formats/q5_k.go"
-FORGE_DEVICE int32_t forge_BlockQ5_K_SubOffset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
-#line 91 "specs/formats/q5_k.go"
-	i = i & 7;
-#line 92 "specs/formats/q5_k.go"
-	int32_t k = i & 3;
-#line 93 "specs/formats/q5_k.go"
 	return (int32_t)forge_minK4(i, b->Scales[(int32_t)((uint32_t)k + 4u)], b->Scales[(int32_t)((uint32_t)k + 8u)]);
 }
-#line 137 "generated/hip/gfx1030/q5_k_dequant.hip"
+#line 69 "specs/formats/q5_k.go"
+FORGE_DEVICE float forge_BlockQ5_K_Offset(const forge_BlockQ5_K* __restrict__ b, int32_t i) {
+#line 69 "specs/formats/q5_k.go"
+	return forge_BlockQ5_K_SuperOffset(b) * ((float)forge_BlockQ5_K_SubOffset(b, i));
+}
+#line 129 "generated/hip/gfx1030/q5_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ5_K) == 176,
 	"forge_BlockQ5_K: the device block is not 176 bytes, as the Q5_K spec says");
 

@@ -45,35 +45,35 @@ FORGE_DEVICE uint32_t forge_BlockQ2_K_Codes(const forge_BlockQ2_K* __restrict__ 
 #line 92 "specs/formats/q2_k.go"
 	return (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 5) & 1)) + (4u * (uint32_t)(w & 7))))) >> (2u * ((uint32_t)((w >> 3) & 3)))) & 50529027u;
 }
+#line 103 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperScale(const forge_BlockQ2_K* __restrict__ b) {
+#line 103 "specs/formats/q2_k.go"
+	return forge_half_to_f32(b->D);
+}
+#line 105 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubScale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 105 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u));
+}
 #line 96 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Scale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
 #line 96 "specs/formats/q2_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u)));
+	return forge_BlockQ2_K_SuperScale(b) * ((float)forge_BlockQ2_K_SubScale(b, s));
+}
+#line 107 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperOffset(const forge_BlockQ2_K* __restrict__ b) {
+#line 107 "specs/formats/q2_k.go"
+	return -forge_half_to_f32(b->Dmin);
+}
+#line 109 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubOffset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 109 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4));
 }
 #line 99 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 100 "specs/formats/q2_k.go"
-	return -(forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
-}
-#line 105 "specs/formats/q2_k.go"
-FORGE_DEVICE float forge_BlockQ2_K_SuperScale(const forge_BlockQ2_K* __restrict__ b) {
-#line 105 "specs/formats/q2_k.go"
-	return forge_half_to_f32(b->D);
-}
-#line 107 "specs/formats/q2_k.go"
-FORGE_DEVICE int32_t forge_BlockQ2_K_SubScale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 107 "specs/formats/q2_k.go"
-	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u));
-}
-#line 109 "specs/formats/q2_k.go"
-FORGE_DEVICE float forge_BlockQ2_K_SuperOffset(const forge_BlockQ2_K* __restrict__ b) {
-#line 109 "specs/formats/q2_k.go"
-	return -forge_half_to_f32(b->Dmin);
-}
-#line 111 "specs/formats/q2_k.go"
-FORGE_DEVICE int32_t forge_BlockQ2_K_SubOffset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 111 "specs/formats/q2_k.go"
-	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4));
+#line 99 "specs/formats/q2_k.go"
+	return forge_BlockQ2_K_SuperOffset(b) * ((float)forge_BlockQ2_K_SubOffset(b, s));
 }
 #line 79 "generated/hip/gfx1100/q2_k_dequant.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,

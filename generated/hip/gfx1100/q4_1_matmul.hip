@@ -468,6 +468,49 @@ static void forge_matmul_f32_q4_1_kernel_zero_y(float* y, int64_t n, forge_strea
 #endif
 
 #if defined(FORGE_MM_INT)
+// forge_mm_sub4 is c − z·0x01010101 byte by byte, for bytes of c below 128
+// and z ≤ 128: each byte is raised by 128 first so that none borrows from
+// the next, and the result's top bits flipped back (three instructions).
+FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
+// forge_mm_q4_1_super says whether Q4_1's integer matmul takes the
+// super form (integer sub-block scales under a float scale a block; X
+// quantized per block, _qx8k): Q4_1's spec has none.
+constexpr bool forge_mm_q4_1_super = false;
+
+// forge_mm_amax<N, T> is the largest |e[j]| of this thread's N activations
+// and those of the other T threads of its aligned group of T lanes.
+template <int N, int T>
+FORGE_DEVICE float forge_mm_amax(const float* e) {
+	float amax = 0.0f;
+#pragma unroll
+	for (int j = 0; j < N; ++j) {
+		const float a = e[j] < 0.0f ? -e[j] : e[j];
+		amax = a > amax ? a : amax;
+	}
+#pragma unroll
+	for (int m = 1; m < T; m <<= 1) {
+		const float o = forge_shfl_xor(amax, m);
+		amax = o > amax ? o : amax;
+	}
+	return amax;
+}
+
+// forge_mm_q8_word quantizes four activations with step dg (codes
+// round(e/dg) clamped to [-127, 127], all 0 when dg is 0: X8's arithmetic),
+// adds the codes to sum and returns them packed, the first in the low byte.
+FORGE_DEVICE uint32_t forge_mm_q8_word(const float* e, float dg, int32_t& sum) {
+	int32_t c[4] = {0, 0, 0, 0};
+	if (dg != 0.0f) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			c[j] = (int32_t)roundf(e[j] / dg);
+			c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+		}
+	}
+	sum += c[0] + c[1] + c[2] + c[3];
+	return (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+}
+
 // forge_matmul_f32_q4_1_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
@@ -482,34 +525,16 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q4_1_kernel_qx8(cons
 		const bool ok = i < n4;
 		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const float e[4] = {v.x, v.y, v.z, v.w};
-		float amax = 0.0f;
-#pragma unroll
-		for (int j = 0; j < 4; ++j) {
-			const float a = e[j] < 0.0f ? -e[j] : e[j];
-			amax = a > amax ? a : amax;
-		}
-#pragma unroll
-		for (int m = 1; m < 8; m <<= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c[4] = {0, 0, 0, 0};
-		if (dg != 0.0f) {
-#pragma unroll
-			for (int j = 0; j < 4; ++j) {
-				c[j] = (int32_t)roundf(e[j] / dg);
-				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
-			}
-		}
-		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		const float dg = forge_mm_amax<4, 8>(e) / 127.0f;
+		int32_t sum = 0;
+		const uint32_t word = forge_mm_q8_word(e, dg, sum);
 		sum += forge_shfl_xor(sum, 1);
 		sum += forge_shfl_xor(sum, 2);
 		if (SG == 32) {
 			sum += forge_shfl_xor(sum, 4);
 		}
 		if (ok) {
-			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			reinterpret_cast<uint32_t*>(q)[i] = word;
 			if (i % 8 == 0) {
 				d[i / 8] = dg;
 			}
@@ -563,11 +588,9 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q4_1_kernel_qx8(cons
 template <uint32_t TM, uint32_t TN, uint32_t BK>
 struct forge_matmul_f32_q4_1_kernel_x8_lds {
 	static constexpr bool Off = true; // an offset term is left
-	// Sup: the super form (integer sub-block scales under a float scale per
-	// block; X quantized per block, forge_matmul_f32_q4_1_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
-	// (C++14 here: plain ifs on Sup, every index into an array Sup sizes
-	// 1 guarded by it.)
-	static constexpr bool Sup = false;
+	// Sup: the super form (forge_mm_q4_1_super). (C++14 here: plain
+	// ifs on Sup, every index into an array Sup sizes 1 guarded by it.)
+	static constexpr bool Sup = forge_mm_q4_1_super;
 	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 32, N16 = Off && !Sup ? BK / 16 : 0;
 	static constexpr uint32_t NB = Sup ? BK / forge_mm_q4_1_elems : 0;
 	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));

@@ -45,35 +45,35 @@ FORGE_DEVICE uint32_t forge_BlockQ2_K_Codes(const forge_BlockQ2_K* __restrict__ 
 #line 92 "specs/formats/q2_k.go"
 	return (forge_word32_a4(b->Qs + ((int32_t)((32u * (uint32_t)((w >> 5) & 1)) + (4u * (uint32_t)(w & 7))))) >> (2u * ((uint32_t)((w >> 3) & 3)))) & 50529027u;
 }
+#line 103 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperScale(const forge_BlockQ2_K* __restrict__ b) {
+#line 103 "specs/formats/q2_k.go"
+	return forge_half_to_f32(b->D);
+}
+#line 105 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubScale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 105 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u));
+}
 #line 96 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Scale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
 #line 96 "specs/formats/q2_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u)));
+	return forge_BlockQ2_K_SuperScale(b) * ((float)forge_BlockQ2_K_SubScale(b, s));
+}
+#line 107 "specs/formats/q2_k.go"
+FORGE_DEVICE float forge_BlockQ2_K_SuperOffset(const forge_BlockQ2_K* __restrict__ b) {
+#line 107 "specs/formats/q2_k.go"
+	return -forge_half_to_f32(b->Dmin);
+}
+#line 109 "specs/formats/q2_k.go"
+FORGE_DEVICE int32_t forge_BlockQ2_K_SubOffset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
+#line 109 "specs/formats/q2_k.go"
+	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4));
 }
 #line 99 "specs/formats/q2_k.go"
 FORGE_DEVICE float forge_BlockQ2_K_Offset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 100 "specs/formats/q2_k.go"
-	return -(forge_half_to_f32_arith(b->Dmin) * ((float)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4))));
-}
-#line 105 "specs/formats/q2_k.go"
-FORGE_DEVICE float forge_BlockQ2_K_SuperScale(const forge_BlockQ2_K* __restrict__ b) {
-#line 105 "specs/formats/q2_k.go"
-	return forge_half_to_f32(b->D);
-}
-#line 107 "specs/formats/q2_k.go"
-FORGE_DEVICE int32_t forge_BlockQ2_K_SubScale(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 107 "specs/formats/q2_k.go"
-	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] & 15u));
-}
-#line 109 "specs/formats/q2_k.go"
-FORGE_DEVICE float forge_BlockQ2_K_SuperOffset(const forge_BlockQ2_K* __restrict__ b) {
-#line 109 "specs/formats/q2_k.go"
-	return -forge_half_to_f32(b->Dmin);
-}
-#line 111 "specs/formats/q2_k.go"
-FORGE_DEVICE int32_t forge_BlockQ2_K_SubOffset(const forge_BlockQ2_K* __restrict__ b, int32_t s) {
-#line 111 "specs/formats/q2_k.go"
-	return (int32_t)((uint8_t)((uint32_t)b->Scales[s & 15] >> 4));
+#line 99 "specs/formats/q2_k.go"
+	return forge_BlockQ2_K_SuperOffset(b) * ((float)forge_BlockQ2_K_SubOffset(b, s));
 }
 #line 79 "generated/hip/gfx90a/q2_k_matmul.hip"
 static_assert(sizeof(forge_BlockQ2_K) == 84,
@@ -487,6 +487,52 @@ static void forge_matmul_f32_q2_k_kernel_zero_y(float* y, int64_t n, forge_strea
 #endif
 
 #if defined(FORGE_MM_INT)
+// forge_mm_sub4 is c − z·0x01010101 byte by byte, for bytes of c below 128
+// and z ≤ 128: each byte is raised by 128 first so that none borrows from
+// the next, and the result's top bits flipped back (three instructions).
+FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
+#if !defined(FORGE_MM_INT_SUPER)
+#define FORGE_MM_INT_SUPER 1
+#endif
+// forge_mm_q2_k_super says whether Q2_K's integer matmul takes the
+// super form (integer sub-block scales under a float scale a block; X
+// quantized per block, _qx8k): it does unless -DFORGE_MM_INT_SUPER=0.
+constexpr bool forge_mm_q2_k_super = FORGE_MM_INT_SUPER != 0;
+
+// forge_mm_amax<N, T> is the largest |e[j]| of this thread's N activations
+// and those of the other T threads of its aligned group of T lanes.
+template <int N, int T>
+FORGE_DEVICE float forge_mm_amax(const float* e) {
+	float amax = 0.0f;
+#pragma unroll
+	for (int j = 0; j < N; ++j) {
+		const float a = e[j] < 0.0f ? -e[j] : e[j];
+		amax = a > amax ? a : amax;
+	}
+#pragma unroll
+	for (int m = 1; m < T; m <<= 1) {
+		const float o = forge_shfl_xor(amax, m);
+		amax = o > amax ? o : amax;
+	}
+	return amax;
+}
+
+// forge_mm_q8_word quantizes four activations with step dg (codes
+// round(e/dg) clamped to [-127, 127], all 0 when dg is 0: X8's arithmetic),
+// adds the codes to sum and returns them packed, the first in the low byte.
+FORGE_DEVICE uint32_t forge_mm_q8_word(const float* e, float dg, int32_t& sum) {
+	int32_t c[4] = {0, 0, 0, 0};
+	if (dg != 0.0f) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			c[j] = (int32_t)roundf(e[j] / dg);
+			c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+		}
+	}
+	sum += c[0] + c[1] + c[2] + c[3];
+	return (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+}
+
 // forge_matmul_f32_q2_k_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
@@ -501,34 +547,16 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_qx8(cons
 		const bool ok = i < n4;
 		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const float e[4] = {v.x, v.y, v.z, v.w};
-		float amax = 0.0f;
-#pragma unroll
-		for (int j = 0; j < 4; ++j) {
-			const float a = e[j] < 0.0f ? -e[j] : e[j];
-			amax = a > amax ? a : amax;
-		}
-#pragma unroll
-		for (int m = 1; m < 8; m <<= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c[4] = {0, 0, 0, 0};
-		if (dg != 0.0f) {
-#pragma unroll
-			for (int j = 0; j < 4; ++j) {
-				c[j] = (int32_t)roundf(e[j] / dg);
-				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
-			}
-		}
-		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		const float dg = forge_mm_amax<4, 8>(e) / 127.0f;
+		int32_t sum = 0;
+		const uint32_t word = forge_mm_q8_word(e, dg, sum);
 		sum += forge_shfl_xor(sum, 1);
 		sum += forge_shfl_xor(sum, 2);
 		if (SG == 32) {
 			sum += forge_shfl_xor(sum, 4);
 		}
 		if (ok) {
-			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			reinterpret_cast<uint32_t*>(q)[i] = word;
 			if (i % 8 == 0) {
 				d[i / 8] = dg;
 			}
@@ -539,9 +567,6 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_qx8(cons
 	}
 }
 
-#if !defined(FORGE_MM_INT_SUPER)
-#define FORGE_MM_INT_SUPER 1
-#endif
 #if !defined(FORGE_MM_INT_SUPER_FRAGS)
 #define FORGE_MM_INT_SUPER_FRAGS 8
 #endif
@@ -564,34 +589,15 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_qx8k(con
 		const float4 v0 = ok ? reinterpret_cast<const float4*>(x)[2 * i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const float4 v1 = ok ? reinterpret_cast<const float4*>(x)[2 * i + 1] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const float e[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-		float amax = 0.0f;
-#pragma unroll
-		for (int j = 0; j < 8; ++j) {
-			const float a = e[j] < 0.0f ? -e[j] : e[j];
-			amax = a > amax ? a : amax;
-		}
-#pragma unroll
-		for (int m = 1; m < TB; m <<= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-		if (dg != 0.0f) {
-#pragma unroll
-			for (int j = 0; j < 8; ++j) {
-				c[j] = (int32_t)roundf(e[j] / dg);
-				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
-			}
-		}
-		int32_t sum = c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
+		const float dg = forge_mm_amax<8, TB>(e) / 127.0f;
+		int32_t sum = 0;
+		const uint32_t lo = forge_mm_q8_word(e, dg, sum), hi = forge_mm_q8_word(e + 4, dg, sum);
 #pragma unroll
 		for (int m = 1; m < TS; m <<= 1) {
 			sum += forge_shfl_xor(sum, m);
 		}
 		if (ok) {
-			reinterpret_cast<uint2*>(q)[i] = make_uint2((uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24,
-				(uint32_t)(c[4] & 255) | (uint32_t)(c[5] & 255) << 8 | (uint32_t)(c[6] & 255) << 16 | (uint32_t)(c[7] & 255) << 24);
+			reinterpret_cast<uint2*>(q)[i] = make_uint2(lo, hi);
 			if (i % TB == 0) {
 				d[i / TB] = dg;
 			}
@@ -650,11 +656,9 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_qx8k(con
 template <uint32_t TM, uint32_t TN, uint32_t BK>
 struct forge_matmul_f32_q2_k_kernel_x8_lds {
 	static constexpr bool Off = true; // an offset term is left
-	// Sup: the super form (integer sub-block scales under a float scale per
-	// block; X quantized per block, forge_matmul_f32_q2_k_kernel_qx8k), unless -DFORGE_MM_INT_SUPER=0.
-	// (C++14 here: plain ifs on Sup, every index into an array Sup sizes
-	// 1 guarded by it.)
-	static constexpr bool Sup = FORGE_MM_INT_SUPER != 0;
+	// Sup: the super form (forge_mm_q2_k_super). (C++14 here: plain
+	// ifs on Sup, every index into an array Sup sizes 1 guarded by it.)
+	static constexpr bool Sup = forge_mm_q2_k_super;
 	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 16, N16 = Off && !Sup ? BK / 16 : 0;
 	static constexpr uint32_t NB = Sup ? BK / forge_mm_q2_k_elems : 0;
 	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));

@@ -828,6 +828,49 @@ static bool forge_matmul_f32_iq4_nl_kernel_wgmma_q_launch(const void* w, const f
 #endif
 
 #if defined(FORGE_MM_INT)
+// forge_mm_sub4 is c − z·0x01010101 byte by byte, for bytes of c below 128
+// and z ≤ 128: each byte is raised by 128 first so that none borrows from
+// the next, and the result's top bits flipped back (three instructions).
+FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
+// forge_mm_iq4_nl_super says whether IQ4_NL's integer matmul takes the
+// super form (integer sub-block scales under a float scale a block; X
+// quantized per block, _qx8k): IQ4_NL's spec has none.
+constexpr bool forge_mm_iq4_nl_super = false;
+
+// forge_mm_amax<N, T> is the largest |e[j]| of this thread's N activations
+// and those of the other T threads of its aligned group of T lanes.
+template <int N, int T>
+FORGE_DEVICE float forge_mm_amax(const float* e) {
+	float amax = 0.0f;
+#pragma unroll
+	for (int j = 0; j < N; ++j) {
+		const float a = e[j] < 0.0f ? -e[j] : e[j];
+		amax = a > amax ? a : amax;
+	}
+#pragma unroll
+	for (int m = 1; m < T; m <<= 1) {
+		const float o = forge_shfl_xor(amax, m);
+		amax = o > amax ? o : amax;
+	}
+	return amax;
+}
+
+// forge_mm_q8_word quantizes four activations with step dg (codes
+// round(e/dg) clamped to [-127, 127], all 0 when dg is 0: X8's arithmetic),
+// adds the codes to sum and returns them packed, the first in the low byte.
+FORGE_DEVICE uint32_t forge_mm_q8_word(const float* e, float dg, int32_t& sum) {
+	int32_t c[4] = {0, 0, 0, 0};
+	if (dg != 0.0f) {
+#pragma unroll
+		for (int j = 0; j < 4; ++j) {
+			c[j] = (int32_t)roundf(e[j] / dg);
+			c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
+		}
+	}
+	sum += c[0] + c[1] + c[2] + c[3];
+	return (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+}
+
 // forge_matmul_f32_iq4_nl_kernel_qx8 writes the X8 layout of n4·4 activations (n4·4 a multiple
 // of 32; x 16-byte aligned): glue_quantize_x8's arithmetic, four elements
 // per thread and eight threads per 32-element group, so the codes, scales
@@ -842,34 +885,16 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_qx8(co
 		const bool ok = i < n4;
 		const float4 v = ok ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const float e[4] = {v.x, v.y, v.z, v.w};
-		float amax = 0.0f;
-#pragma unroll
-		for (int j = 0; j < 4; ++j) {
-			const float a = e[j] < 0.0f ? -e[j] : e[j];
-			amax = a > amax ? a : amax;
-		}
-#pragma unroll
-		for (int m = 1; m < 8; m <<= 1) {
-			const float o = forge_shfl_xor(amax, m);
-			amax = o > amax ? o : amax;
-		}
-		const float dg = amax / 127.0f;
-		int32_t c[4] = {0, 0, 0, 0};
-		if (dg != 0.0f) {
-#pragma unroll
-			for (int j = 0; j < 4; ++j) {
-				c[j] = (int32_t)roundf(e[j] / dg);
-				c[j] = c[j] > 127 ? 127 : c[j] < -127 ? -127 : c[j];
-			}
-		}
-		int32_t sum = c[0] + c[1] + c[2] + c[3];
+		const float dg = forge_mm_amax<4, 8>(e) / 127.0f;
+		int32_t sum = 0;
+		const uint32_t word = forge_mm_q8_word(e, dg, sum);
 		sum += forge_shfl_xor(sum, 1);
 		sum += forge_shfl_xor(sum, 2);
 		if (SG == 32) {
 			sum += forge_shfl_xor(sum, 4);
 		}
 		if (ok) {
-			reinterpret_cast<uint32_t*>(q)[i] = (uint32_t)(c[0] & 255) | (uint32_t)(c[1] & 255) << 8 | (uint32_t)(c[2] & 255) << 16 | (uint32_t)(c[3] & 255) << 24;
+			reinterpret_cast<uint32_t*>(q)[i] = word;
 			if (i % 8 == 0) {
 				d[i / 8] = dg;
 			}
@@ -904,6 +929,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_iq4_nl_kernel_qx8(co
 // (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
 // MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
 // aligned, a grid too large, no scratch memory) takes the f16 path instead.
+
 
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
 // memory without passing through registers, or writes N zero bytes when
@@ -945,11 +971,6 @@ template <int N>
 FORGE_DEVICE void forge_mm_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 #endif
 
-// forge_mm_sub4 is c − z·0x01010101 byte by byte, for bytes of c below 128
-// and z ≤ 128: each byte is raised by 128 first so that none borrows from
-// the next, and the result's top bits flipped back (three instructions).
-FORGE_DEVICE uint32_t forge_mm_sub4(uint32_t c, uint32_t z) { return ((c | 0x80808080u) - z * 0x01010101u) ^ 0x80808080u; }
-
 // forge_matmul_f32_iq4_nl_kernel_mmq_smem is the shared memory, in bytes, that
 // forge_matmul_f32_iq4_nl_kernel_mmq<..., BM, BN, BK, WarpRows, ...> with Warps warps takes
 // (dynamic), and the configuration's choices. Direct (a tile of one warp
@@ -961,13 +982,12 @@ struct forge_matmul_f32_iq4_nl_kernel_mmq_smem {
 	static constexpr bool Off = false; // an offset term is left
 	// A warp's 16 × 8 pieces of the tile: its float accumulators are four a piece.
 	static constexpr uint32_t Frags = BM / WarpRows / 16 * (BN / (Warps / WarpRows) / 8);
-	// Sup: the super form (integer sub-block scales under a float scale per
-	// block; X quantized per block, forge_matmul_f32_iq4_nl_kernel_qx8k), unless
-	// -DFORGE_MM_INT_SUPER=0, for warps of at most FORGE_MM_INT_SUPER_FRAGS
-	// pieces: its integer sums (and offsets' sums) take four registers a piece
-	// more, and a larger warp tile spills (Q5_K's 128 × 128 at 4096×14336×64,
-	// H200: 120 µs with the super form, 92 without).
-	static constexpr bool Super = false;
+	// Sup: the super form (forge_mm_iq4_nl_super) for warps of at most
+	// FORGE_MM_INT_SUPER_FRAGS pieces: its integer sums (and offsets' sums)
+	// take four registers a piece more, and a larger warp tile spills (Q5_K's
+	// 128 × 128 at 4096×14336×64, H200: 120 µs with the super form, 92
+	// without).
+	static constexpr bool Super = forge_mm_iq4_nl_super;
 	static constexpr bool Sup = Super && Frags <= 0;
 	static constexpr uint32_t RB = BK / BE * 18; // raw bytes of a row per step
 	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces

@@ -87,33 +87,29 @@ FORGE_DEVICE uint32_t forge_BlockQ3_K_Codes(const forge_BlockQ3_K* __restrict__ 
 #line 105 "specs/formats/q3_k.go"
 	return lo | (hi << 2);
 }
-#line 110 "specs/formats/q3_k.go"
-FORGE_DEVICE float forge_BlockQ3_K_Scale(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
-#line 111 "specs/formats/q3_k.go"
-	i = i & 15;
-#line 112 "specs/formats/q3_k.go"
-	int32_t sc = (int32_t)((uint32_t)forge_q3KScale(b->Scales[i & 7], b->Scales[(int32_t)(8u + (uint32_t)(i & 3))], i) - 32u);
-#line 113 "specs/formats/q3_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)sc);
-}
 #line 117 "specs/formats/q3_k.go"
-FORGE_DEVICE float forge_BlockQ3_K_Offset(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
-#line 117 "specs/formats/q3_k.go"
-	return (-0x1p+02f) * forge_BlockQ3_K_Scale(b, i);
-}
-#line 121 "specs/formats/q3_k.go"
 FORGE_DEVICE float forge_BlockQ3_K_SuperScale(const forge_BlockQ3_K* __restrict__ b) {
-#line 121 "specs/formats/q3_k.go"
+#line 117 "specs/formats/q3_k.go"
 	return forge_half_to_f32(b->D);
 }
-#line 123 "specs/formats/q3_k.go"
+#line 119 "specs/formats/q3_k.go"
 FORGE_DEVICE int32_t forge_BlockQ3_K_SubScale(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
-#line 124 "specs/formats/q3_k.go"
+#line 120 "specs/formats/q3_k.go"
 	i = i & 15;
-#line 125 "specs/formats/q3_k.go"
+#line 121 "specs/formats/q3_k.go"
 	return (int32_t)((uint32_t)forge_q3KScale(b->Scales[i & 7], b->Scales[(int32_t)(8u + (uint32_t)(i & 3))], i) - 32u);
 }
-#line 117 "generated/hip/sm_90/q3_k_matvec.hip"
+#line 110 "specs/formats/q3_k.go"
+FORGE_DEVICE float forge_BlockQ3_K_Scale(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
+#line 110 "specs/formats/q3_k.go"
+	return forge_BlockQ3_K_SuperScale(b) * ((float)forge_BlockQ3_K_SubScale(b, i));
+}
+#line 113 "specs/formats/q3_k.go"
+FORGE_DEVICE float forge_BlockQ3_K_Offset(const forge_BlockQ3_K* __restrict__ b, int32_t i) {
+#line 113 "specs/formats/q3_k.go"
+	return (-0x1p+02f) * forge_BlockQ3_K_Scale(b, i);
+}
+#line 113 "generated/hip/sm_90/q3_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ3_K) == 110,
 	"forge_BlockQ3_K: the device block is not 110 bytes, as the Q3_K spec says");
 

@@ -75,25 +75,25 @@ FORGE_DEVICE uint32_t forge_BlockQ6_K_Codes(const forge_BlockQ6_K* __restrict__ 
 #line 98 "specs/formats/q6_k.go"
 	return lo | (hi << 4);
 }
-#line 102 "specs/formats/q6_k.go"
-FORGE_DEVICE float forge_BlockQ6_K_Scale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
-#line 102 "specs/formats/q6_k.go"
-	return forge_half_to_f32_arith(b->D) * ((float)b->Scales[i & 15]);
-}
-#line 105 "specs/formats/q6_k.go"
-FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
-#line 105 "specs/formats/q6_k.go"
-	return (-0x1p+05f) * forge_BlockQ6_K_Scale(b, i);
-}
-#line 108 "specs/formats/q6_k.go"
+#line 109 "specs/formats/q6_k.go"
 FORGE_DEVICE float forge_BlockQ6_K_SuperScale(const forge_BlockQ6_K* __restrict__ b) {
-#line 108 "specs/formats/q6_k.go"
+#line 109 "specs/formats/q6_k.go"
 	return forge_half_to_f32(b->D);
 }
-#line 110 "specs/formats/q6_k.go"
+#line 111 "specs/formats/q6_k.go"
 FORGE_DEVICE int32_t forge_BlockQ6_K_SubScale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
-#line 110 "specs/formats/q6_k.go"
+#line 111 "specs/formats/q6_k.go"
 	return (int32_t)b->Scales[i & 15];
+}
+#line 103 "specs/formats/q6_k.go"
+FORGE_DEVICE float forge_BlockQ6_K_Scale(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
+#line 103 "specs/formats/q6_k.go"
+	return forge_BlockQ6_K_SuperScale(b) * ((float)forge_BlockQ6_K_SubScale(b, i));
+}
+#line 106 "specs/formats/q6_k.go"
+FORGE_DEVICE float forge_BlockQ6_K_Offset(const forge_BlockQ6_K* __restrict__ b, int32_t i) {
+#line 106 "specs/formats/q6_k.go"
+	return (-0x1p+05f) * forge_BlockQ6_K_Scale(b, i);
 }
 #line 99 "generated/hip/sm_90/q6_k_matvec.hip"
 static_assert(sizeof(forge_BlockQ6_K) == 210,
