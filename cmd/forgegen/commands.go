@@ -221,9 +221,9 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 			"with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on %s, the f32 path on the rest) and for a launch that path cannot take",
 			strings.Join(half, ", "), strings.Join(tc, ", "))
 		if len(wgmma) > 0 {
-			s += fmt.Sprintf("; on %s (WGMMA) Hopper's wgmma instead: tiles of 128 rows as wide as the batch to 64 columns, 128 from batch 65, 256 from batch 129, "+
-				"m64nNk16 products on swizzled shared-memory operands, a step's products in flight while the next step's loads start "+
-				"(-DFORGE_MM_WGMMA_WS=1: a copying warpgroup and two multiplying ones meeting at mbarriers)", strings.Join(wgmma, ", "))
+			s += fmt.Sprintf("; on %s (WGMMA) Hopper's wgmma instead: tiles of 128 rows as wide as the batch to 64 columns, 128 from batch 65, 256 from batch 129 where K is at least 8192, "+
+				"m64nNk16 products on swizzled shared-memory operands fed by TMA (one thread's box copies a stage, two multiplying warpgroups "+
+				"meeting it at mbarriers; -DFORGE_MM_WGMMA_TMA=0: staged by cp.async, a step's products in flight while the next step's loads start)", strings.Join(wgmma, ", "))
 		}
 	}
 	if len(route) > 0 {

@@ -223,9 +223,10 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wide_warp", []string{"F16"}, []string{"f16_matmul.hip"}, wide, func(int, int) int { return 2 }},
 		// The wgmma product above batch 64 (X converted and Y zeroed in one
 		// launch: every shape here is under 128 tiles, so K is split; the
-		// 128 × 256 tile from batch 129).
-		{"wgmma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA"}, func(int, int) int { return 2 }},
-		{"wgmma_n128x2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_N128X2=1", "-DFORGE_MM_WGMMA_ISSUE_FIRST=1"}, func(int, int) int { return 2 }},
+		// 128 × 256 tile from batch 129, whatever K), on the kernel that
+		// stages by cp.async (the default fed by TMA is below).
+		{"wgmma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0", "-DFORGE_MM_WGMMA_TMA=0"}, func(int, int) int { return 2 }},
+		{"wgmma_n128x2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_MM_WGMMA_N128X2=1", "-DFORGE_MM_WGMMA_ISSUE_FIRST=1"}, func(int, int) int { return 2 }},
 		// One configuration forced on every batch, as forgebench tune
 		// --family matmul_half compiles its candidates: K split 3 ways.
 		{"forced", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_TUNE_MATMUL_HALF_FORCE_THREADS=64", "-DFORGE_TUNE_MATMUL_HALF_FORCE_TM=32",
@@ -276,15 +277,26 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
 			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
-		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
+		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
 		// The warp-specialized wgmma kernel (a copying warpgroup and two
 		// multiplying ones meeting at mbarriers; a wait gives way to the
 		// other threads), with copies landing when their thread's arrival
 		// signals them and as issued (a stage refilled before both
 		// multiplying warpgroups released it is caught).
-		{"wgmma_ws", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1"}, func(int, int) int { return 2 }},
-		{"wgmma_ws_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
-		{"wgmma_ws32", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_MM_WGMMA_WS_COPIERS=32"}, func(int, int) int { return 2 }},
+		{"wgmma_ws", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_MM_WGMMA_WS=1"}, func(int, int) int { return 2 }},
+		{"wgmma_ws_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
+		{"wgmma_ws32", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_MM_WGMMA_WS=1", "-DFORGE_MM_WGMMA_WS_COPIERS=32"}, func(int, int) int { return 2 }},
+		// The same fed by TMA: one thread's two box copies a stage and an
+		// arrival that counts their bytes (copies land as issued, swizzled,
+		// zeros past the edges), at the default stages and at two (a stage
+		// refilled as soon as both warpgroups released it).
+		{"wgmma_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
+		{"wgmma_tma2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA",
+			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
+			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
+		// A driver that refuses TMA maps: the kernel that stages by
+		// cp.async instead (X converted once).
+		{"wgmma_no_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_NO_TMA"}, func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},

@@ -724,6 +724,82 @@ FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
 		forge_wgmma_m64n256k16(d, a, b);
 	}
 }
+// The tensor memory accelerator (TMA, sm_90), for matmul's wgmma kernel
+// whose stages one thread fills (as cuBLAS's and CUTLASS's Hopper kernels
+// are fed):
+//   forge_tmap: a tensor map (the driver's CUtensorMap, 128 bytes), built
+//     on the host and passed to a kernel by value as a
+//     `const FORGE_GRID_CONSTANT forge_tmap` parameter;
+//   forge_tmap_f16_2d(map, base, inner, outer, box_inner, box_outer) (host):
+//     the map of a row-major f16 matrix of `outer` rows of `inner` elements
+//     (base 16-byte aligned, inner a multiple of 8), read in boxes of
+//     box_outer rows (at most 256) by box_inner = 64 elements that land in
+//     shared memory in the 128-byte-swizzled layout wgmma reads (above),
+//     elements outside the matrix read as zero. False, the runtime's error
+//     cleared, where the driver lacks the entry point or refuses the map;
+//   forge_tma_load_2d(dst, map, c_inner, c_outer, bar): the calling thread
+//     copies the box whose first element is (row c_outer, element c_inner)
+//     to dst (1024-byte aligned); when it has landed, bar's transaction
+//     count falls by the box's bytes (out-of-range elements included);
+//   forge_mbar_arrive_tx(bar, bytes): the calling thread's arrival, the
+//     phase now also waiting for `bytes` of transactions;
+//   forge_fence_mbar_init(): after forge_mbar_init and before the barrier
+//     that publishes it, so the copies' (async) arrivals see it.
+// The host emulation (emu.h, FORGE_EMU_WGMMA) defines the same: a copy
+// lands as issued.
+#include <cuda.h>
+typedef CUtensorMap forge_tmap;
+#define FORGE_GRID_CONSTANT __grid_constant__
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+	typedef CUresult (*encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+		const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+	// The driver's entry point, looked up once through the runtime, so that
+	// the library links no libcuda of its own.
+	static std::atomic<encode_fn> encode{nullptr};
+	encode_fn f = encode.load(std::memory_order_acquire);
+	if (!f) {
+		void* p = nullptr;
+		cudaDriverEntryPointQueryResult found;
+#if CUDART_VERSION >= 12050
+		const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+#else
+		const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
+#endif
+		if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !p) {
+			(void)cudaGetLastError();
+			return false;
+		}
+		f = reinterpret_cast<encode_fn>(p);
+		encode.store(f, std::memory_order_release);
+	}
+	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
+		return false;
+	}
+	const cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * 2};
+	const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
+	return f(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+		CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+FORGE_DEVICE void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+		::"r"(forge_smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c_inner), "r"(c_outer), "r"(forge_smem_addr(bar)) : "memory");
+#else
+	(void)dst, (void)map, (void)c_inner, (void)c_outer, (void)bar;
+#endif
+}
+FORGE_DEVICE void forge_mbar_arrive_tx(uint64_t* bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(forge_smem_addr(bar)), "r"(bytes) : "memory");
+#else
+	(void)bar, (void)bytes;
+#endif
+}
+FORGE_DEVICE void forge_fence_mbar_init() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
 #endif
 
 // FORGE_HAS_WMMA on AMD (a target spec with WMMA or MFMA; its generated

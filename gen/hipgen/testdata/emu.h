@@ -636,24 +636,50 @@ template <uint32_t N>
 static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, N); }
 // mbarriers: the 64-bit word holds the arrivals still due this phase (bits
 // 0–15), the count it was initialised with (16–31) and the phases
-// completed (32–63). A wait gives way to the other threads until its phase
-// completes; a barrier never initialised, or arrived at more often than a
-// phase takes, stops the emulation.
+// completed (32–63); the transaction bytes still due this phase (TMA's,
+// forge_mbar_arrive_tx) are kept beside it, by its shared-memory offset. A
+// phase completes when both reach zero. A wait gives way to the other
+// threads until its phase completes; a barrier never initialised, or
+// arrived at more often than a phase takes, stops the emulation.
+static int64_t forge_emu_mbar_tx[sizeof forge_emu_dyn_smem / 8];
+static inline int64_t& forge_emu_tx(uint64_t* bar) {
+	const size_t off = (size_t)((const uint8_t*)bar - forge_emu_dyn_smem);
+	if (off >= sizeof forge_emu_dyn_smem || off % 8 != 0) {
+		fprintf(stderr, "mbarrier at %p: not an 8-byte-aligned word of dynamic shared memory\n", (void*)bar);
+		abort();
+	}
+	return forge_emu_mbar_tx[off / 8];
+}
 static inline void forge_mbar_init(uint64_t* bar, uint32_t n) {
 	if (n == 0 || n > 0xFFFF) {
 		fprintf(stderr, "forge_mbar_init: count %u\n", n);
 		abort();
 	}
 	*bar = (uint64_t)n | (uint64_t)n << 16;
+	forge_emu_tx(bar) = 0;
+}
+static inline void forge_fence_mbar_init() {}
+// forge_emu_mbar_settle completes the phase whose arrivals and
+// transactions are all in.
+static inline void forge_emu_mbar_settle(uint64_t* bar) {
+	const uint64_t b = *bar, n = (b >> 16) & 0xFFFF;
+	if ((b & 0xFFFF) == 0 && forge_emu_tx(bar) == 0) {
+		*bar = ((b >> 32) + 1) << 32 | n << 16 | n;
+	}
 }
 static inline void forge_mbar_arrive(uint64_t* bar) {
 	const uint64_t b = *bar, due = b & 0xFFFF, n = (b >> 16) & 0xFFFF;
 	if (n == 0 || due == 0) {
-		fprintf(stderr, "forge_mbar_arrive: thread %u at a barrier never initialised (%#llx)\n", forge_emu_tid, (unsigned long long)b);
+		fprintf(stderr, "forge_mbar_arrive: thread %u at a barrier never initialised, or arrived at once too often (%#llx)\n", forge_emu_tid, (unsigned long long)b);
 		abort();
 	}
-	*bar = due == 1 ? ((b >> 32) + 1) << 32 | n << 16 | n : b - 1;
+	*bar = b - 1;
+	forge_emu_mbar_settle(bar);
 	forge_emu_events++;
+}
+static inline void forge_mbar_arrive_tx(uint64_t* bar, uint32_t bytes) {
+	forge_emu_tx(bar) += bytes;
+	forge_mbar_arrive(bar);
 }
 static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 	if (((*bar >> 16) & 0xFFFF) == 0) {
@@ -663,6 +689,49 @@ static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 	while (((*bar >> 32) & 1) == (parity & 1)) {
 		forge_emu_yield();
 	}
+	forge_emu_events++;
+}
+// TMA: a tensor map is the matrix's address, extent and box; a copy lands
+// as it is issued (so a stage refilled before its readers released it is
+// caught), swizzled as the hardware swizzles it (address bits 4–6 XOR bits
+// 7–9 of the 1024-byte-aligned destination), zeros outside the matrix, and
+// then takes the box's bytes off its barrier's transactions.
+#define FORGE_GRID_CONSTANT
+struct forge_tmap {
+	const uint8_t* base;
+	uint64_t inner, outer;
+	uint32_t box_inner, box_outer;
+};
+// -DFORGE_EMU_NO_TMA: a driver without TMA maps, which refuses every one.
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+#if defined(FORGE_EMU_NO_TMA)
+	return false;
+#endif
+	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
+		return false;
+	}
+	*map = forge_tmap{(const uint8_t*)base, inner, outer, box_inner, box_outer};
+	return true;
+}
+static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
+	const uint32_t at = forge_smem_addr(dst);
+	if (at % 1024 != 0 || at + map->box_outer * 128 > sizeof forge_emu_dyn_smem) {
+		fprintf(stderr, "forge_tma_load_2d: destination %#x: want a 1024-byte-aligned box inside shared memory\n", at);
+		abort();
+	}
+	for (uint32_t r = 0; r < map->box_outer; ++r) {
+		for (uint32_t e = 0; e < 64; ++e) {
+			const int64_t row = (int64_t)c_outer + r, col = (int64_t)c_inner + e;
+			uint16_t h = 0;
+			if (row >= 0 && col >= 0 && (uint64_t)row < map->outer && (uint64_t)col < map->inner) {
+				memcpy(&h, map->base + 2 * ((uint64_t)row * map->inner + (uint64_t)col), 2);
+			}
+			const uint32_t addr = at + r * 128 + 2 * e;
+			memcpy(forge_emu_dyn_smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
+		}
+	}
+	forge_emu_tx(bar) -= (int64_t)map->box_outer * 128;
+	forge_emu_mbar_settle(bar);
 	forge_emu_events++;
 }
 // forge_cp_async_mbar_arrive lands every copy this thread has issued (as

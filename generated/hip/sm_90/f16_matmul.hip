@@ -766,6 +766,12 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #ifndef FORGE_MM_WGMMA_BN256_FROM
 #define FORGE_MM_WGMMA_BN256_FROM 129 // batches from which the 128 × 256 tile serves
 #endif
+#ifndef FORGE_MM_WGMMA_BN256_MIN_COLS
+// and K from which it does: on TMA at batch 512 (H200, 2026-11-28) 105 µs
+// at 4096×14336 against the 128-column tile's 110, but 45.2 at 4096×4096
+// against 36.5 (the narrower tile fills the GPU without a K split there).
+#define FORGE_MM_WGMMA_BN256_MIN_COLS 8192
+#endif
 #ifndef FORGE_MM_WGMMA_N128X2
 #define FORGE_MM_WGMMA_N128X2 0 // 1: the 256-column tile as two m64n128k16 products (A read twice)
 #endif
@@ -786,6 +792,9 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #endif
 #ifndef FORGE_MM_WGMMA_WS
 #define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws; slower so far, see there)
+#endif
+#ifndef FORGE_MM_WGMMA_TMA
+#define FORGE_MM_WGMMA_TMA 1 // the warp-specialized kernel fed by TMA (forge_matmul_f32_f16_kernel_wgmma_tma); 0: the kernels below
 #endif
 #ifndef FORGE_MM_WGMMA_WS_REGS
 #define FORGE_MM_WGMMA_WS_REGS 1 // 1: registers moved from a copying warpgroup to the multiplying ones (setmaxnreg)
@@ -915,6 +924,54 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	}
 }
 
+// forge_matmul_f32_f16_kernel_wgmma_multiply is the two multiplying warpgroups (threads
+// 0–255) of the warp-specialized kernels: workgroup tile after tile, step
+// after step (counting on across tiles, as the filling side counts), each
+// waits for the stage's `full`, issues the step's m64nBNk16 products on its
+// 64 rows and, once the step before's products are done, releases that
+// step's stage (`empty`: one arrival a warp); a tile's accumulators then go
+// to Y (forge_matmul_f32_f16_kernel_wgmma_store). sm holds Stages stages of W's 128 rows
+// and X's BN vectors, 64 elements of K each, swizzled as wgmma reads them.
+template <uint32_t BN, uint32_t Stages>
+FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm, uint64_t* full, uint64_t* empty, float* __restrict__ y,
+	int64_t rows, int64_t batch, int64_t steps, uint32_t splits) {
+	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
+	const uint32_t tid = forge_thread_idx(), c = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
+	const int64_t row_tiles = (rows + BM - 1) / BM, tiles = row_tiles * ((batch + BN - 1) / BN);
+	uint32_t n = 0;
+	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+		float acc[BN / 2];
+#pragma unroll
+		for (uint32_t i = 0; i < BN / 2; ++i) {
+			acc[i] = 0.0f;
+		}
+		for (int64_t s = 0; s < steps; ++s, ++n) {
+			const uint32_t stage = n % Stages;
+			forge_mbar_wait(full + stage, (n / Stages) % 2);
+			const uint32_t a0 = forge_smem_addr(sm + stage * SS + c * 64 * BK), b0 = forge_smem_addr(sm + stage * SS + SA);
+			forge_wgmma_fence_operands<BN / 2>(acc);
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+				forge_wgmma_m64nNk16<BN>(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<1>(); // step n - 1's products: its stage is free
+			forge_wgmma_fence_operands<BN / 2>(acc);
+			if (s > 0 && lane == 0) {
+				forge_mbar_arrive(empty + (n - 1) % Stages);
+			}
+		}
+		forge_wgmma_wait<0>();
+		forge_wgmma_fence_operands<BN / 2>(acc);
+		if (steps > 0 && lane == 0) {
+			forge_mbar_arrive(empty + (n - 1) % Stages);
+		}
+		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
+	}
+}
+
 // forge_matmul_f32_f16_kernel_wgmma_ws is forge_matmul_f32_f16_kernel_wgmma with its warps specialized
 // (-DFORGE_MM_WGMMA_WS=1), as CUTLASS's and cuBLAS's Hopper kernels are:
 // FORGE_MM_WGMMA_WS_COPIERS threads after the two multiplying warpgroups
@@ -934,8 +991,8 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 // Slower than forge_matmul_f32_f16_kernel_wgmma at every benchmark shape so far (H100,
 // 316f32b: 238 µs at 4096×14336×512 against 147; docs/PERFORMANCE.md): at
 // 384 threads ptxas gives a thread 168 registers and the 128-accumulator
-// products spill, setmaxnreg notwithstanding. Kept, opt-in, for a TMA
-// producer, which would issue a stage's copies from one thread.
+// products spill, setmaxnreg notwithstanding. Its multiplying side is
+// forge_matmul_f32_f16_kernel_wgmma_tma's, whose stages one thread fills by TMA.
 template <uint32_t BN, uint32_t Stages>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(256 + FORGE_MM_WGMMA_WS_COPIERS, 1)
 forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
@@ -1002,68 +1059,120 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	if (Regs) {
 		forge_setmaxnreg_inc<232>();
 	}
-	const uint32_t c = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
-	uint32_t n = 0;
-	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
-		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
-		float acc[BN / 2];
-#pragma unroll
-		for (uint32_t i = 0; i < BN / 2; ++i) {
-			acc[i] = 0.0f;
-		}
-		for (int64_t s = 0; s < steps; ++s, ++n) {
-			const uint32_t stage = n % Stages;
-			forge_mbar_wait(full + stage, (n / Stages) % 2);
-			const uint32_t a0 = forge_smem_addr(sm + stage * SS + c * 64 * BK), b0 = forge_smem_addr(sm + stage * SS + SA);
-			forge_wgmma_fence_operands<BN / 2>(acc);
-			forge_wgmma_fence();
-#pragma unroll
-			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
-				forge_wgmma_m64nNk16<BN>(acc, forge_wgmma_desc(a0 + 32 * kk), forge_wgmma_desc(b0 + 32 * kk));
-			}
-			forge_wgmma_commit();
-			forge_wgmma_wait<1>(); // step n - 1's products: its stage is free
-			forge_wgmma_fence_operands<BN / 2>(acc);
-			if (s > 0 && lane == 0) {
-				forge_mbar_arrive(empty + (n - 1) % Stages);
-			}
-		}
-		forge_wgmma_wait<0>();
-		forge_wgmma_fence_operands<BN / 2>(acc);
-		if (steps > 0 && lane == 0) {
-			forge_mbar_arrive(empty + (n - 1) % Stages);
-		}
-		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
-	}
+	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages>(sm, full, empty, y, rows, batch, steps, splits);
 }
 
-// forge_matmul_f32_f16_kernel_wgmma_launch runs forge_matmul_f32_f16_kernel_wgmma, 128 × 256 tiles from
-// batch FORGE_MM_WGMMA_BN256_FROM on, 128 × 128 below, K split in two, four or eight so that about
-// FORGE_MM_WGMMA_CTAS workgroups run, and reports whether it could: false
-// launches nothing.
+// forge_matmul_f32_f16_kernel_wgmma_tma is forge_matmul_f32_f16_kernel_wgmma_ws fed by the tensor memory
+// accelerator (-DFORGE_MM_WGMMA_TMA=1): one thread of a 33rd warp fills a
+// stage with two copies (W's 128 × 64 box and X's BN × 64, each landing
+// 128-byte-swizzled as wgmma reads it, zeros past the matrix's edges) and
+// one arrival that tells `full` how many bytes to wait for; the two
+// multiplying warpgroups are forge_matmul_f32_f16_kernel_wgmma_ws's. With 288 threads and
+// one workgroup an SM a thread may hold 224 registers, so the 128
+// accumulators of the 256-column tile need no setmaxnreg, and no thread
+// spends its issue slots on copies. wmap is W's map (rows × cols, boxes of
+// 128 rows), xmap X's f16 copy's (batch × cols, boxes of BN).
+template <uint32_t BN, uint32_t Stages>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
+forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
+	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_tma: a stage filled while the one before is multiplied");
+	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_tma: BN is 16, 32, 64, 128 or 256");
+	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
+	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
+	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
+	uint64_t* const empty = full + Stages;
+	const uint32_t tid = forge_thread_idx();
+	if (tid == 0) {
+		for (uint32_t i = 0; i < Stages; ++i) {
+			forge_mbar_init(full + i, 1);
+			forge_mbar_init(empty + i, 8);
+		}
+		forge_fence_mbar_init();
+	}
+	forge_syncthreads();
+	const int64_t all_steps = (cols + BK - 1) / BK;
+	const uint32_t part = forge_block_idx() % splits;
+	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	if (tid >= 256) {
+		if (tid == 256) {
+			const int64_t row_tiles = (rows + BM - 1) / BM, tiles = row_tiles * ((batch + BN - 1) / BN);
+			uint32_t n = 0; // steps filled
+			for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
+				const int32_t r0 = (int32_t)((tile % row_tiles) * BM), n0 = (int32_t)((tile / row_tiles) * BN);
+				for (int64_t s = 0; s < steps; ++s, ++n) {
+					const uint32_t stage = n % Stages;
+					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
+					const int32_t k = (int32_t)((s_begin + s) * BK);
+					forge_mbar_arrive_tx(full + stage, SS * 2);
+					forge_tma_load_2d(sm + stage * SS, &wmap, k, r0, full + stage);
+					forge_tma_load_2d(sm + stage * SS + SA, &xmap, k, n0, full + stage);
+				}
+			}
+		}
+		return;
+	}
+	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages>(sm, full, empty, y, rows, batch, steps, splits);
+}
+
+// forge_matmul_f32_f16_kernel_wgmma_run runs the wgmma product with BN-column tiles, K
+// split in two, four or eight so that about FORGE_MM_WGMMA_CTAS workgroups
+// run: forge_matmul_f32_f16_kernel_wgmma_tma where the driver builds TMA maps (and
+// FORGE_MM_WGMMA_TMA), else forge_matmul_f32_f16_kernel_wgmma (or _ws); it reports whether
+// it could (false: nothing launched). forge_matmul_f32_f16_kernel_wgmma_launch picks BN:
+// as wide as the batch to 64, then 128, and 256 from batch
+// FORGE_MM_WGMMA_BN256_FROM where K is at least FORGE_MM_WGMMA_BN256_MIN_COLS.
 template <uint32_t BN, uint32_t Stages>
 static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 	constexpr bool WS = FORGE_MM_WGMMA_WS != 0;
-	// The stages, the 1024-byte alignment and the specialized kernel's mbarriers.
-	constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + (WS ? 16 * Stages : 0);
 	const int64_t tiles = (rows / 128 + (rows % 128 != 0)) * (batch / BN + (batch % BN != 0));
 	uint32_t grid;
 	const uint32_t splits = forge_matmul_f32_f16_kernel_wgmma_split(tiles, FORGE_MM_WGMMA_CTAS, 8, &grid);
-	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(WS ? forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages> : forge_matmul_f32_f16_kernel_wgmma<BN, Stages>, (int)bytes, opted)) {
-		return false;
+	if constexpr (FORGE_MM_WGMMA_TMA != 0) {
+		// The stages, the 1024-byte alignment and the mbarriers.
+		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
+		static std::atomic<uint64_t> opted[4] = {};
+		forge_tmap wmap, xmap;
+		// The copies' coordinates are 32-bit; a driver without TMA maps
+		// leaves the kernels below.
+		if (rows < ((int64_t)1 << 31) && cols < ((int64_t)1 << 31) && batch < ((int64_t)1 << 31) &&
+			forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, 128) &&
+			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages>, (int)bytes, opted)) {
+			uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
+			if (!xh) {
+				return false;
+			}
+			// X's map (W's extent, a box within bounds) is not refused
+			// where W's was taken; were it, the kernels below convert X
+			// again and write all of Y.
+			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN);
+			if (mapped) {
+				FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+			}
+			forge_scratch_free(xh, stream);
+			if (mapped) {
+				return true;
+			}
+		}
 	}
-	uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
-	if (!xh) {
-		return false;
+	if constexpr (WS || Stages >= 3) {
+		// The stages, the 1024-byte alignment and the specialized kernel's mbarriers.
+		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + (WS ? 16 * Stages : 0);
+		constexpr auto kernel = WS ? forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages> : forge_matmul_f32_f16_kernel_wgmma<BN, Stages>;
+		static std::atomic<uint64_t> opted[4] = {};
+		if (!forge_shared_opt_in(kernel, (int)bytes, opted)) {
+			return false;
+		}
+		uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
+		if (!xh) {
+			return false;
+		}
+		FORGE_LAUNCH(kernel, dim3(grid), dim3(WS ? 256 + FORGE_MM_WGMMA_WS_COPIERS : 256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
+		forge_scratch_free(xh, stream);
+		return true;
 	}
-	if (WS) {
-		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_ws<BN, Stages>), dim3(grid), dim3(256 + FORGE_MM_WGMMA_WS_COPIERS), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
-	} else {
-		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma<BN, Stages>), dim3(grid), dim3(256), bytes, stream, static_cast<const uint16_t*>(w), xh, y, rows, cols, batch, splits);
-	}
-	forge_scratch_free(xh, stream);
-	return true;
+	return false;
 }
 
 static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
@@ -1085,7 +1194,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 		return forge_matmul_f32_f16_kernel_wgmma_run<64, FORGE_MM_WGMMA_STAGES_BN64>(w, x, y, rows, cols, batch, stream);
 	}
 #endif
-	if (batch >= FORGE_MM_WGMMA_BN256_FROM) {
+	if (batch >= FORGE_MM_WGMMA_BN256_FROM && cols >= FORGE_MM_WGMMA_BN256_MIN_COLS) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<256, FORGE_MM_WGMMA_STAGES_BN256>(w, x, y, rows, cols, batch, stream);
 	}
 	return forge_matmul_f32_f16_kernel_wgmma_run<128, FORGE_MM_WGMMA_STAGES_BN128>(w, x, y, rows, cols, batch, stream);
