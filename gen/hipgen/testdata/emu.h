@@ -520,6 +520,31 @@ static inline void forge_cp_async16(void* dst, const void* src, bool valid) {
 		memset(c.data, 0, 16);
 	}
 }
+// forge_cp_async16n: the first n ≤ 16 bytes of a 16-byte-aligned src, the
+// rest of the 16 zero.
+static inline void forge_cp_async16n(void* dst, const void* src, uint32_t n) {
+	const uint32_t tid = forge_emu_tid;
+	if (n > 16 || (n > 0 && (uintptr_t)src % 16 != 0)) {
+		fprintf(stderr, "forge_cp_async16n: %u bytes from %p: want at most 16 from a 16-byte-aligned address\n", n, src);
+		abort();
+	}
+#if defined(FORGE_EMU_CP_ASYNC_EARLY)
+	(void)tid;
+	memset(dst, 0, 16);
+	memcpy(dst, src, n);
+	return;
+#endif
+	if (forge_emu_ncopies[tid] == FORGE_EMU_MAX_COPIES) {
+		fprintf(stderr, "forge_cp_async16n: thread %u has %d copies pending (the emulation's limit)\n", tid, FORGE_EMU_MAX_COPIES);
+		abort();
+	}
+	forge_emu_copy& c = forge_emu_copies[tid][forge_emu_ncopies[tid]++];
+	c.dst = dst;
+	c.group = 0;
+	c.bytes = 16;
+	memset(c.data, 0, 16);
+	memcpy(c.data, src, n);
+}
 static inline void forge_cp_async4(void* dst, const void* src, uint32_t n) {
 	const uint32_t tid = forge_emu_tid;
 	if (forge_emu_ncopies[tid] == FORGE_EMU_MAX_COPIES) {

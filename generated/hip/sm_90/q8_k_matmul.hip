@@ -919,14 +919,14 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q8_k_kernel_qx8(cons
 //     product·Scale·d.
 // X's quantization makes the result an approximation of the f32 product
 // (about 2^-8 relative per activation; an NMSE near 1e-5), as llama.cpp's
-// MMQ is. A launch this path cannot take (W not 4-byte or X not 16-byte
+// MMQ is. A launch this path cannot take (W neither 16-byte aligned nor in rows of whole words, X not 16-byte
 // aligned, a grid too large, no scratch memory) takes the f16 path instead.
 
 
 // forge_mm_cp_async<N> copies N bytes (4, 8 or 16) from global to shared
 // memory without passing through registers, or writes N zero bytes when
 // !valid (src-size 0; src is then any valid address); forge_mm_cp_async_n
-// copies n ≤ 4 bytes (src 4-byte aligned) and zero-fills the rest of the 4.
+// copies n ≤ 16 bytes (src 16-byte aligned) and zero-fills the rest of the 16.
 // These keep a "memory" clobber that the header's copies lack; the host
 // emulation's are the header's.
 #if defined(FORGE_EMU_MMA_SYNC)
@@ -940,7 +940,7 @@ FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
 		}
 	}
 }
-FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) { forge_cp_async4(dst, src, n); }
+FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) { forge_cp_async16n(dst, src, n); }
 FORGE_DEVICE void forge_mm_cp_commit() { forge_cp_async_commit(); }
 template <int N>
 FORGE_DEVICE void forge_mm_cp_wait() { forge_cp_async_wait<N>(); }
@@ -956,7 +956,7 @@ FORGE_DEVICE void forge_mm_cp_async(void* dst, const void* src, bool valid) {
 }
 FORGE_DEVICE void forge_mm_cp_async_n(void* dst, const void* src, uint32_t n) {
 	const uint32_t addr = (uint32_t)__cvta_generic_to_shared(dst);
-	asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(src), "r"(n) : "memory");
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(n) : "memory");
 }
 FORGE_DEVICE void forge_mm_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -982,7 +982,7 @@ struct forge_matmul_f32_q8_k_kernel_mmq_smem {
 	static constexpr bool Super = forge_mm_q8_k_super;
 	static constexpr bool Sup = Super && Frags <= 0;
 	static constexpr uint32_t RB = BK / BE * 292; // raw bytes of a row per step
-	static constexpr uint32_t RBP = (RB + 3 + 15) / 16 * 16; // room for a row's misalignment in 4-byte pieces
+	static constexpr uint32_t RBP = (RB + 15 + 15) / 16 * 16; // room for a row's misalignment in 16-byte pieces
 	static constexpr uint32_t LD = BK + 16; // bytes per staged row of codes: ldmatrix's eight rows fall in distinct banks
 	// X's sums (the plain form's offsets): one a sub-block (X8's sums of a
 	// 16, or of a 32 for 32-element sub-blocks: one load, no add)
@@ -1002,7 +1002,11 @@ struct forge_matmul_f32_q8_k_kernel_mmq_smem {
 
 // Copy says how W's raw blocks arrive: 16 in 16-byte pieces (rows and steps
 // of whole pieces), 4 in 4-byte pieces (rows and steps of whole words), 0
-// in 4-byte pieces from each step's start rounded down to 4.
+// in 16-byte pieces from each step's start rounded down to 16 (W 16-byte
+// aligned), the step found at its offset in the first piece. (Q3_K's and
+// Q6_K's 2-byte-aligned rows came in 4-byte pieces from the start rounded
+// down to 4 before: at 4096×14336×16 their copies' address arithmetic was
+// a fifth of the kernel's instructions, H200 ncu.)
 template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t WarpRows, uint32_t Copy>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y,
@@ -1057,14 +1061,14 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					const bool ok = m0 + r < rows && off + CU <= rowbytes;
 					forge_mm_cp_async<CU>(raw + r * RBP + CU * o, ok ? w + (uint64_t)(m0 + r) * rowbytes + off : w, ok);
 				}
-			} else { // 4-byte pieces from the step's start rounded down to 4 (decoded from its offset in the first piece), the row's end zero-filled
-				constexpr uint32_t CPR = (RB + 6) / 4;
+			} else { // 16-byte pieces from the step's start rounded down to 16 (decoded from its offset in the first piece), the row's end zero-filled
+				constexpr uint32_t CPR = (RB + 15 + 15) / 16;
 				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
 					const uint32_t r = c / CPR, o = c % CPR;
 					const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
-					const uint64_t at = (start & ~(uint64_t)3) + 4 * o;
-					const uint32_t n = m0 + r < rows && at < end ? (end - at < 4 ? (uint32_t)(end - at) : 4u) : 0u;
-					forge_mm_cp_async_n(raw + r * RBP + 4 * o, n ? w + at : w, n);
+					const uint64_t at = (start & ~(uint64_t)15) + 16 * o;
+					const uint32_t n = m0 + r < rows && at < end ? (end - at < 16 ? (uint32_t)(end - at) : 16u) : 0u;
+					forge_mm_cp_async_n(raw + r * RBP + 16 * o, n ? w + at : w, n);
 				}
 			}
 			uint8_t* const xb = x0 + (uint32_t)(kb % 3) * L::X;
@@ -1129,9 +1133,10 @@ forge_matmul_f32_q8_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 		forge_mm_cp_wait<1>();
 		forge_syncthreads(); // step kb's raw W and X have landed; the last step's products are done with the codes
 		const uint8_t* const raw = raw0 + (uint32_t)(kb % L::RawBufs) * L::Raw;
-		// row m's step starts at byte shift(m) of its staged row
+		// row m's step starts at byte shift(m) of its staged row: the low
+		// four bits of its offset in W, which 32-bit arithmetic keeps
 		auto row_at = [&](uint32_t m) {
-			return raw + m * RBP + (Copy != 0 ? 0u : (uint32_t)(((uint64_t)(m0 + m) * rowbytes + (uint64_t)kb * RB) & 3));
+			return raw + m * RBP + (Copy != 0 ? 0u : ((uint32_t)(m0 + m) * (uint32_t)rowbytes + (uint32_t)kb * RB) & 15u);
 		};
 		{
 			// A thread decodes the eight words of one 32-element group at a
@@ -1388,12 +1393,13 @@ static bool forge_matmul_f32_q8_k_kernel_int_launch(const void* w, const float* 
 	} else {
 		const uint64_t rowbytes = (uint64_t)(cols / BE) * 292;
 		const uintptr_t wa = (uintptr_t)w;
-		// W's pieces: 16 bytes, else 4, where its rows and steps are whole ones;
-		// else 4 from each step's start rounded down.
+		// W's pieces: 16 bytes where its rows and steps are whole ones, else 16
+		// from each step's start rounded down (W 16-byte aligned), else 4
+		// where rows and steps are whole words.
 		constexpr uint32_t C16 = L::RB % 16 == 0 ? 16 : 0, C4 = L::RB % 4 == 0 ? 4 : 0;
-		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : C4 && rowbytes % 4 == 0 ? 1 : 2;
+		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : wa % 16 == 0 ? 2 : C4 && rowbytes % 4 == 0 ? 1 : -1;
 		const int64_t rtiles = rows / TM + (rows % TM != 0), ctiles = batch / TN + (batch % TN != 0);
-		if (cols == 0 || wa % 4 != 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits) {
+		if (cols == 0 || copy < 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits) {
 			return false; // (no columns: nothing to quantize, and an empty grid is no launch)
 		}
 		const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks
