@@ -111,7 +111,7 @@ quantized formats' route through f16.`,
 			&cli.IntFlag{Name: "reps", Value: 7, Usage: "timed repetitions per candidate and class (the median is kept)"},
 			&cli.IntFlag{Name: "jobs", Usage: "compilers run at once (0: the CPU count)"},
 			&cli.StringFlag{Name: "weights", Value: string(backend.WeightsRotate), Usage: "rotate (W from memory, the default) or reuse"},
-			&cli.StringFlag{Name: "space", Usage: "narrow the target's tuning space: space-separated `knob=v1,v2` items (\"tn=16,64 warp_rows=2,8\"); the class defaults are timed all the same"},
+			&cli.StringFlag{Name: "space", Usage: "narrow the target's tuning space: space-separated `knob=v1,v2` items (\"tn=16,64 warp_rows=2,8\"); the class defaults, and the winners the --out file holds, are timed all the same"},
 		},
 		Action: tuneAction,
 	}
@@ -212,7 +212,7 @@ func tuneAction(c *cli.Context) error {
 	defer stop()
 	deps := tuneDepsInUse
 	cfg := tune.Config{
-		Target: t, Family: fam, Formats: fs, Space: space, Default: def,
+		Target: t, Family: fam, Formats: fs, Space: space, Default: def, Baked: existing,
 		Builder: deps.builder(root, t, fam, cacheDir, jobs, c.App.ErrWriter),
 		Open:    deps.open(t), Runner: deps.runner(fam),
 		Weights: weights, Reps: c.Int("reps"), Jobs: jobs,

@@ -146,7 +146,7 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:33:50Z, forge 293da567e343; 80.84 µs at 4096x14336x64 vs the default's 80.84, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-28T15:56:02Z, forge 382214721ff8; 75.36 µs at 4096x14336x64 vs the default's 80.47, best of 6).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -157,7 +157,7 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 8

@@ -209,7 +209,7 @@ static_assert(sizeof(forge_BlockQ4_K) == 144,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:23:48Z, forge c225cd56648c; 91.81 µs at 4096x14336x64 vs the default's 91.81, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-28T15:56:02Z, forge 382214721ff8; 66.51 µs at 4096x14336x64 vs the default's 74.33, best of 6).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -220,10 +220,10 @@ static_assert(sizeof(forge_BlockQ4_K) == 144,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO64_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4

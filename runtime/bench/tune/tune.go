@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -255,6 +256,11 @@ type Config struct {
 	Formats  []*formats.Format
 	Space    Space
 	Default  Candidate // nil: per format, FormatDefault
+	// Baked is the winners file the run will update (nil: none): every
+	// winner it holds for a format and class being tuned is timed too, so
+	// that a narrowed space (--space) never replaces a winner it did not
+	// beat.
+	Baked *tuned.File
 	Builder  Builder
 	Open     Opener
 	Runner   Runner
@@ -470,6 +476,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				cands = append(cands, d)
 			}
 		}
+		for _, d := range cfg.baked(f) {
+			if !slices.ContainsFunc(cands, d.equal) {
+				cands = append(cands, d)
+			}
+		}
 		groups, err := cfg.tuneFormat(ctx, f, cands, defaults[i], device, res)
 		if err != nil {
 			return res, err
@@ -477,6 +488,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Groups = append(res.Groups, groups...)
 	}
 	return res, nil
+}
+
+// baked is f's winners in cfg.Baked, one per class that has one, less
+// those the target cannot compile any more (each said in the log).
+func (cfg *Config) baked(f *formats.Format) []Candidate {
+	fam := cfg.Family
+	var out []Candidate
+	for _, class := range fam.Classes {
+		e := cfg.Baked.Entry(fam.Name, f.Name, class.Name)
+		if e == nil {
+			continue
+		}
+		c := Candidate(maps.Clone(e.Knobs))
+		ps := cfg.Target.KnobProblems(fam.Name, c)
+		if len(ps) == 0 {
+			ps = cfg.Target.FormatKnobProblems(fam.Name, f.BlockElems, c)
+		}
+		if len(ps) > 0 {
+			cfg.logf("%s: the %s winner in the winners file (%s) is not timed: %s\n", f.Name, class.Name, c.String(fam), ps[0].Msg)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func (cfg *Config) tuneFormat(ctx context.Context, f *formats.Format, cands []Candidate, defs []Candidate, device string, res *Result) ([]Group, error) {

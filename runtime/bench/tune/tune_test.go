@@ -398,3 +398,44 @@ func TestFlowX8(t *testing.T) {
 		t.Errorf("threads 96 on gfx90a: %v", err)
 	}
 }
+
+// A narrowed space times the winners file's entries too: the narrow
+// class's recorded winner, outside the space, stays the winner; an entry
+// the target can no longer compile is left out, saying why.
+func TestBakedWinnersTimed(t *testing.T) {
+	cfg := testConfig(t, &fakeBuilder{source: "v1"}, &fakeRunner{}, "")
+	cfg.Space = Space{"threads": {256}, "rows": {4}, "chunk": {8}}
+	baked := &tuned.File{Target: "sm_90"}
+	baked.Set("matvec", "Q4_0", "narrow", &tuned.Entry{Knobs: map[string]int{"threads": 128, "rows": 2, "chunk": 16}})
+	baked.Set("matvec", "Q4_0", "wide", &tuned.Entry{Knobs: map[string]int{"threads": 100, "rows": 1, "chunk": 8}})
+	cfg.Baked = baked
+	var log bytes.Buffer
+	cfg.Log = &log
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow := res.Groups[0]
+	if narrow.Winner == nil || narrow.Winner.Config != "threads=128 rows=2 chunk=16" {
+		t.Fatalf("narrow winner %+v, want the winners file's", narrow.Winner)
+	}
+	if !strings.Contains(log.String(), "Q4_0: the wide winner in the winners file (threads=100 rows=1 chunk=8) is not timed: threads 100") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	for _, g := range res.Groups {
+		for _, tm := range append(g.Timed, g.Dropped...) {
+			if tm.Knobs["threads"] == 100 {
+				t.Errorf("%s: timed %s", g.Class, tm.Config)
+			}
+		}
+	}
+	// Without the file, the narrowed space's best wins.
+	cfg.Baked = nil
+	res, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Groups[0].Winner; w == nil || w.Config == "threads=128 rows=2 chunk=16" {
+		t.Errorf("without the file the narrow winner is %+v", w)
+	}
+}
