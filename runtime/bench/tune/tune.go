@@ -16,8 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -251,16 +251,16 @@ type Runner interface {
 
 // Config is one tuning run.
 type Config struct {
-	Target   *targets.Target
-	Family   *tuned.Family
-	Formats  []*formats.Format
-	Space    Space
-	Default  Candidate // nil: per format, FormatDefault
+	Target  *targets.Target
+	Family  *tuned.Family
+	Formats []*formats.Format
+	Space   Space
+	Default Candidate // nil: per format, FormatDefault
 	// Baked is the winners file the run will update (nil: none): every
 	// winner it holds for a format and class being tuned is timed too, so
 	// that a narrowed space (--space) never replaces a winner it did not
 	// beat.
-	Baked *tuned.File
+	Baked    *tuned.File
 	Builder  Builder
 	Open     Opener
 	Runner   Runner
