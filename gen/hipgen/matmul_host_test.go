@@ -294,6 +294,16 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_tma2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
+		// In clusters of two sharing X's copies (TMA multicast, an
+		// arrival at each workgroup's barrier releasing a stage; the
+		// emulation runs a cluster's workgroups at once, each with its own
+		// shared memory), with the 256-column tile, and at two stages.
+		// 260×16384×16 besides: both workgroups of a cluster store rows,
+		// and each takes 32 K steps, more than its stages.
+		{"wgmma_tma_cl2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
+		{"wgmma_tma_cl2_2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2",
+			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
+			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
 		// A driver that refuses TMA maps: the kernel that stages by
 		// cp.async instead (X converted once).
 		{"wgmma_no_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_NO_TMA"}, func(int, int) int { return 2 }},
@@ -311,7 +321,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 				if !ok {
 					t.Fatalf("no format %s", name)
 				}
-				for _, sh := range []struct{ rows, cols, batch int }{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {20, 8192, 9}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}} {
+				for _, sh := range append([]hostShape{{37, 256, 7}, {70, 1024, 19}, {5, 0, 3}, {20, 8192, 9}, {45, 768, 50}, {130, 512, 70}, {19, 512, 300}, {70, 4096, 100}}, extraShapes[tune.name]...) {
 					x8 := strings.HasPrefix(tune.name, "int_") && sh.cols > 0
 					runHostMatMul(t, e, exe, "forge_matmul_f32_"+strings.ToLower(name), f, sh.rows, sh.cols, sh.batch, tune.launches(sh.cols, sh.batch), x8)
 				}
@@ -319,6 +329,19 @@ func TestMatMulHMMAHost(t *testing.T) {
 		})
 	}
 }
+
+// hostShape is a matmul shape the host emulation runs.
+type hostShape struct{ rows, cols, batch int }
+
+// clusterShapes: a shape on which both workgroups of a cluster of two
+// (FORGE_MM_WGMMA_CLUSTER=2) store rows of Y and take more K steps than
+// they have stages, so that a workgroup refilling the other's stages too
+// early shows.
+var clusterShapes = []hostShape{{260, 16384, 16}}
+
+// extraShapes are the shapes a TestMatMulHMMAHost configuration runs
+// besides the common ones.
+var extraShapes = map[string][]hostShape{"wgmma_tma_cl2": clusterShapes, "wgmma_tma_cl2_2": clusterShapes}
 
 // intFormats are the formats TestMatMulHMMAHost runs on sm_90's integer
 // path, and intFiles their matmul files.

@@ -802,6 +802,71 @@ FORGE_DEVICE void forge_fence_mbar_init() {
 	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 #endif
 }
+// Thread-block clusters (sm_90), for the wgmma product whose workgroups
+// share one operand's copies by TMA multicast:
+//   FORGE_LAUNCH_CLUSTER(kernel, grid, block, bytes, stream, n, args...)
+//     launches as FORGE_LAUNCH does, in clusters of n consecutive
+//     workgroups (grid a multiple of n); the kernel's shared memory must
+//     all be dynamic (the host emulation runs a cluster's workgroups at
+//     once, each with its own dynamic shared memory);
+//   forge_cluster_rank(): the workgroup's index in its cluster;
+//   forge_cluster_sync(): every thread of the cluster's workgroups arrives
+//     and waits (release / acquire), so that barriers initialised before it
+//     are seen by the cluster, and no workgroup leaves while another may
+//     still write its shared memory;
+//   forge_mbar_arrive_cluster(bar, rank): an arrival (release, cluster
+//     scope) at the barrier at bar's offset in workgroup rank's shared
+//     memory (this workgroup's included);
+//   forge_tma_load_2d_multicast(dst, map, c_inner, c_outer, bar, mask):
+//     forge_tma_load_2d's box landing at dst's offset in each workgroup of
+//     the cluster whose bit is set in mask, each's barrier at bar's offset
+//     taking the box's bytes.
+template <typename... Params, typename... Args>
+static inline void forge_launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, uint32_t n, Args... args) {
+	cudaLaunchConfig_t config = {};
+	config.gridDim = grid;
+	config.blockDim = block;
+	config.dynamicSmemBytes = shared_bytes;
+	config.stream = stream;
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = n;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	config.attrs = attr;
+	config.numAttrs = 1;
+	(void)cudaLaunchKernelEx(&config, kernel, ((Params)args)...);
+}
+#define FORGE_LAUNCH_CLUSTER(kernel, grid, block, shared_bytes, stream, n, ...) \
+	forge_launch_cluster(kernel, (grid), (block), (shared_bytes), (stream), (n), __VA_ARGS__)
+FORGE_DEVICE uint32_t forge_cluster_rank() {
+	uint32_t r = 0;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+	return r;
+}
+FORGE_DEVICE void forge_cluster_sync() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+#endif
+}
+FORGE_DEVICE void forge_mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+		"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(forge_smem_addr(bar)), "r"(rank) : "memory");
+#else
+	(void)bar, (void)rank;
+#endif
+}
+FORGE_DEVICE void forge_tma_load_2d_multicast(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar, uint16_t mask) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n"
+		::"r"(forge_smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c_inner), "r"(c_outer), "r"(forge_smem_addr(bar)), "h"(mask) : "memory");
+#else
+	(void)dst, (void)map, (void)c_inner, (void)c_outer, (void)bar, (void)mask;
+#endif
+}
 #endif
 
 // FORGE_HAS_WMMA on AMD (a target spec with WMMA or MFMA; its generated

@@ -43,6 +43,11 @@ struct dim3 {
 // its workgroup, the workgroup's index and the grid's size; each thread's
 // slot for exchanging values with its wave; and how many launches were made.
 extern uint32_t forge_emu_tid;
+// forge_emu_tid is the running fiber's index (in a cluster launch rank ·
+// block + the thread's index in its workgroup); forge_emu_block_threads
+// the workgroup's size, forge_emu_cluster the cluster's and
+// forge_emu_cluster_rank the running workgroup's index in it.
+extern uint32_t forge_emu_block_threads, forge_emu_cluster, forge_emu_cluster_rank;
 extern uint32_t forge_emu_block, forge_emu_grid;
 extern float forge_emu_slot[1024];
 extern int forge_emu_islot[1024];
@@ -64,8 +69,17 @@ template <typename F>
 static inline void forge_emu_launch_fn(uint32_t grid, uint32_t block, F f) {
 	forge_emu_launch(grid, block, [](void* p) { (*(F*)p)(); }, &f);
 }
+// forge_emu_launch_cluster runs the grid in clusters of n consecutive
+// workgroups, a cluster's threads at once (forge_emu_sync_cluster is
+// their barrier).
+void forge_emu_launch_cluster(uint32_t grid, uint32_t block, uint32_t n, void (*body)(void*), void* arg);
+void forge_emu_sync_cluster();
+template <typename F>
+static inline void forge_emu_launch_cluster_fn(uint32_t grid, uint32_t block, uint32_t n, F f) {
+	forge_emu_launch_cluster(grid, block, n, [](void* p) { (*(F*)p)(); }, &f);
+}
 
-#define forge_thread_idx() forge_emu_tid
+#define forge_thread_idx() (forge_emu_tid % forge_emu_block_threads)
 #define forge_block_idx() forge_emu_block
 #define forge_grid_dim() forge_emu_grid
 #define forge_syncthreads() forge_emu_sync_block()
@@ -125,7 +139,7 @@ inline forge_vec16 forge_load_stream16(const void* p) {
 // the launch asks for is filled with a canary before and checked after, so
 // that a kernel writing past its stages (which the GPU would let it do into
 // unallocated shared memory, or fault) fails here.
-inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel);
+inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel, uint32_t cluster = 1);
 #define FORGE_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
 	((void)(stream), forge_emu_smem_guard((size_t)(shared_bytes), false, #kernel), \
 		forge_emu_launch_fn((grid).x, (block).x, [&] { kernel(__VA_ARGS__); }), forge_emu_smem_guard((size_t)(shared_bytes), true, #kernel))
@@ -354,20 +368,26 @@ inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, T>&
 } // namespace nvcuda
 #endif
 
-// FORGE_DYNAMIC_SHARED: one static buffer (one workgroup runs at a time)
-// as large as a workgroup's shared memory may be on any target (227 KiB on
-// sm_90), 1024-byte aligned; its offsets are the emulated shared-window
-// addresses (forge_smem_addr).
-alignas(1024) static uint8_t forge_emu_dyn_smem[232448];
+// FORGE_DYNAMIC_SHARED: a buffer a running workgroup (one, or a
+// cluster's: emu_main.h switches forge_emu_dyn_smem with the running
+// thread) as large as a workgroup's shared memory may be on any target
+// (227 KiB on sm_90), 1024-byte aligned; its offsets are the emulated
+// shared-window addresses (forge_smem_addr).
+#define FORGE_EMU_SMEM_BYTES 232448
+extern uint8_t forge_emu_smem_store[][FORGE_EMU_SMEM_BYTES];
+extern uint8_t* forge_emu_dyn_smem;
 #define FORGE_DYNAMIC_SHARED(name) uint8_t* const name = forge_emu_dyn_smem
-inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel) {
-	const size_t n = sizeof forge_emu_dyn_smem;
-	for (size_t i = shared_bytes < n ? shared_bytes : n; i < n; ++i) {
-		if (!check) {
-			forge_emu_dyn_smem[i] = 0xA5;
-		} else if (forge_emu_dyn_smem[i] != 0xA5) {
-			fprintf(stderr, "%s: wrote dynamic shared memory at byte %zu, past the %zu its launch asks for\n", kernel, i, shared_bytes);
-			abort();
+inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* kernel, uint32_t cluster) {
+	const size_t n = FORGE_EMU_SMEM_BYTES;
+	for (uint32_t r = 0; r < cluster; ++r) {
+		uint8_t* const smem = forge_emu_smem_store[r];
+		for (size_t i = shared_bytes < n ? shared_bytes : n; i < n; ++i) {
+			if (!check) {
+				smem[i] = 0xA5;
+			} else if (smem[i] != 0xA5) {
+				fprintf(stderr, "%s: wrote dynamic shared memory at byte %zu, past the %zu its launch asks for\n", kernel, i, shared_bytes);
+				abort();
+			}
 		}
 	}
 }
@@ -607,8 +627,8 @@ static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 // descriptor's address decoded (bits 0–13, in 16 bytes) and swizzled as
 // the hardware does (address bits 4–6 XOR bits 7–9), its 8-row groups the
 // descriptor's stride (bits 32–45) apart; LBO and the swizzle mode are
-// checked to be the ones the header sets. The fences and waits are no-ops
-// (the product is made at once).
+// checked to be the ones the header sets. The fences are no-ops; a
+// product is made at the wait that lets it complete (below).
 #define FORGE_MM_WGMMA 1
 #define FORGE_HAS_WGMMA 1
 static inline uint32_t forge_smem_addr(const void* p) { return (uint32_t)((const uint8_t*)p - forge_emu_dyn_smem); }
@@ -616,9 +636,6 @@ static inline uint64_t forge_wgmma_desc(uint32_t addr) {
 	return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
 }
 static inline void forge_wgmma_fence() {}
-static inline void forge_wgmma_commit() {}
-template <int N>
-static inline void forge_wgmma_wait() {}
 static inline void forge_fence_proxy_async() {}
 template <int N = 64>
 static inline void forge_wgmma_fence_operands(float*) {}
@@ -638,7 +655,7 @@ static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k
 // forge_emu_wgmma is m64nNk16: N/8 column groups of accumulators, as the
 // hardware lays them out (d[4j + 2h + e] is column 8j + 2q + e).
 static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n) {
-	const uint32_t t = forge_emu_tid % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
+	const uint32_t t = forge_thread_idx() % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
 	for (uint32_t j = 0; j < n / 8; ++j) {
 		for (uint32_t h = 0; h < 2; ++h) {
 			for (uint32_t e = 0; e < 2; ++e) {
@@ -652,13 +669,59 @@ static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n)
 		}
 	}
 }
-static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 128); }
-static inline void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 256); }
-static inline void forge_wgmma_m64n16k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 16); }
-static inline void forge_wgmma_m64n32k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 32); }
-static inline void forge_wgmma_m64n64k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, 64); }
+// The products are asynchronous, as the hardware's: a thread's products
+// are queued as issued, grouped by forge_wgmma_commit, and made (reading
+// shared memory then) when forge_wgmma_wait lets fewer groups be pending,
+// so that a stage refilled while a product that reads it is in flight
+// (released before its wait) shows up as a wrong result.
+struct forge_emu_wgmma_op {
+	float* d;
+	uint64_t a, b, group; // group 0: not yet committed
+	uint32_t n;
+};
+#define FORGE_EMU_WGMMA_QUEUE 64 // products pending a thread
+static forge_emu_wgmma_op forge_emu_wgmma_ops[1024][FORGE_EMU_WGMMA_QUEUE];
+static uint32_t forge_emu_wgmma_nops[1024];
+static uint64_t forge_emu_wgmma_groups[1024]; // committed so far
+static inline void forge_emu_wgmma_issue(float* d, uint64_t a, uint64_t b, uint32_t n) {
+	const uint32_t tid = forge_emu_tid;
+	if (forge_emu_wgmma_nops[tid] == FORGE_EMU_WGMMA_QUEUE) {
+		fprintf(stderr, "forge_wgmma: thread %u has %d products pending (the emulation's limit)\n", tid, FORGE_EMU_WGMMA_QUEUE);
+		abort();
+	}
+	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid]++] = forge_emu_wgmma_op{d, a, b, 0, n};
+}
+static inline void forge_wgmma_commit() {
+	const uint32_t tid = forge_emu_tid;
+	const uint64_t g = ++forge_emu_wgmma_groups[tid];
+	for (uint32_t i = 0; i < forge_emu_wgmma_nops[tid]; ++i) {
+		if (forge_emu_wgmma_ops[tid][i].group == 0) {
+			forge_emu_wgmma_ops[tid][i].group = g;
+		}
+	}
+}
+template <int N>
+static inline void forge_wgmma_wait() {
+	const uint32_t tid = forge_emu_tid;
+	const uint64_t done = forge_emu_wgmma_groups[tid] > (uint64_t)N ? forge_emu_wgmma_groups[tid] - N : 0;
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < forge_emu_wgmma_nops[tid]; ++i) {
+		const forge_emu_wgmma_op op = forge_emu_wgmma_ops[tid][i];
+		if (op.group != 0 && op.group <= done) {
+			forge_emu_wgmma(op.d, op.a, op.b, op.n);
+		} else {
+			forge_emu_wgmma_ops[tid][kept++] = op;
+		}
+	}
+	forge_emu_wgmma_nops[tid] = kept;
+}
+static inline void forge_wgmma_m64n128k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, 128); }
+static inline void forge_wgmma_m64n256k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, 256); }
+static inline void forge_wgmma_m64n16k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, 16); }
+static inline void forge_wgmma_m64n32k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, 32); }
+static inline void forge_wgmma_m64n64k16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, 64); }
 template <uint32_t N>
-static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma(d, a, b, N); }
+static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forge_emu_wgmma_issue(d, a, b, N); }
 // mbarriers: the 64-bit word holds the arrivals still due this phase (bits
 // 0–15), the count it was initialised with (16–31) and the phases
 // completed (32–63); the transaction bytes still due this phase (TMA's,
@@ -666,10 +729,10 @@ static inline void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) { forg
 // phase completes when both reach zero. A wait gives way to the other
 // threads until its phase completes; a barrier never initialised, or
 // arrived at more often than a phase takes, stops the emulation.
-static int64_t forge_emu_mbar_tx[sizeof forge_emu_dyn_smem / 8];
+static int64_t forge_emu_mbar_tx[4 * FORGE_EMU_SMEM_BYTES / 8]; // by the barrier's offset in forge_emu_smem_store
 static inline int64_t& forge_emu_tx(uint64_t* bar) {
-	const size_t off = (size_t)((const uint8_t*)bar - forge_emu_dyn_smem);
-	if (off >= sizeof forge_emu_dyn_smem || off % 8 != 0) {
+	const size_t off = (size_t)((const uint8_t*)bar - forge_emu_smem_store[0]);
+	if (off >= 4 * FORGE_EMU_SMEM_BYTES || off % 8 != 0) {
 		fprintf(stderr, "mbarrier at %p: not an 8-byte-aligned word of dynamic shared memory\n", (void*)bar);
 		abort();
 	}
@@ -738,12 +801,15 @@ static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t
 	*map = forge_tmap{(const uint8_t*)base, inner, outer, box_inner, box_outer};
 	return true;
 }
-static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
-	const uint32_t at = forge_smem_addr(dst);
-	if (at % 1024 != 0 || at + map->box_outer * 128 > sizeof forge_emu_dyn_smem) {
+// forge_emu_tma_box lands map's box at (c_inner, c_outer) at offset `at`
+// of workgroup rank's shared memory and takes its bytes off the barrier at
+// offset `bar` there.
+static inline void forge_emu_tma_box(uint32_t rank, uint32_t at, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint32_t bar) {
+	if (at % 1024 != 0 || at + map->box_outer * 128 > FORGE_EMU_SMEM_BYTES) {
 		fprintf(stderr, "forge_tma_load_2d: destination %#x: want a 1024-byte-aligned box inside shared memory\n", at);
 		abort();
 	}
+	uint8_t* const smem = forge_emu_smem_store[rank];
 	for (uint32_t r = 0; r < map->box_outer; ++r) {
 		for (uint32_t e = 0; e < 64; ++e) {
 			const int64_t row = (int64_t)c_outer + r, col = (int64_t)c_inner + e;
@@ -752,12 +818,48 @@ static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c
 				memcpy(&h, map->base + 2 * ((uint64_t)row * map->inner + (uint64_t)col), 2);
 			}
 			const uint32_t addr = at + r * 128 + 2 * e;
-			memcpy(forge_emu_dyn_smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
+			memcpy(smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
 		}
 	}
-	forge_emu_tx(bar) -= (int64_t)map->box_outer * 128;
-	forge_emu_mbar_settle(bar);
+	uint64_t* const b = reinterpret_cast<uint64_t*>(smem + bar);
+	forge_emu_tx(b) -= (int64_t)map->box_outer * 128;
+	forge_emu_mbar_settle(b);
 	forge_emu_events++;
+}
+static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
+	forge_emu_tma_box(forge_emu_cluster_rank, forge_smem_addr(dst), map, c_inner, c_outer, forge_smem_addr(bar));
+}
+// Clusters: a launch's workgroups run a cluster at a time (emu_main.h);
+// the multicast copy lands in every workgroup of mask at once, a remote
+// arrival is an arrival at the barrier at the same offset of the other
+// workgroup's shared memory.
+template <typename... Params, typename... Args>
+static inline void forge_emu_launch_cluster_kernel(void (*kernel)(Params...), uint32_t grid, uint32_t block, size_t shared_bytes, uint32_t n, const char* name, Args... args) {
+	forge_emu_smem_guard(shared_bytes, false, name, n);
+	forge_emu_launch_cluster_fn(grid, block, n, [&] { kernel(((Params)args)...); });
+	forge_emu_smem_guard(shared_bytes, true, name, n);
+}
+#define FORGE_LAUNCH_CLUSTER(kernel, grid, block, shared_bytes, stream, n, ...) \
+	((void)(stream), forge_emu_launch_cluster_kernel(kernel, (grid).x, (block).x, (size_t)(shared_bytes), (n), #kernel, __VA_ARGS__))
+static inline uint32_t forge_cluster_rank() { return forge_emu_cluster_rank; }
+static inline void forge_cluster_sync() { forge_emu_sync_cluster(); }
+static inline void forge_mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
+	if (rank >= forge_emu_cluster) {
+		fprintf(stderr, "forge_mbar_arrive_cluster: rank %u of a cluster of %u\n", rank, forge_emu_cluster);
+		abort();
+	}
+	forge_mbar_arrive(reinterpret_cast<uint64_t*>(forge_emu_smem_store[rank] + forge_smem_addr(bar)));
+}
+static inline void forge_tma_load_2d_multicast(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar, uint16_t mask) {
+	if (mask == 0 || (mask >> forge_emu_cluster) != 0) {
+		fprintf(stderr, "forge_tma_load_2d_multicast: mask %#x for a cluster of %u\n", mask, forge_emu_cluster);
+		abort();
+	}
+	for (uint32_t r = 0; r < forge_emu_cluster; ++r) {
+		if (mask >> r & 1) {
+			forge_emu_tma_box(r, forge_smem_addr(dst), map, c_inner, c_outer, forge_smem_addr(bar));
+		}
+	}
 }
 // forge_cp_async_mbar_arrive lands every copy this thread has issued (as
 // the hardware's arrival waits for them) and arrives.

@@ -19,9 +19,19 @@
 #include <unistd.h>
 #include <vector>
 
+// forge_emu_tid is the running fiber's index: in a cluster launch rank ·
+// block + its thread's index (emu.h's forge_thread_idx() takes the
+// remainder), so that every per-thread emulation array, indexed by it,
+// keeps the cluster's workgroups apart.
 uint32_t forge_emu_tid;
+uint32_t forge_emu_block_threads = 1;
 uint64_t forge_emu_events;
 uint32_t forge_emu_block, forge_emu_grid;
+uint32_t forge_emu_cluster = 1, forge_emu_cluster_rank;
+// Dynamic shared memory: one buffer a workgroup of the cluster running
+// (forge_emu_dyn_smem is the running one's).
+alignas(1024) uint8_t forge_emu_smem_store[4][232448];
+uint8_t* forge_emu_dyn_smem = forge_emu_smem_store[0];
 float forge_emu_slot[1024];
 int forge_emu_islot[1024];
 int forge_emu_launches;
@@ -97,8 +107,9 @@ emu_context emu_scheduler;
 // finished threads, threads let through a barrier or past a wait. A sweep
 // of the threads in which it does not move is a deadlock.
 emu_fiber emu_fibers[emu_max_threads];
-emu_barrier emu_block_barrier;
-emu_barrier emu_wave_barriers[emu_max_threads]; // by the wave's first thread
+emu_barrier emu_block_barriers[4]; // a cluster's workgroups'
+emu_barrier emu_cluster_barrier;
+emu_barrier emu_wave_barriers[emu_max_threads]; // by the wave's first fiber
 uint32_t emu_block_size;
 void (*emu_body)(void*);
 void* emu_arg;
@@ -157,7 +168,8 @@ void emu_start(emu_fiber& f, char* lo, size_t size) {
 
 } // namespace
 
-void forge_emu_sync_block() { emu_arrive(emu_block_barrier, emu_block_size); }
+void forge_emu_sync_block() { emu_arrive(emu_block_barriers[forge_emu_tid / emu_block_size], emu_block_size); }
+void forge_emu_sync_cluster() { emu_arrive(emu_cluster_barrier, emu_block_size * forge_emu_cluster); }
 
 // forge_emu_yield gives way to the next thread: a thread spinning on a
 // condition another thread makes true (an mbarrier's phase) runs again in
@@ -173,50 +185,75 @@ void forge_emu_sync_wave(uint32_t wave_size) {
 	emu_arrive(emu_wave_barriers[forge_emu_tid / wave_size * wave_size], wave_size);
 }
 
-void forge_emu_launch(uint32_t grid, uint32_t block, void (*body)(void*), void* arg) {
+// forge_emu_launch_cluster runs the grid a cluster of n workgroups at a
+// time: their threads are one sweep's fibers (workgroup r's thread t is
+// fiber r · block + t), each workgroup with its own dynamic shared memory
+// and barrier; the workgroups of a cluster are n consecutive ones.
+void forge_emu_launch_cluster(uint32_t grid, uint32_t block, uint32_t n, void (*body)(void*), void* arg) {
 	forge_emu_launches++;
-	if (block == 0 || block > emu_max_threads) emu_die("workgroup size out of range");
+	if (n == 0 || n > 4 || grid % n != 0) emu_die("cluster size out of range, or not dividing the grid");
+	if (block == 0 || block * n > emu_max_threads) emu_die("workgroup size out of range");
 	forge_emu_grid = grid;
+	forge_emu_cluster = n;
+	forge_emu_block_threads = block;
 	emu_block_size = block;
 	emu_body = body;
 	emu_arg = arg;
+	const uint32_t fibers = block * n;
 	// One mapping for every stack, each above a guard page, so that an
 	// overflow faults instead of corrupting the neighbour's stack.
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE), slot = emu_stack_bytes + page;
-	char* stacks = (char*)mmap(nullptr, slot * block, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char* stacks = (char*)mmap(nullptr, slot * fibers, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (stacks == MAP_FAILED) emu_die("no memory for the fiber stacks");
-	for (uint32_t t = 0; t < block; ++t) {
+	for (uint32_t t = 0; t < fibers; ++t) {
 		mprotect(stacks + t * slot, page, PROT_NONE);
 	}
-	for (uint32_t g = 0; g < grid; ++g) {
-		forge_emu_block = g;
-		emu_block_barrier = emu_barrier{};
-		for (uint32_t t = 0; t < block; ++t) {
+	for (uint32_t g = 0; g < grid; g += n) {
+		for (uint32_t r = 0; r < n; ++r) {
+			emu_block_barriers[r] = emu_barrier{};
+		}
+		emu_cluster_barrier = emu_barrier{};
+		for (uint32_t t = 0; t < fibers; ++t) {
 			emu_wave_barriers[t] = emu_barrier{};
 			emu_fibers[t].wait = nullptr;
 			emu_fibers[t].done = false;
 			emu_start(emu_fibers[t], stacks + t * slot + page, emu_stack_bytes);
 		}
 		// Sweep the threads in order, resuming each that is not finished
-		// or waiting at a barrier still short of arrivals.
-		for (uint32_t live = block; live > 0;) {
+		// or waiting at a barrier still short of arrivals. In a cluster the
+		// workgroups after the first run every other sweep only, so that
+		// the first runs ahead of them (a workgroup that refills the
+		// other's shared memory before that one is done with it shows).
+		for (uint64_t sweep = 0, live = fibers; live > 0; ++sweep) {
+			const bool all = n == 1 || sweep % 2 == 0;
 			bool ran = false;
 			const uint64_t events = forge_emu_events;
-			for (uint32_t t = 0; t < block; ++t) {
+			for (uint32_t t = 0; t < (all ? fibers : block); ++t) {
 				emu_fiber& f = emu_fibers[t];
 				if (f.done || (f.wait != nullptr && f.wait->gen == f.gen)) continue;
 				if (f.wait != nullptr) forge_emu_events++; // let through a barrier
 				f.wait = nullptr;
 				forge_emu_tid = t;
+				forge_emu_cluster_rank = t / block;
+				forge_emu_block = g + forge_emu_cluster_rank;
+				forge_emu_dyn_smem = forge_emu_smem_store[forge_emu_cluster_rank];
 				emu_switch(emu_scheduler, f.ctx);
 				ran = true;
 				live -= f.done;
 			}
+			if (!all) continue; // a sweep of some workgroups proves nothing
 			if (!ran) emu_die("deadlock: a barrier that not every thread of the workgroup reaches");
 			if (live > 0 && forge_emu_events == events) emu_die("deadlock: threads waiting on mbarriers whose phases no thread can complete");
 		}
 	}
-	munmap(stacks, slot * block);
+	munmap(stacks, slot * fibers);
+	forge_emu_cluster = 1;
+	forge_emu_cluster_rank = 0;
+	forge_emu_dyn_smem = forge_emu_smem_store[0];
+}
+
+void forge_emu_launch(uint32_t grid, uint32_t block, void (*body)(void*), void* arg) {
+	forge_emu_launch_cluster(grid, block, 1, body, arg);
 }
 
 namespace {

@@ -793,6 +793,9 @@ static bool forge_matmul_f32_f16_kernel_hmma_launch(const void* w, const float* 
 #ifndef FORGE_MM_WGMMA_WS
 #define FORGE_MM_WGMMA_WS 0 // 1: the warp-specialized kernel (forge_matmul_f32_f16_kernel_wgmma_ws; slower so far, see there)
 #endif
+#ifndef FORGE_MM_WGMMA_CLUSTER
+#define FORGE_MM_WGMMA_CLUSTER 1 // 2: the TMA kernel in clusters of two sharing X's copies (experimental)
+#endif
 #ifndef FORGE_MM_WGMMA_TMA
 #define FORGE_MM_WGMMA_TMA 1 // the warp-specialized kernel fed by TMA (forge_matmul_f32_f16_kernel_wgmma_tma); 0: the kernels below
 #endif
@@ -924,23 +927,65 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	}
 }
 
+// forge_matmul_f32_f16_kernel_wgmma_walk is a warp-specialized workgroup's walk over Y's
+// 128 × BN tiles, workgroups in clusters of CL: workgroup b takes part
+// q % splits of K (q = b / CL) and the tiles t = q / splits, t + stride,
+// ... (stride: the grid's clusters over splits), tile t's columns those of
+// column tile t / groups and its rows those of row tile (t % groups) · CL
+// + its rank in the cluster (groups: the row tiles in runs of CL). So a
+// cluster's workgroups take the same K steps of the same columns of CL
+// consecutive row tiles (a rank past the last row tile has rows past W's:
+// its copies read zeros and it stores nothing). CL = 1 is the plain walk.
+template <uint32_t BN, uint32_t CL>
+struct forge_matmul_f32_f16_kernel_wgmma_walk {
+	int64_t groups, tiles, first, stride;
+	uint32_t rank, part;
+	FORGE_DEVICE forge_matmul_f32_f16_kernel_wgmma_walk(int64_t rows, int64_t batch, uint32_t splits) {
+		const int64_t row_tiles = (rows + 127) / 128;
+		groups = (row_tiles + CL - 1) / CL;
+		tiles = groups * ((batch + BN - 1) / BN);
+		rank = CL > 1 ? forge_cluster_rank() : 0;
+		const uint32_t q = forge_block_idx() / CL;
+		part = q % splits;
+		first = q / splits;
+		stride = forge_grid_dim() / CL / splits;
+	}
+	FORGE_DEVICE int64_t r0(int64_t t) const { return ((t % groups) * CL + rank) * 128; }
+	FORGE_DEVICE int64_t n0(int64_t t) const { return (t / groups) * BN; }
+};
+
 // forge_matmul_f32_f16_kernel_wgmma_multiply is the two multiplying warpgroups (threads
-// 0–255) of the warp-specialized kernels: workgroup tile after tile, step
-// after step (counting on across tiles, as the filling side counts), each
-// waits for the stage's `full`, issues the step's m64nBNk16 products on its
-// 64 rows and, once the step before's products are done, releases that
-// step's stage (`empty`: one arrival a warp); a tile's accumulators then go
-// to Y (forge_matmul_f32_f16_kernel_wgmma_store). sm holds Stages stages of W's 128 rows
-// and X's BN vectors, 64 elements of K each, swizzled as wgmma reads them.
-template <uint32_t BN, uint32_t Stages>
+// 0–255) of the warp-specialized kernels: workgroup tile after tile
+// (forge_matmul_f32_f16_kernel_wgmma_walk), step after step (counting on across tiles, as
+// the filling side counts), each waits for the stage's `full`, issues the
+// step's m64nBNk16 products on its 64 rows and, once the step before's
+// products are done, releases that step's stage (`empty`: one arrival a
+// warp, at every workgroup of the cluster, whose fillers copy into it);
+// a tile's accumulators then go to Y (forge_matmul_f32_f16_kernel_wgmma_store). sm holds
+// Stages stages of W's 128 rows and X's BN vectors, 64 elements of K each,
+// swizzled as wgmma reads them.
+template <uint32_t BN, uint32_t Stages, uint32_t CL>
 FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm, uint64_t* full, uint64_t* empty, float* __restrict__ y,
 	int64_t rows, int64_t batch, int64_t steps, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
 	const uint32_t tid = forge_thread_idx(), c = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
-	const int64_t row_tiles = (rows + BM - 1) / BM, tiles = row_tiles * ((batch + BN - 1) / BN);
+	const forge_matmul_f32_f16_kernel_wgmma_walk<BN, CL> walk(rows, batch, splits);
+	// release(stage): this warp is done with stage, in every workgroup of the cluster.
+	auto release = [&](uint32_t stage) {
+		if (lane == 0) {
+			if constexpr (CL == 1) {
+				forge_mbar_arrive(empty + stage);
+			} else {
+#pragma unroll
+				for (uint32_t r = 0; r < CL; ++r) {
+					forge_mbar_arrive_cluster(empty + stage, r);
+				}
+			}
+		}
+	};
 	uint32_t n = 0;
-	for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
-		const int64_t r0 = (tile % row_tiles) * BM, n0 = (tile / row_tiles) * BN;
+	for (int64_t tile = walk.first; tile < walk.tiles; tile += walk.stride) {
+		const int64_t r0 = walk.r0(tile), n0 = walk.n0(tile);
 		float acc[BN / 2];
 #pragma unroll
 		for (uint32_t i = 0; i < BN / 2; ++i) {
@@ -959,14 +1004,14 @@ FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm,
 			forge_wgmma_commit();
 			forge_wgmma_wait<1>(); // step n - 1's products: its stage is free
 			forge_wgmma_fence_operands<BN / 2>(acc);
-			if (s > 0 && lane == 0) {
-				forge_mbar_arrive(empty + (n - 1) % Stages);
+			if (s > 0) {
+				release((n - 1) % Stages);
 			}
 		}
 		forge_wgmma_wait<0>();
 		forge_wgmma_fence_operands<BN / 2>(acc);
-		if (steps > 0 && lane == 0) {
-			forge_mbar_arrive(empty + (n - 1) % Stages);
+		if (steps > 0) {
+			release((n - 1) % Stages);
 		}
 		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 	}
@@ -1059,26 +1104,38 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	if (Regs) {
 		forge_setmaxnreg_inc<232>();
 	}
-	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages>(sm, full, empty, y, rows, batch, steps, splits);
+	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, 1>(sm, full, empty, y, rows, batch, steps, splits);
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_tma is forge_matmul_f32_f16_kernel_wgmma_ws fed by the tensor memory
-// accelerator (-DFORGE_MM_WGMMA_TMA=1): one thread of a 33rd warp fills a
-// stage with two copies (W's 128 × 64 box and X's BN × 64, each landing
-// 128-byte-swizzled as wgmma reads it, zeros past the matrix's edges) and
-// one arrival that tells `full` how many bytes to wait for; the two
-// multiplying warpgroups are forge_matmul_f32_f16_kernel_wgmma_ws's. With 288 threads and
-// one workgroup an SM a thread may hold 224 registers, so the 128
-// accumulators of the 256-column tile need no setmaxnreg, and no thread
-// spends its issue slots on copies. wmap is W's map (rows × cols, boxes of
-// 128 rows), xmap X's f16 copy's (batch × cols, boxes of BN).
-template <uint32_t BN, uint32_t Stages>
+// accelerator (the default; -DFORGE_MM_WGMMA_TMA=0 leaves it out): one
+// thread of a 33rd warp fills a stage with two copies (W's 128 × 64 box and
+// X's BN × 64, each landing 128-byte-swizzled as wgmma reads it, zeros past
+// the matrix's edges) and one arrival that tells `full` how many bytes to
+// wait for; the two multiplying warpgroups are forge_matmul_f32_f16_kernel_wgmma_ws's.
+// With 288 threads and one workgroup an SM a thread may hold 224
+// registers, so the 128 accumulators of the 256-column tile need no
+// setmaxnreg, and no thread spends its issue slots on copies. wmap is W's
+// map (rows × cols, boxes of 128 rows), xmap X's f16 copy's (batch × cols,
+// boxes of BN / CL).
+// In clusters of CL = 2 (-DFORGE_MM_WGMMA_CLUSTER=2; experimental, not yet
+// timed) the cluster's workgroups take consecutive row tiles of the same
+// columns (forge_matmul_f32_f16_kernel_wgmma_walk) and each copies half of X's box to both
+// (TMA multicast): X's traffic from L2 a workgroup halves, which is what
+// the product is short of (at 4096×14336×512 its copies, 48 KiB a step a
+// workgroup, ask about 7.5 TB/s of the L2). A stage is then refilled only
+// once the multiplying warps of every workgroup of the cluster released
+// it (`empty` counts 8 · CL arrivals), and the cluster meets after the
+// barriers' initialisation and before it leaves (a workgroup's shared
+// memory is written by the other's copies and arrivals).
+template <uint32_t BN, uint32_t Stages, uint32_t CL>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
 forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_tma: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_tma: BN is 16, 32, 64, 128 or 256");
+	static_assert(CL == 1 || CL == 2, "forge_matmul_f32_f16_kernel_wgmma_tma: clusters of 1 or 2");
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
 	uint16_t* const sm = reinterpret_cast<uint16_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
 	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
@@ -1087,33 +1144,44 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 	if (tid == 0) {
 		for (uint32_t i = 0; i < Stages; ++i) {
 			forge_mbar_init(full + i, 1);
-			forge_mbar_init(empty + i, 8);
+			forge_mbar_init(empty + i, 8 * CL);
 		}
 		forge_fence_mbar_init();
 	}
 	forge_syncthreads();
+	if constexpr (CL > 1) {
+		forge_cluster_sync(); // every workgroup's barriers are initialised before any copy or arrival reaches them
+	}
+	const forge_matmul_f32_f16_kernel_wgmma_walk<BN, CL> walk(rows, batch, splits);
 	const int64_t all_steps = (cols + BK - 1) / BK;
-	const uint32_t part = forge_block_idx() % splits;
-	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	const int64_t s_begin = all_steps * walk.part / splits, steps = all_steps * (walk.part + 1) / splits - s_begin;
 	if (tid >= 256) {
 		if (tid == 256) {
-			const int64_t row_tiles = (rows + BM - 1) / BM, tiles = row_tiles * ((batch + BN - 1) / BN);
-			uint32_t n = 0; // steps filled
-			for (int64_t tile = forge_block_idx() / splits; tile < tiles; tile += forge_grid_dim() / splits) {
-				const int32_t r0 = (int32_t)((tile % row_tiles) * BM), n0 = (int32_t)((tile / row_tiles) * BN);
+			constexpr uint32_t XH = BN / CL; // X's vectors this workgroup copies a step (to every workgroup of the cluster)
+			uint32_t n = 0;                  // steps filled
+			for (int64_t tile = walk.first; tile < walk.tiles; tile += walk.stride) {
+				const int32_t r0 = (int32_t)walk.r0(tile), n0 = (int32_t)walk.n0(tile);
 				for (int64_t s = 0; s < steps; ++s, ++n) {
 					const uint32_t stage = n % Stages;
 					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
 					const int32_t k = (int32_t)((s_begin + s) * BK);
 					forge_mbar_arrive_tx(full + stage, SS * 2);
 					forge_tma_load_2d(sm + stage * SS, &wmap, k, r0, full + stage);
-					forge_tma_load_2d(sm + stage * SS + SA, &xmap, k, n0, full + stage);
+					if constexpr (CL == 1) {
+						forge_tma_load_2d(sm + stage * SS + SA, &xmap, k, n0, full + stage);
+					} else {
+						forge_tma_load_2d_multicast(sm + stage * SS + SA + walk.rank * XH * BK, &xmap, k, n0 + (int32_t)(walk.rank * XH), full + stage,
+							(uint16_t)((1u << CL) - 1));
+					}
 				}
 			}
 		}
-		return;
+	} else {
+		forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, CL>(sm, full, empty, y, rows, batch, steps, splits);
 	}
-	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages>(sm, full, empty, y, rows, batch, steps, splits);
+	if constexpr (CL > 1) {
+		forge_cluster_sync(); // no workgroup leaves while the other's copies or arrivals may still reach it
+	}
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_run runs the wgmma product with BN-column tiles, K
@@ -1132,13 +1200,22 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 	if constexpr (FORGE_MM_WGMMA_TMA != 0) {
 		// The stages, the 1024-byte alignment and the mbarriers.
 		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
+		constexpr uint32_t CL = FORGE_MM_WGMMA_CLUSTER;
+		static_assert(CL == 1 || CL == 2, "FORGE_MM_WGMMA_CLUSTER is 1 or 2");
 		static std::atomic<uint64_t> opted[4] = {};
 		forge_tmap wmap, xmap;
+		uint32_t cgrid = grid;
+		if constexpr (CL > 1) {
+			// Whole clusters: the row tiles in runs of CL, each run CL workgroups a part of K.
+			const int64_t ctiles = (rows / 128 + (rows % 128 != 0) + CL - 1) / CL * (batch / BN + (batch % BN != 0));
+			const int64_t most = forge_mm_f16_grid_cap / (CL * splits);
+			cgrid = (uint32_t)((ctiles < most ? ctiles : most) * CL * splits);
+		}
 		// The copies' coordinates are 32-bit; a driver without TMA maps
 		// leaves the kernels below.
 		if (rows < ((int64_t)1 << 31) && cols < ((int64_t)1 << 31) && batch < ((int64_t)1 << 31) &&
 			forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, 128) &&
-			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages>, (int)bytes, opted)) {
+			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>, (int)bytes, opted)) {
 			uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 			if (!xh) {
 				return false;
@@ -1146,9 +1223,13 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 			// X's map (W's extent, a box within bounds) is not refused
 			// where W's was taken; were it, the kernels below convert X
 			// again and write all of Y.
-			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN);
+			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN / CL);
 			if (mapped) {
-				FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+				if constexpr (CL > 1) {
+					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
+				} else {
+					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+				}
 			}
 			forge_scratch_free(xh, stream);
 			if (mapped) {
