@@ -526,7 +526,13 @@ static inline uint32_t forge_matmul_f32_f16_kernel_wgmma_split(int64_t tiles, in
 // thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
 // into it; nz 0 where K is not split): one launch, where a second would
 // cost as much as the conversion at small shapes.
+#ifndef FORGE_MM_WGMMA_PDL
+#define FORGE_MM_WGMMA_PDL 0 // 1: the TMA product launched as this conversion's dependent (experimental)
+#endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
+#if FORGE_MM_WGMMA_PDL
+	forge_dependents_launch(); // the product's workgroups may start copying W now
+#endif
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
 		const float4 v = reinterpret_cast<const float4*>(x)[i];
 		uint2 o;
@@ -964,7 +970,7 @@ struct forge_matmul_f32_f16_kernel_wgmma_walk {
 // a tile's accumulators then go to Y (forge_matmul_f32_f16_kernel_wgmma_store). sm holds
 // Stages stages of W's 128 rows and X's BN vectors, 64 elements of K each,
 // swizzled as wgmma reads them.
-template <uint32_t BN, uint32_t Stages, uint32_t CL>
+template <uint32_t BN, uint32_t Stages, uint32_t CL, bool PDL>
 FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm, uint64_t* full, uint64_t* empty, float* __restrict__ y,
 	int64_t rows, int64_t batch, int64_t steps, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
@@ -1012,6 +1018,9 @@ FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm,
 		forge_wgmma_fence_operands<BN / 2>(acc);
 		if (steps > 0) {
 			release((n - 1) % Stages);
+		}
+		if constexpr (PDL) {
+			forge_dependency_wait(); // Y zeroed by the conversion (long done: its X was multiplied)
 		}
 		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 	}
@@ -1104,7 +1113,7 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	if (Regs) {
 		forge_setmaxnreg_inc<232>();
 	}
-	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, 1>(sm, full, empty, y, rows, batch, steps, splits);
+	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, 1, false>(sm, full, empty, y, rows, batch, steps, splits);
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_tma is forge_matmul_f32_f16_kernel_wgmma_ws fed by the tensor memory
@@ -1128,7 +1137,12 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 // it (`empty` counts 8 · CL arrivals), and the cluster meets after the
 // barriers' initialisation and before it leaves (a workgroup's shared
 // memory is written by the other's copies and arrivals).
-template <uint32_t BN, uint32_t Stages, uint32_t CL>
+// PDL (-DFORGE_MM_WGMMA_PDL=1, experimental, not yet timed; clusters of
+// one): launched as the dependent of X's conversion, which lets it start at
+// once, so that the first stages' W is copied while X is converted; the
+// filling thread waits for the conversion before X's first copy, the
+// multiplying ones before Y (zeroed there) is written.
+template <uint32_t BN, uint32_t Stages, uint32_t CL, bool PDL>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
 forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
@@ -1158,26 +1172,47 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 	if (tid >= 256) {
 		if (tid == 256) {
 			constexpr uint32_t XH = BN / CL; // X's vectors this workgroup copies a step (to every workgroup of the cluster)
-			uint32_t n = 0;                  // steps filled
+			// loadx(stage, k, n0): the step's X into stage (this workgroup's share, to every workgroup of the cluster).
+			auto loadx = [&](uint32_t stage, int32_t k, int32_t n0) {
+				if constexpr (CL == 1) {
+					forge_tma_load_2d(sm + stage * SS + SA, &xmap, k, n0, full + stage);
+				} else {
+					forge_tma_load_2d_multicast(sm + stage * SS + SA + walk.rank * XH * BK, &xmap, k, n0 + (int32_t)(walk.rank * XH), full + stage,
+						(uint16_t)((1u << CL) - 1));
+				}
+			};
+			uint32_t n = 0; // steps filled
+			bool first = true;
 			for (int64_t tile = walk.first; tile < walk.tiles; tile += walk.stride) {
 				const int32_t r0 = (int32_t)walk.r0(tile), n0 = (int32_t)walk.n0(tile);
-				for (int64_t s = 0; s < steps; ++s, ++n) {
+				int64_t s = 0;
+				if (PDL && first) {
+					// A dependent launch: the first stages' W (the first
+					// round's stages are free) before X's conversion is
+					// waited for, then their X.
+					const int64_t ahead = steps < Stages ? steps : Stages;
+					for (; s < ahead; ++s, ++n) {
+						forge_mbar_arrive_tx(full + n, SS * 2);
+						forge_tma_load_2d(sm + n * SS, &wmap, (int32_t)((s_begin + s) * BK), r0, full + n);
+					}
+					forge_dependency_wait();
+					for (int64_t q = 0; q < ahead; ++q) {
+						loadx((uint32_t)q, (int32_t)((s_begin + q) * BK), n0);
+					}
+					first = false;
+				}
+				for (; s < steps; ++s, ++n) {
 					const uint32_t stage = n % Stages;
 					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
 					const int32_t k = (int32_t)((s_begin + s) * BK);
 					forge_mbar_arrive_tx(full + stage, SS * 2);
 					forge_tma_load_2d(sm + stage * SS, &wmap, k, r0, full + stage);
-					if constexpr (CL == 1) {
-						forge_tma_load_2d(sm + stage * SS + SA, &xmap, k, n0, full + stage);
-					} else {
-						forge_tma_load_2d_multicast(sm + stage * SS + SA + walk.rank * XH * BK, &xmap, k, n0 + (int32_t)(walk.rank * XH), full + stage,
-							(uint16_t)((1u << CL) - 1));
-					}
+					loadx(stage, k, n0);
 				}
 			}
 		}
 	} else {
-		forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, CL>(sm, full, empty, y, rows, batch, steps, splits);
+		forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, CL, PDL>(sm, full, empty, y, rows, batch, steps, splits);
 	}
 	if constexpr (CL > 1) {
 		forge_cluster_sync(); // no workgroup leaves while the other's copies or arrivals may still reach it
@@ -1202,6 +1237,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
 		constexpr uint32_t CL = FORGE_MM_WGMMA_CLUSTER;
 		static_assert(CL == 1 || CL == 2, "FORGE_MM_WGMMA_CLUSTER is 1 or 2");
+		constexpr bool PDL = FORGE_MM_WGMMA_PDL != 0 && CL == 1; // (a cluster launch is not a dependent one)
 		static std::atomic<uint64_t> opted[4] = {};
 		forge_tmap wmap, xmap;
 		uint32_t cgrid = grid;
@@ -1215,7 +1251,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		// leaves the kernels below.
 		if (rows < ((int64_t)1 << 31) && cols < ((int64_t)1 << 31) && batch < ((int64_t)1 << 31) &&
 			forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, 128) &&
-			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>, (int)bytes, opted)) {
+			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>, (int)bytes, opted)) {
 			uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 			if (!xh) {
 				return false;
@@ -1226,9 +1262,11 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN / CL);
 			if (mapped) {
 				if constexpr (CL > 1) {
-					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
+					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
+				} else if constexpr (PDL) {
+					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
 				} else {
-					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
 				}
 			}
 			forge_scratch_free(xh, stream);

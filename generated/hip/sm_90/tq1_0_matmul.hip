@@ -631,7 +631,13 @@ static inline uint32_t forge_matmul_f32_tq1_0_kernel_wgmma_split(int64_t tiles, 
 // thread, and zeroes y[0, nz) (Y before the workgroups of a split K add
 // into it; nz 0 where K is not split): one launch, where a second would
 // cost as much as the conversion at small shapes.
+#ifndef FORGE_MM_WGMMA_PDL
+#define FORGE_MM_WGMMA_PDL 0 // 1: the TMA product launched as this conversion's dependent (experimental)
+#endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_tq1_0_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
+#if FORGE_MM_WGMMA_PDL
+	forge_dependents_launch(); // the product's workgroups may start copying W now
+#endif
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
 		const float4 v = reinterpret_cast<const float4*>(x)[i];
 		uint2 o;
