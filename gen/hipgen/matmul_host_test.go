@@ -315,6 +315,12 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// A driver that refuses TMA maps: the kernel that stages by
 		// cp.async instead (X converted once).
 		{"wgmma_no_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_NO_TMA"}, func(int, int) int { return 2 }},
+		// One configuration of the integer path forced, the route's files
+		// linked and the route not turned off: the integer kernel serves
+		// every batch (X quantized and the kernel, K unsplit; no columns:
+		// the generic path), as forgebench tune must time it.
+		{"int_forced_no_route", []string{"Q4_0"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "f16_matmul.hip"},
+			intForce(128, 32, 32, 256, 2, 1), func(int, int) int { return 2 }},
 		// The dequantization launches nothing for no columns.
 		{"route", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_0_dequant.hip", "q4_k_matmul.hip", "q4_k_dequant.hip", "f16_matmul.hip"},
 			[]string{"-DFORGE_MATMUL_F16_MIN_BATCH=1"}, func(c, _ int) int { return 2 + min(c, 1) }},

@@ -390,7 +390,11 @@ static void forge_matmul_f32_mxfp6_e3m2_kernel_zero_y(float* y, int64_t n, forge
 	FORGE_LAUNCH(forge_matmul_f32_mxfp6_e3m2_kernel_zero, dim3(n / 1024 + 1 < forge_mm_mxfp6_e3m2_grid_cap ? (uint32_t)(n / 1024 + 1) : forge_mm_mxfp6_e3m2_grid_cap), dim3(256), 0, stream, y, n);
 }
 #endif
-#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE)
+// (Not where one configuration of the integer path is forced: forgebench
+// tune times the integer kernel at every batch class, whose large-batch
+// winner serves what the route cannot take, a W whose f16 copy would pass
+// FORGE_MATMUL_F16_MAX_BYTES.)
+#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE) && !defined(FORGE_MATMUL_INT_FORCED)
 #define FORGE_MM_F16_ROUTE 1
 // Large batches through f16 (NVIDIA): W dequantized once, by this library's
 // forge_dequant_f16_mxfp6_e3m2, into scratch in f16, then F16's matmul

@@ -1543,7 +1543,11 @@ static bool forge_matmul_f32_tq1_0_kernel_int(const void* w, const float* x, flo
 #endif
 }
 #endif
-#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE)
+// (Not where one configuration of the integer path is forced: forgebench
+// tune times the integer kernel at every batch class, whose large-batch
+// winner serves what the route cannot take, a W whose f16 copy would pass
+// FORGE_MATMUL_F16_MAX_BYTES.)
+#if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_F16_ROUTE) && !defined(FORGE_MATMUL_INT_FORCED)
 #define FORGE_MM_F16_ROUTE 1
 // Large batches through f16 (NVIDIA): W dequantized once, by this library's
 // forge_dequant_f16_tq1_0, into scratch in f16, then F16's matmul
