@@ -18,6 +18,7 @@
 #   OUT=/tmp/out bash scripts/gpu-wgmma.sh
 # It builds build/libforge_sm_90.so (scripts/gpu-verify.sh: -arch=sm_90a)
 # when it is missing and the variants in /tmp/wgmma (libforge_sm_90_<v>.so).
+# VARIANTS (default "mma cpasync cl2 pdl") names the variants built and timed.
 # Results in $OUT: <v>_build.txt; check.txt and <v>_check.txt
 # (suites.test -test.run MatMul on the default and each variant, at most
 # CHECK_S seconds each, default 120: a variant that hangs on the GPU is
@@ -43,10 +44,12 @@ variant() {
     nvcc -shared -o /tmp/wgmma/libforge_sm_90_$v.so $(ls /tmp/obj/*.o | grep -v '/f16_matmul.o$') /tmp/wgmma/$v/f16_matmul.o
     echo "build: exit $?"; } > "$OUT/${v}_build.txt" 2>&1
 }
-variant mma -DFORGE_NO_MM_WGMMA &
-variant cpasync -DFORGE_MM_WGMMA_TMA=0 &
-variant cl2 -DFORGE_MM_WGMMA_CLUSTER=2 &
-variant pdl -DFORGE_MM_WGMMA_PDL=1 &
+VARIANTS=" ${VARIANTS:-mma cpasync cl2 pdl} "
+want() { [[ "$VARIANTS" == *" $1 "* ]]; }
+want mma && variant mma -DFORGE_NO_MM_WGMMA &
+want cpasync && variant cpasync -DFORGE_MM_WGMMA_TMA=0 &
+want cl2 && variant cl2 -DFORGE_MM_WGMMA_CLUSTER=2 &
+want pdl && variant pdl -DFORGE_MM_WGMMA_PDL=1 &
 if [ "${Q:-0}" = 1 ]; then
   mkdir -p /tmp/wgmma/q /tmp/wgmma/q1
   ls generated/hip/sm_90/*_matmul.hip | grep -v '/f16_matmul.hip$' | xargs -P "$(nproc)" -I{} sh -c \
@@ -79,7 +82,7 @@ timed() {
 check check "$W" && { timed wgmma "$W" "$SHAPES"; timed small "$W" "$SMALL_SHAPES"; }
 for v in mma cpasync cl2 pdl q q1; do
   lib=/tmp/wgmma/libforge_sm_90_$v.so
-  [ -f "$lib" ] || continue
+  { want $v || [ "${Q:-0}" = 1 -a "${v:0:1}" = q ]; } && [ -f "$lib" ] || continue
   check ${v}_check "$lib" || continue
   timed $v "$lib" "$SHAPES"
   timed small_$v "$lib" "$SMALL_SHAPES"

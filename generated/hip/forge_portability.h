@@ -814,9 +814,12 @@ FORGE_DEVICE void forge_fence_mbar_init() {
 //     and waits (release / acquire), so that barriers initialised before it
 //     are seen by the cluster, and no workgroup leaves while another may
 //     still write its shared memory;
-//   forge_mbar_arrive_cluster(bar, rank): an arrival (release, cluster
-//     scope) at the barrier at bar's offset in workgroup rank's shared
-//     memory (this workgroup's included);
+//   forge_mbar_arrive_cluster(bar, rank): an arrival at the barrier at
+//     bar's offset in workgroup rank's shared memory (this workgroup's
+//     included), with the arrival's default release at the workgroup's
+//     scope, as CUTLASS's consumers release a multicast stage (a release at
+//     the cluster's scope would wait, at every step, for the warp's memory
+//     operations to be seen by the whole cluster);
 //   forge_tma_load_2d_multicast(dst, map, c_inner, c_outer, bar, mask):
 //     forge_tma_load_2d's box landing at dst's offset in each workgroup of
 //     the cluster whose bit is set in mask, each's barrier at bar's offset
@@ -854,7 +857,7 @@ FORGE_DEVICE void forge_cluster_sync() {
 FORGE_DEVICE void forge_mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 	asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-		"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(forge_smem_addr(bar)), "r"(rank) : "memory");
+		"mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(forge_smem_addr(bar)), "r"(rank) : "memory");
 #else
 	(void)bar, (void)rank;
 #endif

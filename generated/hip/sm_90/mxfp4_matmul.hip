@@ -126,7 +126,7 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:33:50Z, forge 293da567e343; 46.90 µs at 4096x14336x16 vs the default's 49.41, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:53:18Z, forge be2945326b7d+dirty; 42.57 µs at 4096x14336x16 vs the default's 44.21, best of 14).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -146,7 +146,7 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-28T15:56:02Z, forge 382214721ff8; 75.36 µs at 4096x14336x64 vs the default's 80.47, best of 6).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:53:18Z, forge be2945326b7d+dirty; 75.41 µs at 4096x14336x64 vs the default's 79.05, best of 14).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -166,7 +166,7 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:33:50Z, forge 293da567e343; 420.55 µs at 4096x14336x512 vs the default's 439.44, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:53:18Z, forge be2945326b7d+dirty; 398.36 µs at 4096x14336x512 vs the default's 398.36, best of 14).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -177,10 +177,10 @@ static_assert(sizeof(forge_BlockMXFP4) == 17,
 #define FORGE_TUNE_MATMUL_INT_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 128
+#define FORGE_TUNE_MATMUL_INT_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 8
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_SPLIT_K 1

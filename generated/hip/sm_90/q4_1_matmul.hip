@@ -131,7 +131,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 41.01 µs at 4096x14336x16 vs the default's 41.01, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:52:52Z, forge be2945326b7d+dirty; 35.20 µs at 4096x14336x16 vs the default's 37.26, best of 16).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -142,7 +142,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
@@ -151,7 +151,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 81.64 µs at 4096x14336x64 vs the default's 85.40, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:52:52Z, forge be2945326b7d+dirty; 75.94 µs at 4096x14336x64 vs the default's 81.78, best of 16).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -171,7 +171,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:32:40Z, forge 293da567e343; 447.57 µs at 4096x14336x512 vs the default's 465.46, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T03:52:52Z, forge be2945326b7d+dirty; 425.12 µs at 4096x14336x512 vs the default's 425.12, best of 16).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -182,7 +182,7 @@ static_assert(sizeof(forge_BlockQ4_1) == 20,
 #define FORGE_TUNE_MATMUL_INT_TN 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 128
+#define FORGE_TUNE_MATMUL_INT_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
