@@ -312,6 +312,17 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_tma_pdl2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=1",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
+		// As the dependent of the conversion that publishes X a K chunk
+		// at a time (-DFORGE_MM_WGMMA_PDL=2: the filling thread waits for
+		// each chunk's counter; the emulation runs the conversion first,
+		// so a counter short of its slices is a unit never converted, and
+		// aborts), with the 256-column tile, and with a conversion grid of
+		// three workgroups (each converting many units, the parts of a
+		// split K interleaved) at two stages.
+		{"wgmma_tma_chunks", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
+		{"wgmma_tma_chunks_g3", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_XH_CHUNKS_GRID=3",
+			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
+			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
 		// A driver that refuses TMA maps: the kernel that stages by
 		// cp.async instead (X converted once).
 		{"wgmma_no_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_NO_TMA"}, func(int, int) int { return 2 }},

@@ -216,6 +216,8 @@ inline void* forge_scratch(size_t bytes, cudaStream_t stream) {
 	return p;
 }
 inline void forge_scratch_free(void* p, cudaStream_t stream) { (void)cudaFreeAsync(p, stream); }
+// forge_zero_async(p, bytes, stream) zeroes device memory, ordered on stream.
+inline void forge_zero_async(void* p, size_t bytes, cudaStream_t stream) { (void)cudaMemsetAsync(p, 0, bytes, stream); }
 #else
 inline void* forge_scratch(size_t bytes, hipStream_t stream) {
 	void* p = nullptr;
@@ -226,6 +228,7 @@ inline void* forge_scratch(size_t bytes, hipStream_t stream) {
 	return p;
 }
 inline void forge_scratch_free(void* p, hipStream_t stream) { (void)hipFreeAsync(p, stream); }
+inline void forge_zero_async(void* p, size_t bytes, hipStream_t stream) { (void)hipMemsetAsync(p, 0, bytes, stream); }
 #endif
 
 // forge_dependency_wait_for(p) is forge_dependency_wait() that also returns
@@ -800,6 +803,38 @@ FORGE_DEVICE void forge_mbar_arrive_tx(uint64_t* bar, uint32_t bytes) {
 FORGE_DEVICE void forge_fence_mbar_init() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+// Ready counters, for a kernel whose TMA copies read what a kernel still
+// running writes (the f16 product launched as the dependent of X's
+// conversion, which publishes X a K chunk at a time):
+//   forge_flag_publish(f): after a workgroup barrier that follows the
+//     workgroup's stores, one thread adds 1 to *f (release, GPU scope), so
+//     that whoever sees the sum sees the stores;
+//   forge_flag_wait(f, want): spins until *f is at least want (acquire,
+//     GPU scope), then orders what it saw before the thread's later copies
+//     by the async proxy (TMA), which otherwise need not see generic-proxy
+//     stores.
+// The counters must be zero before the publishing kernel starts
+// (forge_zero_async), and every workgroup that publishes must be running
+// before any that waits starts (a dependent launch of the publishing
+// kernel, which releases its dependents from its first instruction).
+FORGE_DEVICE void forge_flag_publish(uint32_t* f) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("fence.proxy.async.global;\nred.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(f) : "memory");
+#else
+	(void)f;
+#endif
+}
+FORGE_DEVICE void forge_flag_wait(const uint32_t* f, uint32_t want) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\n.reg .b32 v;\nFORGE_FLAG_WAIT:\n"
+		"ld.acquire.gpu.global.u32 v, [%0];\n"
+		"setp.lt.u32 p, v, %1;\n"
+		"@p bra FORGE_FLAG_WAIT;\n"
+		"fence.proxy.async.global;\n}\n" ::"l"(f), "r"(want) : "memory");
+#else
+	(void)f, (void)want;
 #endif
 }
 // Thread-block clusters (sm_90), for the wgmma product whose workgroups

@@ -148,6 +148,7 @@ inline void forge_emu_smem_guard(size_t shared_bytes, bool check, const char* ke
 #include <stdlib.h>
 inline void* forge_scratch(size_t bytes, forge_stream_t) { return malloc(bytes ? bytes : 1); }
 inline void forge_scratch_free(void* p, forge_stream_t) { free(p); }
+inline void forge_zero_async(void* p, size_t bytes, forge_stream_t) { memset(p, 0, bytes); }
 // The emulation runs kernels one after another: a dependent launch is a
 // launch, and its waits are no-ops.
 #define FORGE_LAUNCH_AFTER FORGE_LAUNCH
@@ -828,6 +829,16 @@ static inline void forge_emu_tma_box(uint32_t rank, uint32_t at, const forge_tma
 }
 static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
 	forge_emu_tma_box(forge_emu_cluster_rank, forge_smem_addr(dst), map, c_inner, c_outer, forge_smem_addr(bar));
+}
+// Ready counters: the emulation runs the publishing kernel before the
+// waiting one, so a counter short of what is waited for is a chunk whose
+// units were not all published.
+static inline void forge_flag_publish(uint32_t* f) { ++*f; }
+static inline void forge_flag_wait(const uint32_t* f, uint32_t want) {
+	if (*f < want) {
+		fprintf(stderr, "forge_flag_wait: counter %p is %u, want %u: not all published\n", (const void*)f, *f, want);
+		abort();
+	}
 }
 // Clusters: a launch's workgroups run a cluster at a time (emu_main.h);
 // the multicast copy lands in every workgroup of mask at once, a remote

@@ -527,7 +527,10 @@ static inline uint32_t forge_matmul_f32_f16_kernel_wgmma_split(int64_t tiles, in
 // into it; nz 0 where K is not split): one launch, where a second would
 // cost as much as the conversion at small shapes.
 #ifndef FORGE_MM_WGMMA_PDL
-#define FORGE_MM_WGMMA_PDL 0 // 1: the TMA product launched as this conversion's dependent (experimental)
+// 1: the TMA product launched as this conversion's dependent, waiting for
+// all of it; 2: as the dependent of forge_matmul_f32_f16_kernel_xh_chunks, waiting for each
+// K chunk of X as it is published (experimental)
+#define FORGE_MM_WGMMA_PDL 0
 #endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 #if FORGE_MM_WGMMA_PDL
@@ -545,6 +548,65 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const 
 	}
 }
 
+// forge_matmul_f32_f16_kernel_xh_chunks is forge_matmul_f32_f16_kernel_xh a K chunk of 64 columns at a time,
+// for the TMA product launched as its dependent (FORGE_MM_WGMMA_PDL=2),
+// whose filling thread waits for a chunk before copying it, so that the
+// product multiplies while X is converted instead of after. A unit is a
+// chunk's 64 columns of 64 vectors (four 16-byte loads a thread, issued
+// before any store); a workgroup converts units u = its index, + the grid,
+// ..., unit u being slice u % slices of chunk j = u / slices, and chunk j
+// step j / splits of part j % splits of K (the parts' first steps first,
+// as the product's split K reads them); each unit done adds one to
+// ready[chunk] (forge_flag_publish), the chunk ready at `slices`. The grid
+// is FORGE_MM_XH_CHUNKS_GRID workgroups, one an SM beside the product's:
+// every one of them runs from the start (the product may start only once
+// all have), and the product's workgroups fit beside them. cols is a
+// multiple of 8.
+#ifndef FORGE_MM_XH_CHUNKS_GRID
+#define FORGE_MM_XH_CHUNKS_GRID 132
+#endif
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh_chunks(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t cols, int64_t batch,
+	uint32_t splits, uint32_t* __restrict__ ready, float* __restrict__ y, int64_t nz) {
+	forge_dependents_launch(); // every workgroup of this launch is running before the product's start
+	const uint32_t tid = forge_thread_idx();
+	const int64_t all_steps = (cols + 63) / 64, longest = (all_steps + splits - 1) / splits, slices = (batch + 63) / 64;
+	for (int64_t u = forge_block_idx(); u < longest * splits * slices; u += forge_grid_dim()) {
+		const int64_t j = u / slices, b0 = u % slices * 64;
+		const uint32_t part = (uint32_t)(j % splits);
+		const int64_t c = all_steps * part / splits + j / splits;
+		if (c >= all_steps * (part + 1) / splits) {
+			continue; // past a shorter part's end (the same for the whole workgroup)
+		}
+		const int64_t c0 = c * 64, vecs = batch - b0 < 64 ? batch - b0 : 64;
+		const uint32_t quads = (uint32_t)((cols - c0 < 64 ? cols - c0 : 64) / 4); // a vector's float4s in the chunk
+		float4 v[4];
+#pragma unroll
+		for (uint32_t r = 0; r < 4; ++r) {
+			const uint32_t i = tid + 256 * r, q = i % 16; // vector i / 16 of the slice, its float4 q
+			if ((int64_t)(i / 16) < vecs && q < quads) {
+				v[r] = *reinterpret_cast<const float4*>(x + (b0 + i / 16) * cols + c0 + 4 * q);
+			}
+		}
+#pragma unroll
+		for (uint32_t r = 0; r < 4; ++r) {
+			const uint32_t i = tid + 256 * r, q = i % 16;
+			if ((int64_t)(i / 16) < vecs && q < quads) {
+				uint2 o;
+				o.x = (uint32_t)forge_f32_to_half(v[r].x) | (uint32_t)forge_f32_to_half(v[r].y) << 16;
+				o.y = (uint32_t)forge_f32_to_half(v[r].z) | (uint32_t)forge_f32_to_half(v[r].w) << 16;
+				*reinterpret_cast<uint2*>(h + (b0 + i / 16) * cols + c0 + 4 * q) = o;
+			}
+		}
+		forge_syncthreads();
+		if (tid == 0) {
+			forge_flag_publish(ready + c);
+		}
+	}
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
+
 // forge_matmul_f32_f16_kernel_prepare readies a launch of the f16 products: X converted to
 // f16 into scratch (returned; the caller frees it once the product is
 // queued) and, where K is split, Y zeroed for the workgroups to add into,
@@ -558,6 +620,23 @@ static uint16_t* forge_matmul_f32_f16_kernel_prepare(const float* x, float* y, i
 	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
 	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
 	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cgroups < forge_mm_f16_grid_cap ? (uint32_t)cgroups : forge_mm_f16_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
+	return xh;
+}
+
+// forge_matmul_f32_f16_kernel_prepare_chunks is forge_matmul_f32_f16_kernel_prepare by forge_matmul_f32_f16_kernel_xh_chunks:
+// the scratch holds X's f16 copy and then a zeroed ready flag per K chunk
+// (*ready), each counting its converted slices of 64 vectors.
+static uint16_t* forge_matmul_f32_f16_kernel_prepare_chunks(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, uint32_t** ready, forge_stream_t stream) {
+	const int64_t n = batch * cols, chunks = (cols + 63) / 64;
+	const size_t hbytes = ((size_t)n * 2 + 15) / 16 * 16;
+	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch(hbytes + (size_t)chunks * 4, stream));
+	if (!xh) {
+		return nullptr;
+	}
+	*ready = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(xh) + hbytes);
+	forge_zero_async(*ready, (size_t)chunks * 4, stream);
+	const int64_t nz = splits > 1 ? rows * batch : 0;
+	FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh_chunks, dim3(FORGE_MM_XH_CHUNKS_GRID), dim3(256), 0, stream, x, xh, cols, batch, splits, *ready, y, nz);
 	return xh;
 }
 #endif
@@ -970,7 +1049,7 @@ struct forge_matmul_f32_f16_kernel_wgmma_walk {
 // a tile's accumulators then go to Y (forge_matmul_f32_f16_kernel_wgmma_store). sm holds
 // Stages stages of W's 128 rows and X's BN vectors, 64 elements of K each,
 // swizzled as wgmma reads them.
-template <uint32_t BN, uint32_t Stages, uint32_t CL, bool PDL>
+template <uint32_t BN, uint32_t Stages, uint32_t CL, uint32_t PDL>
 FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm, uint64_t* full, uint64_t* empty, float* __restrict__ y,
 	int64_t rows, int64_t batch, int64_t steps, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
@@ -1019,7 +1098,7 @@ FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm,
 		if (steps > 0) {
 			release((n - 1) % Stages);
 		}
-		if constexpr (PDL) {
+		if constexpr (PDL != 0) {
 			forge_dependency_wait(); // Y zeroed by the conversion (long done: its X was multiplied)
 		}
 		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
@@ -1113,7 +1192,7 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	if (Regs) {
 		forge_setmaxnreg_inc<232>();
 	}
-	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, 1, false>(sm, full, empty, y, rows, batch, steps, splits);
+	forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, 1, 0>(sm, full, empty, y, rows, batch, steps, splits);
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_tma is forge_matmul_f32_f16_kernel_wgmma_ws fed by the tensor memory
@@ -1137,15 +1216,19 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 // it (`empty` counts 8 · CL arrivals), and the cluster meets after the
 // barriers' initialisation and before it leaves (a workgroup's shared
 // memory is written by the other's copies and arrivals).
-// PDL (-DFORGE_MM_WGMMA_PDL=1, experimental, not yet timed; clusters of
-// one): launched as the dependent of X's conversion, which lets it start at
-// once, so that the first stages' W is copied while X is converted; the
-// filling thread waits for the conversion before X's first copy, the
-// multiplying ones before Y (zeroed there) is written.
-template <uint32_t BN, uint32_t Stages, uint32_t CL, bool PDL>
+// PDL (-DFORGE_MM_WGMMA_PDL=1 or 2, experimental; clusters of one):
+// launched as the dependent of X's conversion, which lets it start at
+// once. 1: the first stages' W is copied while X is converted, and the
+// filling thread waits for the whole conversion before X's first copy;
+// 2: the conversion publishes X a K chunk at a time
+// (forge_matmul_f32_f16_kernel_xh_chunks, flags in ready), and the filling thread waits
+// for each chunk's flag before copying it, so that the product multiplies
+// while X is converted. Either way the multiplying warps wait for the
+// conversion before Y (zeroed there) is written.
+template <uint32_t BN, uint32_t Stages, uint32_t CL, uint32_t PDL>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
 forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
-	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits, const uint32_t* __restrict__ ready) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_tma: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_tma: BN is 16, 32, 64, 128 or 256");
@@ -1186,7 +1269,7 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 			for (int64_t tile = walk.first; tile < walk.tiles; tile += walk.stride) {
 				const int32_t r0 = (int32_t)walk.r0(tile), n0 = (int32_t)walk.n0(tile);
 				int64_t s = 0;
-				if (PDL && first) {
+				if (PDL == 1 && first) {
 					// A dependent launch: the first stages' W (the first
 					// round's stages are free) before X's conversion is
 					// waited for, then their X.
@@ -1207,6 +1290,9 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 					const int32_t k = (int32_t)((s_begin + s) * BK);
 					forge_mbar_arrive_tx(full + stage, SS * 2);
 					forge_tma_load_2d(sm + stage * SS, &wmap, k, r0, full + stage);
+					if constexpr (PDL == 2) {
+						forge_flag_wait(ready + s_begin + s, (uint32_t)((batch + 63) / 64)); // X's chunk converted, every slice
+					}
 					loadx(stage, k, n0);
 				}
 			}
@@ -1237,7 +1323,8 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
 		constexpr uint32_t CL = FORGE_MM_WGMMA_CLUSTER;
 		static_assert(CL == 1 || CL == 2, "FORGE_MM_WGMMA_CLUSTER is 1 or 2");
-		constexpr bool PDL = FORGE_MM_WGMMA_PDL != 0 && CL == 1; // (a cluster launch is not a dependent one)
+		constexpr uint32_t PDL = CL == 1 ? FORGE_MM_WGMMA_PDL : 0; // (a cluster launch is not a dependent one)
+		static_assert(PDL <= 2, "FORGE_MM_WGMMA_PDL is 0, 1 or 2");
 		static std::atomic<uint64_t> opted[4] = {};
 		forge_tmap wmap, xmap;
 		uint32_t cgrid = grid;
@@ -1252,7 +1339,9 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		if (rows < ((int64_t)1 << 31) && cols < ((int64_t)1 << 31) && batch < ((int64_t)1 << 31) &&
 			forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, 128) &&
 			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>, (int)bytes, opted)) {
-			uint16_t* const xh = forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
+			uint32_t* ready = nullptr;
+			uint16_t* const xh = PDL == 2 ? forge_matmul_f32_f16_kernel_prepare_chunks(x, y, rows, cols, batch, splits, &ready, stream)
+				: forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
 			if (!xh) {
 				return false;
 			}
@@ -1262,11 +1351,11 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN / CL);
 			if (mapped) {
 				if constexpr (CL > 1) {
-					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
-				} else if constexpr (PDL) {
-					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits, ready);
+				} else if constexpr (PDL != 0) {
+					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready);
 				} else {
-					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready);
 				}
 			}
 			forge_scratch_free(xh, stream);

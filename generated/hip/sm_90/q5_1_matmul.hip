@@ -592,7 +592,10 @@ static inline uint32_t forge_matmul_f32_q5_1_kernel_wgmma_split(int64_t tiles, i
 // into it; nz 0 where K is not split): one launch, where a second would
 // cost as much as the conversion at small shapes.
 #ifndef FORGE_MM_WGMMA_PDL
-#define FORGE_MM_WGMMA_PDL 0 // 1: the TMA product launched as this conversion's dependent (experimental)
+// 1: the TMA product launched as this conversion's dependent, waiting for
+// all of it; 2: as the dependent of forge_matmul_f32_q5_1_kernel_xh_chunks, waiting for each
+// K chunk of X as it is published (experimental)
+#define FORGE_MM_WGMMA_PDL 0
 #endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_1_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 #if FORGE_MM_WGMMA_PDL
@@ -610,6 +613,65 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_1_kernel_xh(const
 	}
 }
 
+// forge_matmul_f32_q5_1_kernel_xh_chunks is forge_matmul_f32_q5_1_kernel_xh a K chunk of 64 columns at a time,
+// for the TMA product launched as its dependent (FORGE_MM_WGMMA_PDL=2),
+// whose filling thread waits for a chunk before copying it, so that the
+// product multiplies while X is converted instead of after. A unit is a
+// chunk's 64 columns of 64 vectors (four 16-byte loads a thread, issued
+// before any store); a workgroup converts units u = its index, + the grid,
+// ..., unit u being slice u % slices of chunk j = u / slices, and chunk j
+// step j / splits of part j % splits of K (the parts' first steps first,
+// as the product's split K reads them); each unit done adds one to
+// ready[chunk] (forge_flag_publish), the chunk ready at `slices`. The grid
+// is FORGE_MM_XH_CHUNKS_GRID workgroups, one an SM beside the product's:
+// every one of them runs from the start (the product may start only once
+// all have), and the product's workgroups fit beside them. cols is a
+// multiple of 8.
+#ifndef FORGE_MM_XH_CHUNKS_GRID
+#define FORGE_MM_XH_CHUNKS_GRID 132
+#endif
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_1_kernel_xh_chunks(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t cols, int64_t batch,
+	uint32_t splits, uint32_t* __restrict__ ready, float* __restrict__ y, int64_t nz) {
+	forge_dependents_launch(); // every workgroup of this launch is running before the product's start
+	const uint32_t tid = forge_thread_idx();
+	const int64_t all_steps = (cols + 63) / 64, longest = (all_steps + splits - 1) / splits, slices = (batch + 63) / 64;
+	for (int64_t u = forge_block_idx(); u < longest * splits * slices; u += forge_grid_dim()) {
+		const int64_t j = u / slices, b0 = u % slices * 64;
+		const uint32_t part = (uint32_t)(j % splits);
+		const int64_t c = all_steps * part / splits + j / splits;
+		if (c >= all_steps * (part + 1) / splits) {
+			continue; // past a shorter part's end (the same for the whole workgroup)
+		}
+		const int64_t c0 = c * 64, vecs = batch - b0 < 64 ? batch - b0 : 64;
+		const uint32_t quads = (uint32_t)((cols - c0 < 64 ? cols - c0 : 64) / 4); // a vector's float4s in the chunk
+		float4 v[4];
+#pragma unroll
+		for (uint32_t r = 0; r < 4; ++r) {
+			const uint32_t i = tid + 256 * r, q = i % 16; // vector i / 16 of the slice, its float4 q
+			if ((int64_t)(i / 16) < vecs && q < quads) {
+				v[r] = *reinterpret_cast<const float4*>(x + (b0 + i / 16) * cols + c0 + 4 * q);
+			}
+		}
+#pragma unroll
+		for (uint32_t r = 0; r < 4; ++r) {
+			const uint32_t i = tid + 256 * r, q = i % 16;
+			if ((int64_t)(i / 16) < vecs && q < quads) {
+				uint2 o;
+				o.x = (uint32_t)forge_f32_to_half(v[r].x) | (uint32_t)forge_f32_to_half(v[r].y) << 16;
+				o.y = (uint32_t)forge_f32_to_half(v[r].z) | (uint32_t)forge_f32_to_half(v[r].w) << 16;
+				*reinterpret_cast<uint2*>(h + (b0 + i / 16) * cols + c0 + 4 * q) = o;
+			}
+		}
+		forge_syncthreads();
+		if (tid == 0) {
+			forge_flag_publish(ready + c);
+		}
+	}
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
+	}
+}
+
 // forge_matmul_f32_q5_1_kernel_prepare readies a launch of the f16 products: X converted to
 // f16 into scratch (returned; the caller frees it once the product is
 // queued) and, where K is split, Y zeroed for the workgroups to add into,
@@ -623,6 +685,23 @@ static uint16_t* forge_matmul_f32_q5_1_kernel_prepare(const float* x, float* y, 
 	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
 	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
 	FORGE_LAUNCH(forge_matmul_f32_q5_1_kernel_xh, dim3(cgroups < forge_mm_q5_1_grid_cap ? (uint32_t)cgroups : forge_mm_q5_1_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
+	return xh;
+}
+
+// forge_matmul_f32_q5_1_kernel_prepare_chunks is forge_matmul_f32_q5_1_kernel_prepare by forge_matmul_f32_q5_1_kernel_xh_chunks:
+// the scratch holds X's f16 copy and then a zeroed ready flag per K chunk
+// (*ready), each counting its converted slices of 64 vectors.
+static uint16_t* forge_matmul_f32_q5_1_kernel_prepare_chunks(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, uint32_t** ready, forge_stream_t stream) {
+	const int64_t n = batch * cols, chunks = (cols + 63) / 64;
+	const size_t hbytes = ((size_t)n * 2 + 15) / 16 * 16;
+	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch(hbytes + (size_t)chunks * 4, stream));
+	if (!xh) {
+		return nullptr;
+	}
+	*ready = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(xh) + hbytes);
+	forge_zero_async(*ready, (size_t)chunks * 4, stream);
+	const int64_t nz = splits > 1 ? rows * batch : 0;
+	FORGE_LAUNCH(forge_matmul_f32_q5_1_kernel_xh_chunks, dim3(FORGE_MM_XH_CHUNKS_GRID), dim3(256), 0, stream, x, xh, cols, batch, splits, *ready, y, nz);
 	return xh;
 }
 #endif
