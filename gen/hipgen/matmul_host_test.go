@@ -291,6 +291,7 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// zeros past the edges), at the default stages and at two (a stage
 		// refilled as soon as both warpgroups released it).
 		{"wgmma_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
+		{"wgmma_tma_nopdl", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=0", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
 		{"wgmma_tma2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
@@ -304,10 +305,11 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_tma_cl2_2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
-		// Launched as the conversion's dependent (-DFORGE_MM_WGMMA_PDL=1:
-		// the first stages' W copied before X's is waited for; the
-		// emulation's dependent launch is a launch), at the default stages
-		// and at two.
+		// Launched as the conversion's dependent (FORGE_MM_WGMMA_PDL=1, the
+		// default, named: the first stages' W copied before X's is waited
+		// for; the emulation's dependent launch is a launch), at the
+		// default stages and at two; wgmma_tma_nopdl above is the plain
+		// launch.
 		{"wgmma_tma_pdl", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=1", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
 		{"wgmma_tma_pdl2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=1",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
