@@ -8,6 +8,8 @@
 #   cl2      -DFORGE_MM_WGMMA_CLUSTER=2   TMA in clusters of two sharing X's copies (experimental)
 #   pdl      -DFORGE_MM_WGMMA_PDL=1       TMA as the dependent launch of X's conversion (experimental)
 #   pdlc     -DFORGE_MM_WGMMA_PDL=2       the same, X published and copied a K chunk at a time
+#   pdlc8    pdlc with units of 128 vectors (eight loads a thread) and FORGE_MM_XH_CARVEOUT=1
+#   carve    -DFORGE_MM_XH_CARVEOUT=1     the default, X's conversion keeping the SMs' shared memory at its largest
 # and, with Q=1, the experimental quantized product that dequantizes W
 # inside the wgmma kernel (-DFORGE_MM_WGMMA_Q: every quantized *_matmul.hip,
 # libforge_sm_90_q.so; from batch 1 with -DFORGE_MM_WGMMA_Q_MIN_BATCH=1,
@@ -52,6 +54,8 @@ want cpasync && variant cpasync -DFORGE_MM_WGMMA_TMA=0 &
 want cl2 && variant cl2 -DFORGE_MM_WGMMA_CLUSTER=2 &
 want pdl && variant pdl -DFORGE_MM_WGMMA_PDL=1 &
 want pdlc && variant pdlc -DFORGE_MM_WGMMA_PDL=2 &
+want pdlc8 && variant pdlc8 -DFORGE_MM_WGMMA_PDL=2 -DFORGE_MM_XH_CHUNKS_VECS=128 -DFORGE_MM_XH_CARVEOUT=1 &
+want carve && variant carve -DFORGE_MM_XH_CARVEOUT=1 &
 if [ "${Q:-0}" = 1 ]; then
   mkdir -p /tmp/wgmma/q /tmp/wgmma/q1
   ls generated/hip/sm_90/*_matmul.hip | grep -v '/f16_matmul.hip$' | xargs -P "$(nproc)" -I{} sh -c \
@@ -82,7 +86,7 @@ timed() {
     --weights reuse --count 5 --launches-per-sample 20 --json "$OUT/$1.json" > "$OUT/$1.txt" 2>&1
 }
 check check "$W" && { timed wgmma "$W" "$SHAPES"; timed small "$W" "$SMALL_SHAPES"; }
-for v in mma cpasync cl2 pdl pdlc q q1; do
+for v in mma cpasync cl2 pdl pdlc pdlc8 carve q q1; do
   lib=/tmp/wgmma/libforge_sm_90_$v.so
   { want $v || [ "${Q:-0}" = 1 -a "${v:0:1}" = q ]; } && [ -f "$lib" ] || continue
   check ${v}_check "$lib" || continue

@@ -318,11 +318,13 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// at a time (-DFORGE_MM_WGMMA_PDL=2: the filling thread waits for
 		// each chunk's counter; the emulation runs the conversion first,
 		// so a counter short of its slices is a unit never converted, and
-		// aborts), with the 256-column tile, and with a conversion grid of
-		// three workgroups (each converting many units, the parts of a
-		// split K interleaved) at two stages.
-		{"wgmma_tma_chunks", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
-		{"wgmma_tma_chunks_g3", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_XH_CHUNKS_GRID=3",
+		// aborts), with the 256-column tile (units of 128 vectors, the
+		// carveout preference asked), and with a conversion grid of three
+		// workgroups (each converting many units of 16 vectors, the parts
+		// of a split K interleaved) at two stages.
+		{"wgmma_tma_chunks", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0",
+			"-DFORGE_MM_XH_CARVEOUT=1", "-DFORGE_MM_XH_CHUNKS_VECS=128"}, func(int, int) int { return 2 }},
+		{"wgmma_tma_chunks_g3", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_XH_CHUNKS_GRID=3", "-DFORGE_MM_XH_CHUNKS_VECS=16",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
 		// A driver that refuses TMA maps: the kernel that stages by

@@ -433,6 +433,29 @@ static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t
 	done[dev / 64].fetch_or(bit, std::memory_order_release);
 	return true;
 }
+// forge_prefer_shared asks that an SM running kernel keep its shared memory
+// at the most its carveout allows (cudaFuncAttributePreferredSharedMemoryCarveout
+// 100), once per device (done as forge_shared_opt_in's): a kernel that uses
+// none may otherwise have an SM's carveout shrunk for more L1, which a
+// workgroup that needs most of the shared memory (the wgmma products) must
+// then wait to be undone, an SM at a time, until the kernel's workgroups
+// there have left. A refusal is ignored (the runtime's error cleared).
+template <typename K>
+static inline void forge_prefer_shared(K kernel, std::atomic<uint64_t>* done) {
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
+		(void)cudaGetLastError();
+		return;
+	}
+	const uint64_t bit = (uint64_t)1 << (dev % 64);
+	if (done[dev / 64].load(std::memory_order_acquire) & bit) {
+		return;
+	}
+	if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
+		(void)cudaGetLastError();
+	}
+	done[dev / 64].fetch_or(bit, std::memory_order_release);
+}
 #endif
 
 // FORGE_HAS_MMA_SYNC: NVIDIA's warp-level PTX matrix product, shared-memory

@@ -618,6 +618,8 @@ template <typename K>
 static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 	return true;
 }
+template <typename K>
+static inline void forge_prefer_shared(K, std::atomic<uint64_t>*) {}
 #endif
 
 #if defined(FORGE_EMU_WGMMA)

@@ -628,8 +628,8 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_xh(const
 // for the TMA product launched as its dependent (FORGE_MM_WGMMA_PDL=2),
 // whose filling thread waits for a chunk before copying it, so that the
 // product multiplies while X is converted instead of after. A unit is a
-// chunk's 64 columns of 64 vectors (four 16-byte loads a thread, issued
-// before any store); a workgroup converts units u = its index, + the grid,
+// chunk's 64 columns of FORGE_MM_XH_CHUNKS_VECS vectors (64: four 16-byte
+// loads a thread, issued before any store); a workgroup converts units u = its index, + the grid,
 // ..., unit u being slice u % slices of chunk j = u / slices, and chunk j
 // step j / splits of part j % splits of K (the parts' first steps first,
 // as the product's split K reads them); each unit done adds one to
@@ -641,30 +641,44 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_xh(const
 #ifndef FORGE_MM_XH_CHUNKS_GRID
 #define FORGE_MM_XH_CHUNKS_GRID 132
 #endif
+#ifndef FORGE_MM_XH_CHUNKS_VECS
+#define FORGE_MM_XH_CHUNKS_VECS 64 // vectors a unit: 16, 32, 64, 128 or 256 (VECS / 16 loads a thread)
+#endif
+static_assert(FORGE_MM_XH_CHUNKS_VECS == 16 || FORGE_MM_XH_CHUNKS_VECS == 32 || FORGE_MM_XH_CHUNKS_VECS == 64 ||
+	FORGE_MM_XH_CHUNKS_VECS == 128 || FORGE_MM_XH_CHUNKS_VECS == 256, "FORGE_MM_XH_CHUNKS_VECS is 16, 32, 64, 128 or 256");
+#ifndef FORGE_MM_XH_CARVEOUT
+// 1: X's conversion kernels keep an SM's shared memory at its largest
+// (forge_prefer_shared), so that the dependent product's workgroups, which
+// need most of it, can start beside them (experimental, not yet timed:
+// the chunked conversion measured slower than a plain launch, as though
+// the product's workgroups waited for the converting ones to leave)
+#define FORGE_MM_XH_CARVEOUT 0
+#endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_k_kernel_xh_chunks(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t cols, int64_t batch,
 	uint32_t splits, uint32_t* __restrict__ ready, float* __restrict__ y, int64_t nz) {
 	forge_dependents_launch(); // every workgroup of this launch is running before the product's start
 	const uint32_t tid = forge_thread_idx();
-	const int64_t all_steps = (cols + 63) / 64, longest = (all_steps + splits - 1) / splits, slices = (batch + 63) / 64;
+	constexpr uint32_t V = FORGE_MM_XH_CHUNKS_VECS, LOADS = V / 16;
+	const int64_t all_steps = (cols + 63) / 64, longest = (all_steps + splits - 1) / splits, slices = (batch + V - 1) / V;
 	for (int64_t u = forge_block_idx(); u < longest * splits * slices; u += forge_grid_dim()) {
-		const int64_t j = u / slices, b0 = u % slices * 64;
+		const int64_t j = u / slices, b0 = u % slices * V;
 		const uint32_t part = (uint32_t)(j % splits);
 		const int64_t c = all_steps * part / splits + j / splits;
 		if (c >= all_steps * (part + 1) / splits) {
 			continue; // past a shorter part's end (the same for the whole workgroup)
 		}
-		const int64_t c0 = c * 64, vecs = batch - b0 < 64 ? batch - b0 : 64;
+		const int64_t c0 = c * 64, vecs = batch - b0 < V ? batch - b0 : V;
 		const uint32_t quads = (uint32_t)((cols - c0 < 64 ? cols - c0 : 64) / 4); // a vector's float4s in the chunk
-		float4 v[4];
+		float4 v[LOADS];
 #pragma unroll
-		for (uint32_t r = 0; r < 4; ++r) {
+		for (uint32_t r = 0; r < LOADS; ++r) {
 			const uint32_t i = tid + 256 * r, q = i % 16; // vector i / 16 of the slice, its float4 q
 			if ((int64_t)(i / 16) < vecs && q < quads) {
 				v[r] = *reinterpret_cast<const float4*>(x + (b0 + i / 16) * cols + c0 + 4 * q);
 			}
 		}
 #pragma unroll
-		for (uint32_t r = 0; r < 4; ++r) {
+		for (uint32_t r = 0; r < LOADS; ++r) {
 			const uint32_t i = tid + 256 * r, q = i % 16;
 			if ((int64_t)(i / 16) < vecs && q < quads) {
 				uint2 o;
@@ -695,6 +709,10 @@ static uint16_t* forge_matmul_f32_q2_k_kernel_prepare(const float* x, float* y, 
 	}
 	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
 	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
+#if FORGE_MM_XH_CARVEOUT
+	static std::atomic<uint64_t> preferred[4] = {};
+	forge_prefer_shared(forge_matmul_f32_q2_k_kernel_xh, preferred);
+#endif
 	FORGE_LAUNCH(forge_matmul_f32_q2_k_kernel_xh, dim3(cgroups < forge_mm_q2_k_grid_cap ? (uint32_t)cgroups : forge_mm_q2_k_grid_cap), dim3(256), 0, stream, x, xh, n4, y, nz);
 	return xh;
 }
@@ -712,6 +730,10 @@ static uint16_t* forge_matmul_f32_q2_k_kernel_prepare_chunks(const float* x, flo
 	*ready = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(xh) + hbytes);
 	forge_zero_async(*ready, (size_t)chunks * 4, stream);
 	const int64_t nz = splits > 1 ? rows * batch : 0;
+#if FORGE_MM_XH_CARVEOUT
+	static std::atomic<uint64_t> preferred[4] = {};
+	forge_prefer_shared(forge_matmul_f32_q2_k_kernel_xh_chunks, preferred);
+#endif
 	FORGE_LAUNCH(forge_matmul_f32_q2_k_kernel_xh_chunks, dim3(FORGE_MM_XH_CHUNKS_GRID), dim3(256), 0, stream, x, xh, cols, batch, splits, *ready, y, nz);
 	return xh;
 }
