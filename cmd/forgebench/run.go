@@ -80,6 +80,7 @@ func benchFlags() []cli.Flag {
 		&cli.IntFlag{Name: "elems", Usage: "elements per iteration, rounded down to whole blocks (0: 16 Mi on the cpu, 64 Mi on a GPU)"},
 		&cli.StringFlag{Name: "weights", Usage: "how a GPU holds matvec's W: rotate (the default: byte-identical copies totalling at least 2 × the L2, each launch reading the next, so W comes from memory) or reuse (one copy, as llama.cpp's test-backend-ops perf; a small W is then served from the L2); the cpu always reuses one buffer"},
 		&cli.Int64Flag{Name: "copy-bytes", Usage: "bytes of each copy-roofline buffer (0: 256 MiB on the cpu, max(4 × L2, 4 × elems) on a GPU; -1: no roofline)"},
+		&cli.DurationFlag{Name: "clock-interval", Value: bench.DefaultClockInterval, Usage: "on a GPU, ask its vendor tool (nvidia-smi, rocm-smi) for the clocks this often while measuring, so that each benchmark records the SM clock and the clock event reasons (power or thermal capping) while it ran and the table warns of a throttled one (0: only at the run's start and end; at least 50ms otherwise)"},
 	}
 }
 
@@ -259,14 +260,26 @@ func measure(c *cli.Context) (*bench.Run, error) {
 		p.finish()
 		fmt.Fprintf(c.App.ErrWriter, "forgebench: "+format+"\n", args...)
 	}
+	idx, _ := deviceIndex(sel.Backend)
+	clocks := bench.StartClocks(sel.Backend.Name(), idx) // nil where no vendor tool answers
+	clocks.Sample(c.Duration("clock-interval"))
+	// A benchmark's clocks are the readings from its start (or, in a
+	// scenario suite, the result before it) to its result.
+	from := time.Now()
+	progress := opts.Progress
+	opts.Progress = func(done, total int, name string) {
+		from = time.Now()
+		progress(done, total, name)
+	}
 	opts.Done = func(r *bench.Result) {
+		to := time.Now()
+		r.Clocks = clocks.Window(from, to)
+		from = to
 		p.done(r)
 		if testHookResult != nil {
 			testHookResult(ctx, r)
 		}
 	}
-	idx, _ := deviceIndex(sel.Backend)
-	clocks := bench.StartClocks(sel.Backend.Name(), idx) // nil where no vendor tool answers
 	run, err := bench.Measure(ctx, sel.Backend, targets, opts)
 	recordPlacement(run, sel, shard)
 	clocks.Finish(run)
@@ -323,6 +336,8 @@ func benchOptions(c *cli.Context) (bench.Options, error) {
 		return opts, fmt.Errorf("--min-time %v: want 0 (none) to %v", opts.MinTime, maxTimeFlag)
 	case opts.MaxTime < 0 || opts.MaxTime > maxTimeFlag:
 		return opts, fmt.Errorf("--max-time %v: want 0 (the default) to %v", opts.MaxTime, maxTimeFlag)
+	case c.Duration("clock-interval") != 0 && (c.Duration("clock-interval") < minClockInterval || c.Duration("clock-interval") > maxTimeFlag):
+		return opts, fmt.Errorf("--clock-interval %v: want 0 (no readings while measuring) or %v to %v (the vendor tool takes tens of milliseconds a reading)", c.Duration("clock-interval"), minClockInterval, maxTimeFlag)
 	case opts.Warmup == 0:
 		opts.Warmup = -1 // --warmup 0 means none; bench's 0 means its default
 	}
@@ -400,6 +415,9 @@ const (
 	maxCopyBytes = 1 << 40
 	maxIterFlag  = 1 << 20
 	maxTimeFlag  = 24 * time.Hour
+	// minClockInterval: a reading by nvidia-smi or rocm-smi takes tens of
+	// milliseconds; asking more often only keeps a CPU busy.
+	minClockInterval = 50 * time.Millisecond
 )
 
 // parseShapes reads --shape values: ROWSxCOLS or ROWSxCOLSxBATCH, every

@@ -187,6 +187,8 @@ func TestRunFilters(t *testing.T) {
 		{[]string{"--backend", "tpu"}, `unknown backend "tpu"; available: cpu, cuda, hip, auto`},
 		{[]string{"--count", "-1"}, `--count -1`},
 		{[]string{"--launches-per-sample", "-2"}, `--launches-per-sample -2: want 0 (one launch per sample) to 1048576`},
+		{[]string{"--clock-interval", "10ms"}, `--clock-interval 10ms: want 0 (no readings while measuring) or 50ms to 24h0m0s`},
+		{[]string{"--clock-interval", "-1s"}, `--clock-interval -1s: want 0`},
 		{[]string{"extra"}, `run: unexpected arguments ["extra"]`},
 	} {
 		code, out, errOut := forgebench(t, runArgs(tc.args...)...)

@@ -84,6 +84,7 @@ type ClockWatch struct {
 	backend string
 	gpu     string
 	clocks  *Clocks
+	sampler *clockSampler // the readings while the run measures (Sample)
 }
 
 // StartClocks reads the clocks of the GPU that backend (cuda, hip) opened
@@ -106,6 +107,7 @@ func (w *ClockWatch) Finish(run *Run) {
 	if w == nil || run == nil {
 		return
 	}
+	w.Stop()
 	c, s := readClocks(context.Background(), w.backend, w.gpu)
 	if c != nil {
 		w.clocks.End = s
@@ -367,4 +369,24 @@ func writeRunNotes(b *strings.Builder, run *Run) {
 			b.WriteString("warning: " + Printable(w) + "\n")
 		}
 	}
+	for _, w := range ResultClockWarnings(run) {
+		b.WriteString("warning: " + Printable(w) + "\n")
+	}
+}
+
+// ResultClockWarnings are the warnings of the benchmarks whose clocks,
+// read while they ran (Result.Clocks), were held down or low: one line a
+// benchmark, "<name>: <ClockStats.Warning>".
+func ResultClockWarnings(run *Run) []string {
+	maxMHz := 0
+	if run.Meta.Clocks != nil {
+		maxMHz = run.Meta.Clocks.MaxSMMHz
+	}
+	var out []string
+	for i := range run.Results {
+		if w := run.Results[i].Clocks.Warning(maxMHz); w != "" {
+			out = append(out, run.Results[i].Name+": "+w)
+		}
+	}
+	return out
 }

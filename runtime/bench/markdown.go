@@ -130,12 +130,12 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	b.WriteString(MarkdownCell(markdownRunLine(run)) + "\n\n")
 	if c := run.Meta.Clocks; c != nil {
 		b.WriteString("gpu clocks: " + MarkdownCell(c.Summary()) + "\n\n")
-		if ws := c.Warnings(); len(ws) > 0 {
-			for _, w := range ws {
-				b.WriteString("- **warning**: " + MarkdownCell(w) + "\n")
-			}
-			b.WriteByte('\n')
+	}
+	if ws := append(run.Meta.Clocks.Warnings(), ResultClockWarnings(run)...); len(ws) > 0 {
+		for _, w := range ws {
+			b.WriteString("- **warning**: " + MarkdownCell(w) + "\n")
 		}
+		b.WriteByte('\n')
 	}
 	var rows [][]string
 	for i := range run.Results {

@@ -110,6 +110,10 @@ type Result struct {
 	// one launch per sample.
 	LaunchesPerSample int   `json:"launches_per_sample,omitempty"`
 	Stats             Stats `json:"stats"`
+	// Clocks are the GPU's clocks while the benchmark ran (forgebench run
+	// reads them in the background, --clock-interval); nil where none
+	// were read.
+	Clocks *ClockStats `json:"clocks,omitempty"`
 }
 
 // Stats summarises Samples. Throughputs use the median time per iteration
