@@ -165,6 +165,7 @@ func Compare(runs []Run, cases []Case) *Comparison {
 
 	rotated := 0
 	var launches []int
+	var throttled []string // forge rows whose clocks were held down while they ran
 	for _, r := range runs {
 		for _, res := range r.Run.Results {
 			what := res.Name
@@ -186,6 +187,13 @@ func Compare(runs []Run, cases []Case) *Comparison {
 				continue
 			}
 			used[cs] = true
+			maxMHz := 0
+			if r.Run.Meta.Clocks != nil {
+				maxMHz = r.Run.Meta.Clocks.MaxSMMHz
+			}
+			if w := res.Clocks.Warning(maxMHz); w != "" {
+				throttled = append(throttled, what+": "+w)
+			}
 			row := Row{
 				Family: res.Family, Kernel: res.Kernel, Format: res.Format, Shape: res.Shape,
 				ForgeResult: res.Name, ForgeUS: float64(res.Stats.P50) / 1e3, ForgeSamples: len(res.Samples),
@@ -225,6 +233,9 @@ func Compare(runs []Run, cases []Case) *Comparison {
 		}
 	}
 
+	for _, t := range throttled {
+		c.Notes = append(c.Notes, "forge's "+t)
+	}
 	if rotated > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d forge rows read their weights from rotating copies (cache defeated) while test-backend-ops reuses one buffer: run forgebench with --weights reuse for a like-for-like table", rotated))
 	}

@@ -298,6 +298,26 @@ func TestCompareDevicesDiffer(t *testing.T) {
 	}
 }
 
+// TestCompareThrottled: a forge row whose clocks were held down while it
+// ran is named in the notes; one at full clock is not.
+func TestCompareThrottled(t *testing.T) {
+	cases, err := Parse(strings.NewReader(insert(mm("q4_0", 64, 1, 256), true, 2, 10)+insert(mm("q8_0", 64, 1, 256), true, 2, 10)), "a.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := result("matvec", "matvec_f32", "Q4_0", []int{64, 256}, backend.WeightsReuse, 1)
+	b := result("matvec", "matvec_f32", "Q8_0", []int{64, 256}, backend.WeightsReuse, 1)
+	a.Clocks = &bench.ClockStats{Readings: 4, MinSMMHz: 1400, MedianSMMHz: 1500, MaxSMMHz: 1600, Reasons: map[string]int{"sw_power_cap": 4}}
+	b.Clocks = &bench.ClockStats{Readings: 4, MinSMMHz: 1980, MedianSMMHz: 1980, MaxSMMHz: 1980}
+	run := forgeRun(a, b)
+	run.Meta.Clocks = &bench.Clocks{Tool: "nvidia-smi", MaxSMMHz: 1980}
+	c := Compare([]Run{{"f.json", run}}, cases)
+	if len(c.Rows) != 2 || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "forge's "+a.Name+": SM clock 1500 MHz") ||
+		!strings.Contains(c.Notes[0], "sw_power_cap in 4 of 4 readings") {
+		t.Errorf("rows %d, notes %q", len(c.Rows), c.Notes)
+	}
+}
+
 // TestForgeStatistic: the forge side says how its samples were timed.
 func TestForgeStatistic(t *testing.T) {
 	cases, err := Parse(strings.NewReader(insert(mm("q4_0", 64, 1, 256), true, 2, 10)+insert(mm("q8_0", 64, 1, 256), true, 2, 10)), "a.sql")
