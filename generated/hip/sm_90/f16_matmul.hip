@@ -1161,7 +1161,7 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 	static_assert(P == 32 || P == 64 || P == 128, "forge_matmul_f32_f16_kernel_wgmma_ws: 32, 64 or 128 copying threads");
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_ws: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_ws: BN is 16, 32, 64, 128 or 256");
-	constexpr uint32_t SA = BM * BK, SS = (BM + BN) * BK;
+	constexpr uint32_t SS = (BM + BN) * BK; // halves per stage (W's BM · BK first)
 	constexpr uint32_t Chunks = (BM + BN) / RP; // 16-byte copies per copying thread per step
 	constexpr bool Regs = FORGE_MM_WGMMA_WS_REGS && P == 128;
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
