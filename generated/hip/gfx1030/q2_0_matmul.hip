@@ -581,6 +581,9 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q2_0_kernel_qx8(cons
 // With the super form (Sup), W's integer scales (and offsets) per sub-block
 // and float ones per block, X's scales per block and integer sums per
 // sub-block instead.
+#ifndef FORGE_MM_INT_AMD_STAGE
+#define FORGE_MM_INT_AMD_STAGE 1 // 0: decode W's blocks from global memory (the kernel before; see forge_matmul_f32_q2_0_kernel_x8)
+#endif
 template <uint32_t TM, uint32_t TN, uint32_t BK>
 struct forge_matmul_f32_q2_0_kernel_x8_lds {
 	static constexpr bool Off = false; // an offset term is left
@@ -589,9 +592,23 @@ struct forge_matmul_f32_q2_0_kernel_x8_lds {
 	static constexpr bool Sup = forge_mm_q2_0_super;
 	static constexpr uint32_t KW = BK / 4 + 4, NG = BK / 32, NS = BK / 32, N16 = Off && !Sup ? BK / 16 : 0;
 	static constexpr uint32_t NB = Sup ? BK / forge_mm_q2_0_elems : 0;
-	static constexpr uint32_t bytes = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));
+	static constexpr uint32_t direct = 4 * ((TM + TN) * KW + (TM * NS + TM * NB) * (Off ? 2 : 1) + (Sup ? TN * NB + (Off ? TN * NS : 0) : TN * (NG + N16)));
+	// W's raw rows of a step, staged (Stage): RB bytes a row from the step's
+	// start rounded down to 16, so RBP = RB + 15 rounded up to 16 a row.
+	static constexpr uint32_t RB = BK / forge_mm_q2_0_elems * 18, RBP = (RB + 15 + 15) / 16 * 16;
+	static constexpr bool Stage = FORGE_MM_INT_AMD_STAGE != 0 && direct + TM * RBP <= 65536;
+	static constexpr uint32_t bytes = direct + (Stage ? TM * RBP : 0);
 };
 
+// Stage: each step's raw rows of W arrive in LDS first, 16-byte loads from
+// the step's start rounded down to 16 (W 16-byte aligned; the last piece
+// of W's last row loaded byte by byte, so that nothing past W is read),
+// and the codes and scales are decoded from there: the spec's functions
+// read a block field by field, one or two bytes a load, which from global
+// memory is a vector-memory instruction each (the NVIDIA kernel's 4-byte
+// staging of Q3_K's and Q6_K's rows cost a fifth of its instructions).
+// Where the tile's arrays and the raw rows pass 64 KiB, or with
+// -DFORGE_MM_INT_AMD_STAGE=0, the blocks are decoded from global memory.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t BK, uint32_t WarpRows>
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
 forge_matmul_f32_q2_0_kernel_x8(const forge_BlockQ2_0* __restrict__ w, const uint8_t* __restrict__ xq, float* __restrict__ y,
@@ -624,10 +641,16 @@ forge_matmul_f32_q2_0_kernel_x8(const forge_BlockQ2_0* __restrict__ w, const uin
 	FORGE_SHARED float wso[Sup && Off ? TM : 1][NB];
 	FORGE_SHARED float xdb[Sup ? TN : 1][NB];
 	FORGE_SHARED int32_t xsi[Sup && Off ? TN : 1][NS];
-	(void)wof, (void)xs, (void)wsi, (void)woi, (void)wsd, (void)wso, (void)xdb, (void)xsi;
+	constexpr bool Stage = L::Stage;
+	constexpr uint32_t RB = L::RB, RBP = L::RBP, BB = 18;
+	FORGE_SHARED uint4 wr[Stage ? TM : 1][Stage ? RBP / 16 : 1]; // W's raw rows of the step (Stage)
+	(void)wof, (void)xs, (void)wsi, (void)woi, (void)wsd, (void)wso, (void)xdb, (void)xsi, (void)wr, (void)RB, (void)BB;
 	const uint32_t tid = forge_thread_idx(), wave = tid / WS, lane = tid % WS;
 	const uint32_t wm = wave / WarpCols, wn = wave % WarpCols;
 	const int64_t row_blocks = cols / BE;
+	const uint64_t rowbytes = (uint64_t)row_blocks * BB, wbytes = (uint64_t)rows * rowbytes;
+	const uint8_t* const wb = reinterpret_cast<const uint8_t*>(w);
+	(void)wbytes, (void)wb;
 	const int64_t rtiles = (rows + TM - 1) / TM, ctiles = (batch + TN - 1) / TN;
 	const int64_t ksteps = (cols + BK - 1) / BK;
 	const int64_t items = rtiles * ctiles * (int64_t)splits;
@@ -661,6 +684,37 @@ forge_matmul_f32_q2_0_kernel_x8(const forge_BlockQ2_0* __restrict__ w, const uin
 		}
 		for (int64_t kb = kbeg; kb < kend; ++kb) {
 			const int64_t k0 = kb * BK;
+			// block(m, k): the block of row m0 + m that holds element k of
+			// the step, staged or in global memory.
+			auto block = [&](uint32_t m, int64_t k) -> const forge_BlockQ2_0* {
+				if (Stage) {
+					const uint64_t start = (uint64_t)(m0 + m) * rowbytes + (uint64_t)k0 / BE * BB;
+					return reinterpret_cast<const forge_BlockQ2_0*>(reinterpret_cast<const uint8_t*>(&wr[Stage ? m : 0][0]) + start % 16 + (uint32_t)(k - k0) / BE * BB);
+				}
+				return w + (m0 + m) * row_blocks + k / BE;
+			};
+			if (Stage) {
+				constexpr uint32_t CPR = RBP / 16; // pieces a row
+				for (uint32_t c = tid; c < TM * CPR; c += Threads) {
+					const uint32_t m = c / CPR, o = c % CPR;
+					if (m0 + m >= rows) {
+						continue; // (never decoded)
+					}
+					const uint64_t at = (((uint64_t)(m0 + m) * rowbytes + (uint64_t)k0 / BE * BB) & ~(uint64_t)15) + 16 * o;
+					uint4 v = {0u, 0u, 0u, 0u};
+					if (at + 16 <= wbytes) {
+						v = *reinterpret_cast<const uint4*>(wb + at);
+					} else if (at < wbytes) { // W's end: no load past it
+						uint8_t t[16] = {};
+						for (uint64_t i = at; i < wbytes; ++i) {
+							t[i - at] = wb[i];
+						}
+						memcpy(&v, t, 16);
+					}
+					wr[Stage ? m : 0][Stage ? o : 0] = v;
+				}
+				forge_syncthreads();
+			}
 			// W's codes: the eight words of a 32-element group share their
 			// block's loads (Q4_0's word w and w + 4 are one word's nibbles).
 			for (uint32_t e = tid; e < TM * NG; e += Threads) {
@@ -668,7 +722,7 @@ forge_matmul_f32_q2_0_kernel_x8(const forge_BlockQ2_0* __restrict__ w, const uin
 				const int64_t k = k0 + 32 * g;
 				uint32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 				if (m0 + m < rows && k < cols) {
-					const forge_BlockQ2_0* b = w + (m0 + m) * row_blocks + k / BE;
+					const forge_BlockQ2_0* b = block(m, k);
 					const int32_t w0 = (int32_t)(k % BE / 4);
 #pragma unroll
 					for (int32_t u = 0; u < 8; ++u) {
@@ -686,7 +740,7 @@ forge_matmul_f32_q2_0_kernel_x8(const forge_BlockQ2_0* __restrict__ w, const uin
 				const int64_t k = k0 + SUB * sb;
 				float sc = 0.0f, of = 0.0f;
 				if (m0 + m < rows && k < cols) {
-					const forge_BlockQ2_0* b = w + (m0 + m) * row_blocks + k / BE;
+					const forge_BlockQ2_0* b = block(m, k);
 					const int32_t si = (int32_t)(k % BE / SUB);
 					sc = forge_BlockQ2_0_Scale(b, si);
 				}
@@ -847,8 +901,9 @@ static bool forge_matmul_f32_q2_0_kernel_int_launch(const void* w, const float* 
 	static_assert(SplitK <= 64, "FORGE_TUNE_MATMUL_INT_*SPLIT_K must be at most 64");
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	// Codes loads whole words at the block alignment the spec's layout
-	// gives; _qx8 loads X in 16-byte pieces.
-	if ((uintptr_t)w % 2 != 0 || (uintptr_t)x % 16 != 0) {
+	// gives (the staged kernel W's rows in 16-byte pieces); _qx8 loads X in
+	// 16-byte pieces.
+	if ((uintptr_t)w % (forge_matmul_f32_q2_0_kernel_x8_lds<TM, TN, BK>::Stage ? 16 : 2) != 0 || (uintptr_t)x % 16 != 0) {
 		return false;
 	}
 	const int64_t n = batch * cols; // a multiple of 32: cols is whole blocks

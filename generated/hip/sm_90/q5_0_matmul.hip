@@ -614,6 +614,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_0_kernel_xh(const
 	}
 }
 
+#if defined(FORGE_HAS_WGMMA) // (the TMA product is its only user; the ready counters are its header section's)
 // forge_matmul_f32_q5_0_kernel_xh_chunks is forge_matmul_f32_q5_0_kernel_xh a K chunk of 64 columns at a time,
 // for the TMA product launched as its dependent (FORGE_MM_WGMMA_PDL=2),
 // whose filling thread waits for a chunk before copying it, so that the
@@ -686,6 +687,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q5_0_kernel_xh_chunk
 		y[i] = 0.0f;
 	}
 }
+#endif
 
 // forge_matmul_f32_q5_0_kernel_prepare readies a launch of the f16 products: X converted to
 // f16 into scratch (returned; the caller frees it once the product is
@@ -707,6 +709,7 @@ static uint16_t* forge_matmul_f32_q5_0_kernel_prepare(const float* x, float* y, 
 	return xh;
 }
 
+#if defined(FORGE_HAS_WGMMA)
 // forge_matmul_f32_q5_0_kernel_prepare_chunks is forge_matmul_f32_q5_0_kernel_prepare by forge_matmul_f32_q5_0_kernel_xh_chunks:
 // the scratch holds X's f16 copy and then a zeroed ready flag per K chunk
 // (*ready), each counting its converted slices of 64 vectors.
@@ -727,6 +730,7 @@ static uint16_t* forge_matmul_f32_q5_0_kernel_prepare_chunks(const float* x, flo
 	FORGE_LAUNCH(forge_matmul_f32_q5_0_kernel_xh_chunks, dim3(FORGE_MM_XH_CHUNKS_GRID), dim3(256), 0, stream, x, xh, cols, batch, splits, *ready, y, nz);
 	return xh;
 }
+#endif
 #endif
 
 #if defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
