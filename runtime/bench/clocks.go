@@ -104,10 +104,10 @@ func StartClocks(backend string, device int) *ClockWatch {
 
 // Finish reads the clocks again and records both readings in run's Meta.
 func (w *ClockWatch) Finish(run *Run) {
+	w.Stop() // (also without a run to record into)
 	if w == nil || run == nil {
 		return
 	}
-	w.Stop()
 	c, s := readClocks(context.Background(), w.backend, w.gpu)
 	if c != nil {
 		w.clocks.End = s
