@@ -90,6 +90,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		table = append(table, c.cells(r))
 	}
 	bench.WriteColumns(&b, table, func(col int) bool { return numeric[col] })
+	c.writeMatricesText(&b)
 	b.WriteString("\n" + c.tally() + "\n")
 	for _, n := range c.Notes {
 		b.WriteString("note: " + n + "\n")
@@ -120,6 +121,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	for _, r := range c.Rows {
 		b.WriteString("| " + strings.Join(c.cells(r), " | ") + " |\n")
 	}
+	c.writeMatricesMarkdown(&b)
 	b.WriteString("\n" + c.tally() + "\n")
 	for _, n := range c.Notes {
 		b.WriteString("\nNote: " + n + "\n")
