@@ -412,13 +412,13 @@ FORGE_DEVICE float forge_wave_sum(float v) {
 
 #if defined(FORGE_CUDA)
 #include <atomic>
-// forge_shared_opt_in lets kernel launch with more than the 48 KiB of
-// dynamic shared memory that needs no opt-in (cudaFuncSetAttribute; up to
-// 227 KiB a workgroup on sm_90), once per device: done is the caller's
-// record for this kernel (bit d % 64 of done[d / 64] for device d < 256).
-// False, with the runtime's error cleared, when it refuses.
+// forge_func_attribute_once sets one of kernel's attributes
+// (cudaFuncSetAttribute) once per device: done is the caller's record for
+// this kernel and attribute (bit d % 64 of done[d / 64] for device d <
+// 256). False, with the runtime's error cleared, when the runtime refuses
+// (nothing recorded: a later call asks again).
 template <typename K>
-static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t>* done) {
+static inline bool forge_func_attribute_once(K kernel, cudaFuncAttribute attr, int value, std::atomic<uint64_t>* done) {
 	int dev = 0;
 	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
 		(void)cudaGetLastError();
@@ -428,35 +428,30 @@ static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t
 	if (done[dev / 64].load(std::memory_order_acquire) & bit) {
 		return true;
 	}
-	if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
+	if (cudaFuncSetAttribute(kernel, attr, value) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return false;
 	}
 	done[dev / 64].fetch_or(bit, std::memory_order_release);
 	return true;
 }
+// forge_shared_opt_in lets kernel launch with more than the 48 KiB of
+// dynamic shared memory that needs no opt-in (up to 227 KiB a workgroup on
+// sm_90), once per device; false when the runtime refuses.
+template <typename K>
+static inline bool forge_shared_opt_in(K kernel, int bytes, std::atomic<uint64_t>* done) {
+	return forge_func_attribute_once(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, done);
+}
 // forge_prefer_shared asks that an SM running kernel keep its shared memory
-// at the most its carveout allows (cudaFuncAttributePreferredSharedMemoryCarveout
-// 100), once per device (done as forge_shared_opt_in's): a kernel that uses
-// none may otherwise have an SM's carveout shrunk for more L1, which a
-// workgroup that needs most of the shared memory (the wgmma products) must
-// then wait to be undone, an SM at a time, until the kernel's workgroups
-// there have left. A refusal is ignored (the runtime's error cleared).
+// at the most its carveout allows (carveout 100), once per device: a
+// kernel that uses none may otherwise have an SM's carveout shrunk for
+// more L1, which a workgroup that needs most of the shared memory (the
+// wgmma products) must then wait to be undone, an SM at a time, until the
+// kernel's workgroups there have left. A refusal only costs the
+// preference.
 template <typename K>
 static inline void forge_prefer_shared(K kernel, std::atomic<uint64_t>* done) {
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 256) {
-		(void)cudaGetLastError();
-		return;
-	}
-	const uint64_t bit = (uint64_t)1 << (dev % 64);
-	if (done[dev / 64].load(std::memory_order_acquire) & bit) {
-		return;
-	}
-	if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
-		(void)cudaGetLastError();
-	}
-	done[dev / 64].fetch_or(bit, std::memory_order_release);
+	(void)forge_func_attribute_once(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100, done);
 }
 #endif
 

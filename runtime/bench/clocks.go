@@ -374,17 +374,23 @@ func writeRunNotes(b *strings.Builder, run *Run) {
 	}
 }
 
-// ResultClockWarnings are the warnings of the benchmarks whose clocks,
-// read while they ran (Result.Clocks), were held down or low: one line a
-// benchmark, "<name>: <ClockStats.Warning>".
-func ResultClockWarnings(run *Run) []string {
+// ClockWarning is ClockStats.Warning for one of run's results, against
+// the run's SM clock maximum: empty when its clocks say nothing.
+func (run *Run) ClockWarning(res *Result) string {
 	maxMHz := 0
 	if run.Meta.Clocks != nil {
 		maxMHz = run.Meta.Clocks.MaxSMMHz
 	}
+	return res.Clocks.Warning(maxMHz)
+}
+
+// ResultClockWarnings are the warnings of the benchmarks whose clocks,
+// read while they ran (Result.Clocks), were held down or low: one line a
+// benchmark, "<name>: <ClockStats.Warning>".
+func ResultClockWarnings(run *Run) []string {
 	var out []string
 	for i := range run.Results {
-		if w := run.Results[i].Clocks.Warning(maxMHz); w != "" {
+		if w := run.ClockWarning(&run.Results[i]); w != "" {
 			out = append(out, run.Results[i].Name+": "+w)
 		}
 	}

@@ -637,16 +637,19 @@ static inline uint32_t forge_matmul_f32_q3_k_kernel_wgmma_split(int64_t tiles, i
 // beside the product's, keeps too few loads in flight)
 #define FORGE_MM_WGMMA_PDL 1
 #endif
+// forge_matmul_f32_q3_k_kernel_half4 is four floats rounded to f16, packed in order.
+FORGE_DEVICE uint2 forge_matmul_f32_q3_k_kernel_half4(float4 v) {
+	uint2 o;
+	o.x = (uint32_t)forge_f32_to_half(v.x) | (uint32_t)forge_f32_to_half(v.y) << 16;
+	o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
+	return o;
+}
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q3_k_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 #if FORGE_MM_WGMMA_PDL
 	forge_dependents_launch(); // the product's workgroups may start copying W now
 #endif
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
-		const float4 v = reinterpret_cast<const float4*>(x)[i];
-		uint2 o;
-		o.x = (uint32_t)forge_f32_to_half(v.x) | (uint32_t)forge_f32_to_half(v.y) << 16;
-		o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
-		reinterpret_cast<uint2*>(h)[i] = o;
+		reinterpret_cast<uint2*>(h)[i] = forge_matmul_f32_q3_k_kernel_half4(reinterpret_cast<const float4*>(x)[i]);
 	}
 	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nz; i += (int64_t)forge_grid_dim() * 256) {
 		y[i] = 0.0f;
@@ -711,10 +714,7 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q3_k_kernel_xh_chunk
 		for (uint32_t r = 0; r < LOADS; ++r) {
 			const uint32_t i = tid + 256 * r, q = i % 16;
 			if ((int64_t)(i / 16) < vecs && q < quads) {
-				uint2 o;
-				o.x = (uint32_t)forge_f32_to_half(v[r].x) | (uint32_t)forge_f32_to_half(v[r].y) << 16;
-				o.y = (uint32_t)forge_f32_to_half(v[r].z) | (uint32_t)forge_f32_to_half(v[r].w) << 16;
-				*reinterpret_cast<uint2*>(h + (b0 + i / 16) * cols + c0 + 4 * q) = o;
+				*reinterpret_cast<uint2*>(h + (b0 + i / 16) * cols + c0 + 4 * q) = forge_matmul_f32_q3_k_kernel_half4(v[r]);
 			}
 		}
 		forge_syncthreads();
@@ -751,7 +751,8 @@ static uint16_t* forge_matmul_f32_q3_k_kernel_prepare(const float* x, float* y, 
 #if defined(FORGE_HAS_WGMMA)
 // forge_matmul_f32_q3_k_kernel_prepare_chunks is forge_matmul_f32_q3_k_kernel_prepare by forge_matmul_f32_q3_k_kernel_xh_chunks:
 // the scratch holds X's f16 copy and then a zeroed ready flag per K chunk
-// (*ready), each counting its converted slices of 64 vectors.
+// (*ready), each counting its converted slices of FORGE_MM_XH_CHUNKS_VECS
+// vectors.
 static uint16_t* forge_matmul_f32_q3_k_kernel_prepare_chunks(const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits, uint32_t** ready, forge_stream_t stream) {
 	const int64_t n = batch * cols, chunks = (cols + 63) / 64;
 	const size_t hbytes = ((size_t)n * 2 + 15) / 16 * 16;

@@ -187,11 +187,7 @@ func Compare(runs []Run, cases []Case) *Comparison {
 				continue
 			}
 			used[cs] = true
-			maxMHz := 0
-			if r.Run.Meta.Clocks != nil {
-				maxMHz = r.Run.Meta.Clocks.MaxSMMHz
-			}
-			if w := res.Clocks.Warning(maxMHz); w != "" {
+			if w := r.Run.ClockWarning(&res); w != "" {
 				throttled = append(throttled, what+": "+w)
 			}
 			row := Row{

@@ -231,8 +231,9 @@ func (s *gpuSession) close() error {
 // backend's matvec_x8), and fails when the logits or the residual stream
 // after layer 1 differ by more than CheckTolerance (CheckToleranceX8 on the
 // x8 path, and for the prefill of a format with an integer form, whose
-// matmul may quantize X to 8 bits; NMSE). Each decode step is also recorded into a graph and
-// replayed (checkReplay). It returns the paths it checked.
+// matmul may quantize X to 8 bits; NMSE). Each decode step is also
+// recorded into a graph and replayed (checkReplay). It returns the paths
+// it checked.
 func Check(d *gpu.Device, s Shape, f *formats.Format) ([]Path, error) {
 	w, err := NewWeights(s, f, false, 42)
 	if err != nil {
