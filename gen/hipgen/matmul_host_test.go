@@ -277,6 +277,16 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
 			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
+		// The integer form decoded to f16 in the fragments
+		// (-DFORGE_MM_INT_F16=1, on every batch here): X converted (and Y
+		// zeroed where K is split) and the kernel; its warps one above the
+		// other, one 16-row piece each with K split 3 ways, two each with
+		// 64 columns, and with copies landing as issued (a stage refilled
+		// while a warp still decodes it is caught).
+		{"f16frag", intFormats, intFiles, append(append([]string{}, f16Frag...), intForce(64, 32, 16, 128, 2, 3)...), func(int, int) int { return 2 }},
+		{"f16frag_mt2", intFormats, intFiles, append(append([]string{}, f16Frag...), intForce(64, 64, 64, 256, 2, 1)...), func(int, int) int { return 2 }},
+		{"f16frag_early", []string{"Q4_0", "Q4_K", "Q6_K"}, []string{"q4_0_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
+			append(append([]string{"-DFORGE_EMU_CP_ASYNC_EARLY"}, f16Frag...), intForce(128, 64, 32, 256, 4, 2)...), func(int, int) int { return 2 }},
 		{"wgmma_early", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_TMA=0", "-DFORGE_EMU_CP_ASYNC_EARLY"}, func(int, int) int { return 2 }},
 		// The warp-specialized wgmma kernel (a copying warpgroup and two
 		// multiplying ones meeting at mbarriers; a wait gives way to the
@@ -378,6 +388,9 @@ var (
 	intFormats = []string{"Q4_0", "Q4_1", "MXFP4", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
 	intFiles   = []string{"q4_0_matmul.hip", "q4_1_matmul.hip", "mxfp4_matmul.hip", "q2_k_matmul.hip", "q3_k_matmul.hip", "q4_k_matmul.hip", "q5_k_matmul.hip", "q6_k_matmul.hip"}
 )
+
+// f16Frag turns the f16-fragment path on for every batch, the route off.
+var f16Frag = []string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=1", "-DFORGE_MM_INT_F16_MAX_BATCH=1000000"}
 
 // intSplitLaunches: X quantized, Y zeroed and the kernel, or the generic
 // path's two launches for no columns.

@@ -572,6 +572,15 @@ forge_matmul_f32_tq1_0_kernel_wmma(const forge_BlockTQ1_0* __restrict__ w, const
 #if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_INT)
 #define FORGE_MM_INT 1
 #endif
+// FORGE_MM_INT_F16 (experimental, default 0): batches up to
+// FORGE_MM_INT_F16_MAX_BATCH take forge_matmul_f32_tq1_0_kernel_mmh, the integer form decoded
+// to f16 in the product's fragments (see there), instead of the int8 one.
+#ifndef FORGE_MM_INT_F16
+#define FORGE_MM_INT_F16 0
+#endif
+#ifndef FORGE_MM_INT_F16_MAX_BATCH
+#define FORGE_MM_INT_F16_MAX_BATCH 64
+#endif
 
 #if defined(FORGE_HAS_WMMA) || defined(FORGE_MM_INT)
 // forge_matmul_f32_tq1_0_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
@@ -588,7 +597,7 @@ static void forge_matmul_f32_tq1_0_kernel_zero_y(float* y, int64_t n, forge_stre
 }
 #endif
 
-#if defined(FORGE_HAS_MMA_SYNC) && defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)
+#if defined(FORGE_HAS_MMA_SYNC) && ((defined(FORGE_HAS_WGMMA) && defined(FORGE_MM_WGMMA_Q)) || (defined(FORGE_MM_INT) && FORGE_MM_INT_F16))
 // forge_matmul_f32_tq1_0_kernel_wgmma_store writes (splits > 1: adds) a wgmma thread's N/2
 // accumulators of an m64nN product into Y: acc[4j + 2h + e] is row m + 8h,
 // column c + 8j + e (m and c this thread's first).
@@ -1557,12 +1566,242 @@ forge_matmul_f32_tq1_0_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* 
 	}
 }
 
+#if FORGE_MM_INT_F16
+// ---------------------------------------------------------------------------
+// matmul_f32, the integer form decoded to f16 in the fragments (NVIDIA,
+// mma.sync; experimental, -DFORGE_MM_INT_F16=1, batches up to
+// FORGE_MM_INT_F16_MAX_BATCH): Marlin's design on TQ1_0's integer form.
+// X is converted to f16 (forge_matmul_f32_tq1_0_kernel_prepare, which zeroes Y where K is
+// split), not quantized; each workgroup computes a BM × BN tile of Y, BK
+// elements of K per step (TK rounded up to whole blocks), its warps one
+// above the other (WM = BM/warps rows each, every column):
+//   - W's raw blocks and X's f16 rows arrive in shared memory by cp.async,
+//     as the integer path's do (the same pieces), three stages, two ahead;
+//   - each sub-block's Scale and Offset are decoded once a step, as f16
+//     pairs (forge_h2_splat);
+//   - each lane decodes the words of its own A fragments from the raw
+//     blocks (Codes) straight to f16 scale·code + offset (forge_codes_h2:
+//     six instructions for four elements), and mma.sync m16n8k16 (f16 in,
+//     f32 accumulate) multiplies them with X's: no scaling per sub-block
+//     afterwards, so the work per weight does not grow with the batch.
+// The k order inside a 16-element slice is permuted, identically for A and
+// B: the pair slots (2t, 2t+1) and (2t+8, 2t+9) of lane t hold elements
+// 4t, 4t+1 and 4t+2, 4t+3 — one word of codes, and one 8-byte load of X.
+// W's values are rounded to f16 (within an f16 rounding of Dequant's, the
+// scale's and offset's own roundings aside), X's too, as on the f16 route.
+
+// forge_matmul_f32_tq1_0_kernel_mmh_smem is the shared memory (bytes) forge_matmul_f32_tq1_0_kernel_mmh takes.
+template <uint32_t BM, uint32_t BN, uint32_t BK>
+struct forge_matmul_f32_tq1_0_kernel_mmh_smem {
+	static constexpr uint32_t BE = forge_mm_tq1_0_elems, SUB = 32;
+	static constexpr uint32_t RB = BK / BE * 54; // raw bytes of a row per step
+	static constexpr uint32_t RBP = (RB + 15 + 15) / 16 * 16; // room for a row's misalignment in 16-byte pieces
+	static constexpr uint32_t NS = BK / SUB;
+	// halves per staged row of X: 32 bytes of padding, so that the 8-byte
+	// loads of a half-warp (four rows) fall in distinct banks
+	static constexpr uint32_t LDH = BK + 16;
+	static constexpr uint32_t Raw = BM * RBP;
+	static constexpr uint32_t Scales = BM * NS * 4 * 2; // f16 pairs: the scales, then the offsets
+	static constexpr uint32_t X = BN * LDH * 2;
+	static constexpr uint32_t bytes = 3 * Raw + Scales + 3 * X;
+};
+
+template <uint32_t Threads, uint32_t BM, uint32_t BN, uint32_t BK, uint32_t Copy>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(Threads)
+forge_matmul_f32_tq1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* __restrict__ xh, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	constexpr uint32_t Warps = Threads / 32;
+	using L = forge_matmul_f32_tq1_0_kernel_mmh_smem<BM, BN, BK>;
+	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 54, RB = L::RB, RBP = L::RBP, NS = L::NS, LDH = L::LDH;
+	constexpr uint32_t WM = BM / Warps, MT = WM / 16, NT = BN / 8, NG = BK / 32;
+	static_assert(Threads % 32 == 0 && Threads <= 1024, "the f16-fragment path: threads a multiple of 32, at most 1024");
+	static_assert(BM % (16 * Warps) == 0 && BN % 8 == 0, "the f16-fragment path: whole 16-row pieces a warp, whole 8-column pieces");
+	static_assert(BK % BE == 0 && BK % 32 == 0 && RB % (Copy != 0 ? Copy : 1) == 0 && SUB % 16 == 0, "the f16-fragment path: a step is whole blocks (of whole copy pieces), sub-blocks whole 16s");
+	FORGE_DYNAMIC_SHARED(forge_mm_h_smem);
+	uint8_t* const raw0 = forge_mm_h_smem;                          // [3][BM][RBP]: W's raw blocks
+	uint32_t* const wsc = reinterpret_cast<uint32_t*>(raw0 + 3 * L::Raw); // [BM][NS] scale pairs, then [BM][NS] offset pairs
+	uint16_t* const x0 = reinterpret_cast<uint16_t*>(raw0 + 3 * L::Raw + L::Scales); // [3][BN][LDH]: X's f16 rows
+	const uint32_t tid = forge_thread_idx(), warp = tid / 32, lane = tid % 32;
+	const uint32_t g4 = lane / 4, t4 = lane % 4;
+	// The grid is one-dimensional (the host emulation's is): row tiles
+	// vary fastest, then column tiles, then the K split's parts.
+	const uint32_t rtiles = (uint32_t)((rows + BM - 1) / BM), ctiles = (uint32_t)((batch + BN - 1) / BN);
+	const uint32_t bx = forge_block_idx() % rtiles, by = forge_block_idx() / rtiles % ctiles, bz = forge_block_idx() / rtiles / ctiles;
+	const int64_t m0 = (int64_t)bx * BM, n0 = (int64_t)by * BN;
+	const uint64_t rowbytes = (uint64_t)(cols / BE) * BB;
+	const int64_t ksteps = (cols + BK - 1) / BK;
+	const int64_t kbeg = ksteps * bz / splits, kend = ksteps * (bz + 1) / splits;
+	// issue(kb): step kb's raw W and X, one commit group (an empty one past the end).
+	auto issue = [&](int64_t kb) {
+		if (kb < kend) {
+			uint8_t* const raw = raw0 + (uint32_t)(kb % 3) * L::Raw;
+			if (Copy != 0) { // rows and steps of whole pieces
+				constexpr uint32_t CU = Copy != 0 ? Copy : 4, CPR = RB / CU;
+				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
+					const uint32_t r = c / CPR, o = c % CPR;
+					const uint64_t off = (uint64_t)kb * RB + CU * o;
+					const bool ok = m0 + r < rows && off + CU <= rowbytes;
+					forge_mm_cp_async<CU>(raw + r * RBP + CU * o, ok ? w + (uint64_t)(m0 + r) * rowbytes + off : w, ok);
+				}
+			} else { // 16-byte pieces from the step's start rounded down to 16, the row's end zero-filled
+				constexpr uint32_t CPR = (RB + 15 + 15) / 16;
+				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
+					const uint32_t r = c / CPR, o = c % CPR;
+					const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
+					const uint64_t at = (start & ~(uint64_t)15) + 16 * o;
+					const uint32_t n = m0 + r < rows && at < end ? (end - at < 16 ? (uint32_t)(end - at) : 16u) : 0u;
+					forge_mm_cp_async_n(raw + r * RBP + 16 * o, n ? w + at : w, n);
+				}
+			}
+			uint16_t* const xb = x0 + (uint32_t)(kb % 3) * (BN * LDH);
+			for (uint32_t c = tid; c < BN * (BK / 8); c += Threads) {
+				const uint32_t r = c / (BK / 8), q = c % (BK / 8);
+				const int64_t k = kb * BK + 8 * q;
+				const bool ok = n0 + r < batch && k < cols; // cols is whole groups of 32
+				forge_mm_cp_async<16>(xb + r * LDH + 8 * q, ok ? xh + (n0 + r) * cols + k : xh, ok);
+			}
+		}
+		forge_mm_cp_commit();
+	};
+	float acc[MT][NT][4];
+#pragma unroll
+	for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+		for (uint32_t j = 0; j < NT; ++j) {
+			acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+		}
+	}
+	issue(kbeg);
+	issue(kbeg + 1);
+	for (int64_t kb = kbeg; kb < kend; ++kb) {
+		forge_mm_cp_wait<1>();
+		forge_syncthreads(); // step kb's raw W and X have landed; the last step's products are done with the scales
+		const uint8_t* const raw = raw0 + (uint32_t)(kb % 3) * L::Raw;
+		// row m's step starts at byte shift(m) of its staged row: the low
+		// four bits of its offset in W, which 32-bit arithmetic keeps
+		auto row_at = [&](uint32_t m) {
+			return raw + m * RBP + (Copy != 0 ? 0u : ((uint32_t)(m0 + m) * (uint32_t)rowbytes + (uint32_t)kb * RB) & 15u);
+		};
+		for (uint32_t e = tid; e < BM * NS; e += Threads) {
+			const uint32_t m = e / NS, sb = e % NS;
+			const forge_BlockTQ1_0* b = reinterpret_cast<const forge_BlockTQ1_0*>(row_at(m) + (sb * SUB / BE) * BB);
+			const int32_t si = (int32_t)((sb * SUB % BE) / SUB);
+			wsc[m * NS + sb] = forge_h2_splat(forge_BlockTQ1_0_Scale(b, si));
+			wsc[BM * NS + m * NS + sb] = forge_h2_splat(forge_BlockTQ1_0_Offset(b, si));
+		}
+		forge_syncthreads(); // the scales of step kb are staged; the raw buffer of step kb − 1 is free
+		issue(kb + 2);
+		const uint16_t* const xb = x0 + (uint32_t)(kb % 3) * (BN * LDH);
+#pragma unroll
+		for (uint32_t g = 0; g < NG; ++g) {
+#pragma unroll
+			for (uint32_t s = 0; s < 2; ++s) {
+				const uint32_t sb = (32 * g + 16 * s) / SUB; // the step's sub-block of this 16-element slice
+				uint32_t a[MT][4];
+#pragma unroll
+				for (uint32_t i = 0; i < MT; ++i) {
+					const uint32_t m = warp * WM + i * 16 + g4; // this lane's rows m and m + 8
+					const forge_BlockTQ1_0* b0 = reinterpret_cast<const forge_BlockTQ1_0*>(row_at(m) + (32 * g / BE) * BB);
+					const forge_BlockTQ1_0* b1 = reinterpret_cast<const forge_BlockTQ1_0*>(row_at(m + 8) + (32 * g / BE) * BB);
+					const int32_t wd = (int32_t)((32 * g % BE) / 4 + 4 * s + t4);
+					forge_codes_h2(forge_BlockTQ1_0_Codes(b0, wd), wsc[m * NS + sb], wsc[BM * NS + m * NS + sb], &a[i][0], &a[i][2]);
+					forge_codes_h2(forge_BlockTQ1_0_Codes(b1, wd), wsc[(m + 8) * NS + sb], wsc[BM * NS + (m + 8) * NS + sb], &a[i][1], &a[i][3]);
+				}
+#pragma unroll
+				for (uint32_t j = 0; j < NT; ++j) {
+					const uint2 bv = *reinterpret_cast<const uint2*>(xb + (j * 8 + g4) * LDH + 32 * g + 16 * s + 4 * t4);
+#pragma unroll
+					for (uint32_t i = 0; i < MT; ++i) {
+						forge_mma16816(acc[i][j], a[i], bv.x, bv.y);
+					}
+				}
+			}
+		}
+	}
+	forge_mm_cp_wait<0>(); // no copy outlives the workgroup
+#pragma unroll
+	for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+		for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+			for (uint32_t e = 0; e < 4; ++e) {
+				const int64_t m = m0 + warp * WM + i * 16 + g4 + 8 * (e / 2);
+				const int64_t n = n0 + j * 8 + 2 * t4 + e % 2;
+				if (m < rows && n < batch) {
+					if (splits > 1) {
+						forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
+					} else {
+						y[n * rows + m] = acc[i][j][e];
+					}
+				}
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_tq1_0_kernel_mmh_launch runs the f16-fragment path with one configuration
+// (a MatMulInt class's knobs but WARP_ROWS: its warps are all rows) and
+// reports whether it could: false launches nothing.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t SplitK>
+static bool forge_matmul_f32_tq1_0_kernel_mmh_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
+	forge_stream_t stream) {
+	constexpr uint32_t BE = forge_mm_tq1_0_elems;
+	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
+	using L = forge_matmul_f32_tq1_0_kernel_mmh_smem<TM, TN, BK>;
+	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
+	if constexpr (TM % (16 * (Threads / 32)) != 0) {
+		return false; // a warp's rows are not whole 16s
+	} else if constexpr (L::bytes > 232448) { // past sm_90's 227 KiB: half the K step, else half the columns
+		if constexpr (BK / 2 >= 64 && (BK / 2) % BE == 0 && (BK / 2) % 32 == 0) {
+			return forge_matmul_f32_tq1_0_kernel_mmh_launch<Threads, TM, TN, BK / 2, SplitK>(w, x, y, rows, cols, batch, stream);
+		} else if constexpr (TN / 2 >= 8 && (TN / 2) % 8 == 0) {
+			return forge_matmul_f32_tq1_0_kernel_mmh_launch<Threads, TM, TN / 2, TK, SplitK>(w, x, y, rows, cols, batch, stream);
+		} else {
+			return false;
+		}
+	} else {
+		const uint64_t rowbytes = (uint64_t)(cols / BE) * 54;
+		const uintptr_t wa = (uintptr_t)w;
+		constexpr uint32_t C16 = L::RB % 16 == 0 ? 16 : 0, C4 = L::RB % 4 == 0 ? 4 : 0;
+		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : wa % 16 == 0 ? 2 : C4 && rowbytes % 4 == 0 ? 1 : -1;
+		const int64_t rtiles = rows / TM + (rows % TM != 0), ctiles = batch / TN + (batch % TN != 0);
+		if (cols == 0 || copy < 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits) {
+			return false;
+		}
+		static std::atomic<uint64_t> opted[3][4] = {};
+		if (!forge_shared_opt_in(copy == 0 ? forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, C16> : copy == 1 ? forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, C4> : forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, 0>,
+				(int)L::bytes, opted[copy])) {
+			return false;
+		}
+		uint16_t* const xh = forge_matmul_f32_tq1_0_kernel_prepare(x, y, rows, cols, batch, splits, stream); // X in f16, Y zeroed where K is split
+		if (!xh) {
+			return false;
+		}
+		const dim3 grid((uint32_t)(rtiles * ctiles * splits));
+		if (copy == 0) {
+			FORGE_LAUNCH((forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, C16>), grid, dim3(Threads), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
+		} else if (copy == 1) {
+			FORGE_LAUNCH((forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, C4>), grid, dim3(Threads), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
+		} else {
+			FORGE_LAUNCH((forge_matmul_f32_tq1_0_kernel_mmh<Threads, TM, TN, BK, 0>), grid, dim3(Threads), L::bytes, stream, static_cast<const uint8_t*>(w), xh, y, rows, cols, batch, splits);
+		}
+		forge_scratch_free(xh, stream);
+		return true;
+	}
+}
+#endif // FORGE_MM_INT_F16
+
 // forge_matmul_f32_tq1_0_kernel_int_launch runs the integer path with one configuration (a
 // MatMulInt class's knobs) and reports whether it could: false launches
 // nothing.
 template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
 static bool forge_matmul_f32_tq1_0_kernel_int_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
 	forge_stream_t stream) {
+#if FORGE_MM_INT_F16
+	if (batch <= FORGE_MM_INT_F16_MAX_BATCH && forge_matmul_f32_tq1_0_kernel_mmh_launch<Threads, TM, TN, TK, SplitK>(w, x, y, rows, cols, batch, stream)) {
+		return true;
+	}
+#endif
 	constexpr uint32_t BE = forge_mm_tq1_0_elems;
 	constexpr uint32_t BK = (TK + BE - 1) / BE * BE; // whole blocks
 	using L = forge_matmul_f32_tq1_0_kernel_mmq_smem<TM, TN, BK, Threads / 32, WarpRows>;
