@@ -1467,7 +1467,7 @@ FORGE_HOST_DEVICE int32_t forge_dot4(uint32_t a, uint32_t b, int32_t c) {
 // the lowest first: a word of an integer form's Codes) into f16 values
 // s·code + o, rounded once: *lo holds codes 0 and 1 (code 0 in the low
 // half), *hi codes 2 and 3; s2 and o2 are f16 pairs with both halves the
-// scale and the offset (forge_h2_splat). On NVIDIA six instructions for
+// scale and the offset (forge_h2_splat_fast). On NVIDIA six instructions for
 // the four: each byte, biased by 128, becomes the f16 1024 + byte by a byte
 // permute under the exponent byte 0x64; subtracting 1152 is exact (every
 // code in [-128, 127]) and one f16 fma applies the scale and offset (the
@@ -1475,12 +1475,13 @@ FORGE_HOST_DEVICE int32_t forge_dot4(uint32_t a, uint32_t b, int32_t c) {
 // emulation) the same value through double: the product is exact and the
 // sum rounded to double, then to float, then to f16, which can differ
 // from one rounding only for terms more than 2^29 apart.
-FORGE_HOST_DEVICE void forge_codes_h2(uint32_t c, uint32_t s2, uint32_t o2, uint32_t* lo, uint32_t* hi) {
+// forge_codes_h2z is the same for the codes minus zero (at most 127).
+FORGE_HOST_DEVICE void forge_codes_h2z(uint32_t c, uint32_t s2, uint32_t o2, uint32_t* lo, uint32_t* hi, uint32_t zero) {
 #if defined(__CUDA_ARCH__)
-	const uint32_t u = c ^ 0x80808080u;
+	const uint32_t u = c ^ 0x80808080u, bias = (0x6480u + zero) * 0x10001u; // 1152 + zero, exact in f16
 	uint32_t l = __byte_perm(u, 0x64646464u, 0x5140u), h = __byte_perm(u, 0x64646464u, 0x5342u);
-	asm("sub.f16x2 %0, %0, %1;" : "+r"(l) : "r"(0x64806480u));
-	asm("sub.f16x2 %0, %0, %1;" : "+r"(h) : "r"(0x64806480u));
+	asm("sub.f16x2 %0, %0, %1;" : "+r"(l) : "r"(bias));
+	asm("sub.f16x2 %0, %0, %1;" : "+r"(h) : "r"(bias));
 	asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(l) : "r"(s2), "r"(o2));
 	asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(h) : "r"(s2), "r"(o2));
 	*lo = l, *hi = h;
@@ -1488,17 +1489,28 @@ FORGE_HOST_DEVICE void forge_codes_h2(uint32_t c, uint32_t s2, uint32_t o2, uint
 	const double s = (double)forge_half_to_f32((forge_half)(s2 & 0xffffu)), o = (double)forge_half_to_f32((forge_half)(o2 & 0xffffu));
 	uint32_t r[2];
 	for (int p = 0; p < 2; ++p) {
-		const double v0 = (double)(int8_t)(uint8_t)(c >> (16 * p)), v1 = (double)(int8_t)(uint8_t)(c >> (16 * p + 8));
+		const double v0 = (double)(int8_t)(uint8_t)(c >> (16 * p)) - zero, v1 = (double)(int8_t)(uint8_t)(c >> (16 * p + 8)) - zero;
 		r[p] = (uint32_t)forge_f32_to_half((float)(v0 * s + o)) | (uint32_t)forge_f32_to_half((float)(v1 * s + o)) << 16;
 	}
 	*lo = r[0], *hi = r[1];
 #endif
 }
 
-// forge_h2_splat is the f16 pair with both halves f rounded to f16.
-FORGE_HOST_DEVICE uint32_t forge_h2_splat(float f) {
+// forge_codes_h2 is forge_codes_h2z with no zero code.
+FORGE_HOST_DEVICE void forge_codes_h2(uint32_t c, uint32_t s2, uint32_t o2, uint32_t* lo, uint32_t* hi) { forge_codes_h2z(c, s2, o2, lo, hi, 0); }
+
+// forge_h2_splat_fast is the f16 pair with both halves f rounded to f16
+// (nearest even); on NVIDIA one cvt, whose NaN is the canonical one (the
+// value only feeds products).
+FORGE_HOST_DEVICE uint32_t forge_h2_splat_fast(float f) {
+#if defined(__CUDA_ARCH__)
+	uint32_t h2;
+	asm("{\n\t.reg .b16 h;\n\tcvt.rn.f16.f32 h, %1;\n\tmov.b32 %0, {h, h};\n\t}" : "=r"(h2) : "f"(f));
+	return h2;
+#else
 	const uint32_t h = forge_f32_to_half(f);
 	return h | h << 16;
+#endif
 }
 
 // forge_lut16(t0, t1, t2, t3, q) is formats.Lut16: byte k of the result is

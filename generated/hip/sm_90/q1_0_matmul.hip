@@ -529,6 +529,9 @@ forge_matmul_f32_q1_0_kernel_wmma(const forge_BlockQ1_0* __restrict__ w, const f
 #ifndef FORGE_MM_INT_F16_MAX_BATCH
 #define FORGE_MM_INT_F16_MAX_BATCH 64
 #endif
+#ifndef FORGE_MM_INT_F16_SMEM
+#define FORGE_MM_INT_F16_SMEM 232448 // the most shared memory a workgroup takes (sm_90: 227 KiB); a tile past it halves its K step, else its columns
+#endif
 
 #if defined(FORGE_HAS_WMMA) || defined(FORGE_MM_INT)
 // forge_matmul_f32_q1_0_kernel_zero zeroes y[0, n): Y before the workgroups of a split K add
@@ -1554,6 +1557,8 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 	using L = forge_matmul_f32_q1_0_kernel_mmh_smem<BM, BN, BK>;
 	constexpr uint32_t BE = L::BE, SUB = L::SUB, BB = 18, RB = L::RB, RBP = L::RBP, NS = L::NS, LDH = L::LDH;
 	constexpr uint32_t WM = BM / Warps, MT = WM / 16, NT = BN / 8, NG = BK / 32;
+	constexpr bool Off = true; // an offset a sub-block (else none, or the zero code's)
+	constexpr uint32_t Zero = 0; // the zero code, subtracted from every code
 	static_assert(Threads % 32 == 0 && Threads <= 1024, "the f16-fragment path: threads a multiple of 32, at most 1024");
 	static_assert(BM % (16 * Warps) == 0 && BN % 8 == 0, "the f16-fragment path: whole 16-row pieces a warp, whole 8-column pieces");
 	static_assert(BK % BE == 0 && BK % 32 == 0 && RB % (Copy != 0 ? Copy : 1) == 0 && SUB % 16 == 0, "the f16-fragment path: a step is whole blocks (of whole copy pieces), sub-blocks whole 16s");
@@ -1572,16 +1577,44 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 	const int64_t ksteps = (cols + BK - 1) / BK;
 	const int64_t kbeg = ksteps * bz / splits, kend = ksteps * (bz + 1) / splits;
 	// issue(kb): step kb's raw W and X, one commit group (an empty one past the end).
+	// A thread's pieces of W (Copy != 0) and of X are the same every step,
+	// K steps apart: their sources and destinations are computed once.
+	constexpr uint32_t CU = Copy != 0 ? Copy : 4, CPR = RB / CU, WP = (BM * CPR + Threads - 1) / Threads;
+	constexpr uint32_t XP = (BN * (BK / 8) + Threads - 1) / Threads;
+	const uint8_t* wsrc[Copy != 0 ? WP : 1];
+	uint32_t wdst[Copy != 0 ? WP : 1], wlim[Copy != 0 ? WP : 1]; // wlim: the row's bytes past the piece's offset in its step 0 (0: no piece)
+	const uint16_t* xsrc[XP];
+	uint32_t xdst[XP];
+	int64_t xlim[XP]; // the columns past the piece's column in step 0 (0: no piece)
+	if constexpr (Copy != 0) {
+#pragma unroll
+		for (uint32_t p = 0; p < WP; ++p) {
+			const uint32_t c = tid + p * Threads, r = c / CPR, o = c % CPR;
+			const bool in = c < BM * CPR && m0 + r < rows;
+			wsrc[p] = in ? w + (uint64_t)(m0 + r) * rowbytes + CU * o : w;
+			wdst[p] = c < BM * CPR ? r * RBP + CU * o : ~0u; // ~0: past the tile's pieces, no copy
+			wlim[p] = in && rowbytes > CU * o ? (uint32_t)(rowbytes - CU * o) : 0u; // rowbytes < 2^31: the launcher's check
+		}
+	}
+#pragma unroll
+	for (uint32_t p = 0; p < XP; ++p) {
+		const uint32_t c = tid + p * Threads, r = c / (BK / 8), q = c % (BK / 8);
+		const bool in = c < BN * (BK / 8) && n0 + r < batch;
+		xsrc[p] = in ? xh + (n0 + r) * cols + 8 * q : xh;
+		xdst[p] = c < BN * (BK / 8) ? r * LDH + 8 * q : ~0u;
+		xlim[p] = in ? cols - 8 * q : 0;
+	}
 	auto issue = [&](int64_t kb) {
 		if (kb < kend) {
 			uint8_t* const raw = raw0 + (uint32_t)(kb % 3) * L::Raw;
-			if (Copy != 0) { // rows and steps of whole pieces
-				constexpr uint32_t CU = Copy != 0 ? Copy : 4, CPR = RB / CU;
-				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
-					const uint32_t r = c / CPR, o = c % CPR;
-					const uint64_t off = (uint64_t)kb * RB + CU * o;
-					const bool ok = m0 + r < rows && off + CU <= rowbytes;
-					forge_mm_cp_async<CU>(raw + r * RBP + CU * o, ok ? w + (uint64_t)(m0 + r) * rowbytes + off : w, ok);
+			if constexpr (Copy != 0) { // rows and steps of whole pieces
+#pragma unroll
+				for (uint32_t p = 0; p < WP; ++p) {
+					const uint32_t off = (uint32_t)kb * RB;
+					const bool ok = off + CU <= wlim[p];
+					if (wdst[p] != ~0u) {
+						forge_mm_cp_async<CU>(raw + wdst[p], ok ? wsrc[p] + off : w, ok);
+					}
 				}
 			} else { // 16-byte pieces from the step's start rounded down to 16, the row's end zero-filled
 				constexpr uint32_t CPR = (RB + 15 + 15) / 16;
@@ -1594,11 +1627,13 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 				}
 			}
 			uint16_t* const xb = x0 + (uint32_t)(kb % 3) * (BN * LDH);
-			for (uint32_t c = tid; c < BN * (BK / 8); c += Threads) {
-				const uint32_t r = c / (BK / 8), q = c % (BK / 8);
-				const int64_t k = kb * BK + 8 * q;
-				const bool ok = n0 + r < batch && k < cols; // cols is whole groups of 32
-				forge_mm_cp_async<16>(xb + r * LDH + 8 * q, ok ? xh + (n0 + r) * cols + k : xh, ok);
+#pragma unroll
+			for (uint32_t p = 0; p < XP; ++p) {
+				const int64_t k = kb * BK;
+				const bool ok = k < xlim[p]; // cols is whole groups of 32
+				if (xdst[p] != ~0u) {
+					forge_mm_cp_async<16>(xb + xdst[p], ok ? xsrc[p] + k : xh, ok);
+				}
 			}
 		}
 		forge_mm_cp_commit();
@@ -1622,12 +1657,17 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 		auto row_at = [&](uint32_t m) {
 			return raw + m * RBP + (Copy != 0 ? 0u : ((uint32_t)(m0 + m) * (uint32_t)rowbytes + (uint32_t)kb * RB) & 15u);
 		};
-		for (uint32_t e = tid; e < BM * NS; e += Threads) {
-			const uint32_t m = e / NS, sb = e % NS;
-			const forge_BlockQ1_0* b = reinterpret_cast<const forge_BlockQ1_0*>(row_at(m) + (sb * SUB / BE) * BB);
-			const int32_t si = (int32_t)((sb * SUB % BE) / SUB);
-			wsc[m * NS + sb] = forge_h2_splat(forge_BlockQ1_0_Scale(b, si));
-			wsc[BM * NS + m * NS + sb] = forge_h2_splat(forge_BlockQ1_0_Offset(b, si));
+		// A thread takes a row's block at a time: its sub-blocks' scales
+		// and offsets.
+		for (uint32_t e = tid; e < BM * (BK / BE); e += Threads) {
+			constexpr uint32_t SPB = BE / SUB; // sub-blocks a block
+			const uint32_t m = e / (BK / BE), bb = e % (BK / BE);
+			const forge_BlockQ1_0* b = reinterpret_cast<const forge_BlockQ1_0*>(row_at(m) + bb * BB);
+#pragma unroll
+			for (uint32_t si = 0; si < SPB; ++si) {
+				wsc[m * NS + bb * SPB + si] = forge_h2_splat_fast(forge_BlockQ1_0_Scale(b, (int32_t)si));
+				wsc[BM * NS + m * NS + bb * SPB + si] = forge_h2_splat_fast(forge_BlockQ1_0_Offset(b, (int32_t)si));
+			}
 		}
 		forge_syncthreads(); // the scales of step kb are staged; the raw buffer of step kb − 1 is free
 		issue(kb + 2);
@@ -1644,8 +1684,9 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 					const forge_BlockQ1_0* b0 = reinterpret_cast<const forge_BlockQ1_0*>(row_at(m) + (32 * g / BE) * BB);
 					const forge_BlockQ1_0* b1 = reinterpret_cast<const forge_BlockQ1_0*>(row_at(m + 8) + (32 * g / BE) * BB);
 					const int32_t wd = (int32_t)((32 * g % BE) / 4 + 4 * s + t4);
-					forge_codes_h2(forge_BlockQ1_0_Codes(b0, wd), wsc[m * NS + sb], wsc[BM * NS + m * NS + sb], &a[i][0], &a[i][2]);
-					forge_codes_h2(forge_BlockQ1_0_Codes(b1, wd), wsc[(m + 8) * NS + sb], wsc[BM * NS + (m + 8) * NS + sb], &a[i][1], &a[i][3]);
+					const uint32_t o0 = Off ? wsc[BM * NS + m * NS + sb] : 0u, o1 = Off ? wsc[BM * NS + (m + 8) * NS + sb] : 0u;
+					forge_codes_h2z(forge_BlockQ1_0_Codes(b0, wd), wsc[m * NS + sb], o0, &a[i][0], &a[i][2], Zero);
+					forge_codes_h2z(forge_BlockQ1_0_Codes(b1, wd), wsc[(m + 8) * NS + sb], o1, &a[i][1], &a[i][3], Zero);
 				}
 #pragma unroll
 				for (uint32_t j = 0; j < NT; ++j) {
@@ -1691,7 +1732,7 @@ static bool forge_matmul_f32_q1_0_kernel_mmh_launch(const void* w, const float* 
 	constexpr uint32_t splits = SplitK > 1 ? SplitK : 1;
 	if constexpr (TM % (16 * (Threads / 32)) != 0) {
 		return false; // a warp's rows are not whole 16s
-	} else if constexpr (L::bytes > 232448) { // past sm_90's 227 KiB: half the K step, else half the columns
+	} else if constexpr (L::bytes > FORGE_MM_INT_F16_SMEM) { // past the limit: half the K step, else half the columns
 		if constexpr (BK / 2 >= 64 && (BK / 2) % BE == 0 && (BK / 2) % 32 == 0) {
 			return forge_matmul_f32_q1_0_kernel_mmh_launch<Threads, TM, TN, BK / 2, SplitK>(w, x, y, rows, cols, batch, stream);
 		} else if constexpr (TN / 2 >= 8 && (TN / 2) % 8 == 0) {
@@ -1705,7 +1746,7 @@ static bool forge_matmul_f32_q1_0_kernel_mmh_launch(const void* w, const float* 
 		constexpr uint32_t C16 = L::RB % 16 == 0 ? 16 : 0, C4 = L::RB % 4 == 0 ? 4 : 0;
 		const int copy = C16 && rowbytes % 16 == 0 && wa % 16 == 0 ? 0 : wa % 16 == 0 ? 2 : C4 && rowbytes % 4 == 0 ? 1 : -1;
 		const int64_t rtiles = rows / TM + (rows % TM != 0), ctiles = batch / TN + (batch % TN != 0);
-		if (cols == 0 || copy < 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits) {
+		if (cols == 0 || copy < 0 || (uintptr_t)x % 16 != 0 || rtiles * ctiles > INT32_MAX / splits || rowbytes >= ((uint64_t)1 << 31)) {
 			return false;
 		}
 		static std::atomic<uint64_t> opted[3][4] = {};
