@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +136,10 @@ type familyData struct {
 	// (ir.IntForm.SuperScale): the integer matmul then sums a block's
 	// products in integers.
 	IntSuper bool
+	// IntF16 is the largest batch the integer path serves with the f16
+	// fragments on this target for this format (Target.MatMulIntF16 unless
+	// the format is in MatMulIntF16Skip); 0: none.
+	IntF16 int
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
 	Words bool
@@ -291,6 +296,9 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 			data.MatMulIntClasses = matMulClasses(f, t, tuned.MatMulInt, t.MatMulInt)
 			data.Words = f.ExactInt()
 			data.IntSuper = data.Device.Int.SuperScale != ""
+			if !slices.Contains(t.MatMulIntF16Skip, f.Name) {
+				data.IntF16 = t.MatMulIntF16
+			}
 		}
 		if f.IEEE == "binary16" {
 			data.MatMulHalfClasses = matMulClasses(f, t, tuned.MatMulHalf, t.MatMulHalf)

@@ -247,8 +247,8 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_q_early", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_k_matmul.hip"},
 			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"},
 			func(int, int) int { return 2 }},
-		// The integer path (mma.sync on int8, llama.cpp's MMQ design), one
-		// configuration forced on every batch (X quantized, Y zeroed, the
+		// The integer path (mma.sync on int8, llama.cpp's MMQ design; the
+		// f16 fragments turned off), one configuration forced on every batch (X quantized, Y zeroed, the
 		// kernel; no columns: the generic path's two launches): one warp
 		// column (each lane decodes its own A fragments) with K split 3
 		// ways, and 2 × 2 warps (codes staged, ldmatrix) unsplit with K
@@ -257,25 +257,25 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// Q3_K, Q6_K), table codes (MXFP4), sub-blocks of 16, the super
 		// form (the K-quants: integer sums a block) and, below, the
 		// K-quants without it (-DFORGE_MM_INT_SUPER=0).
-		{"int_direct", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(64, 32, 16, 128, 2, 3)...),
+		{"int_direct", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(64, 32, 16, 128, 2, 3)...),
 			intSplitLaunches},
-		{"int_staged", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(128, 32, 32, 512, 2, 1)...),
+		{"int_staged", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(128, 32, 32, 512, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_nosuper", []string{"Q2_K", "Q4_K", "Q6_K"}, []string{"q2_k_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
 			intSplitLaunches},
 		// Warps of more pieces than the super form takes (4 × 8 of 16 × 8):
 		// with -DFORGE_MM_INT_SUPER_SHRINK=0, the K-quants' plain integer
 		// form, X quantized per 32; by default the columns halved until the
 		// super form fits.
 		{"int_big", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_SUPER_SHRINK=0"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_MM_INT_SUPER_SHRINK=0"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_shrink", []string{"Q4_K"}, []string{"q4_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		// The integer form decoded to f16 in the fragments
 		// (-DFORGE_MM_INT_F16=1, on every batch here): X converted (and Y

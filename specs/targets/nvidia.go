@@ -40,6 +40,17 @@ var SM90 = register(Target{
 	// µs against steps of 128, Q8_0 529 → 410: whole 16-byte copies of
 	// 32-element blocks and half the barriers; 64 × 128 tiles, 4 × 2 or
 	// 8 × 1 warps and 16 warps as 4 × 4 were slower for Q4_K or Q8_0).
+	// Up to batch 64 the integer form decoded to f16 in the fragments
+	// (Marlin's design) beat the int8 products on the H200 (2026-11-29,
+	// 4096×14336 and 4096×4096 at batch 16 and 64, one weight buffer, the
+	// classes' tiles): Q4_1 0.68–0.80 of their time, Q4_0 0.68–0.89, Q8_0
+	// 0.61–0.89, Q5_0/Q5_1 0.66–0.90, MXFP4 0.84–0.98, Q2_K 0.78–0.95, Q4_K
+	// and Q5_K 0.85–0.91 at batch 64 and ×4096 (within 1.02 at ×14336×16
+	// before the scales' pass was changed); Q3_K (1.2–1.6) and Q6_K
+	// (1.0–1.35), whose codes take two loads a word from 2-byte-aligned
+	// blocks, keep the int8 products.
+	MatMulIntF16:     64,
+	MatMulIntF16Skip: []string{"Q3_K", "Q6_K"},
 	MatMulInt: []MatMulIntBatch{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 16, TileK: 128, WarpRows: 8, SplitK: 8}},
 		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 8, OffsetWarpRows: 2, SplitK: 4}},

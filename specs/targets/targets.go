@@ -58,6 +58,16 @@ type Target struct {
 	// MaxBatch 0, serving every batch above the class before. A batch no
 	// class serves takes the f16 path (MatMul, MatMulBatches).
 	MatMulInt []MatMulIntBatch
+	// MatMulIntF16 (NVIDIA) is the largest batch that the integer path
+	// serves with W's integer form decoded to f16 in the product's
+	// fragments (mma.sync f16, X converted to f16, no scaling per
+	// sub-block: the generated files' _mmh kernel) instead of int8
+	// products (0: never), for every format with the integer form but
+	// MatMulIntF16Skip. -DFORGE_MM_INT_F16=0 or 1 overrides it.
+	MatMulIntF16 int
+	// MatMulIntF16Skip are the formats that keep the int8 products at
+	// every batch, measured slower with the f16 fragments.
+	MatMulIntF16Skip []string
 	// MatMulF16MinBatch (NVIDIA; 0: off) is the smallest batch at which a
 	// quantized format's matmul dequantizes W once into an f16 copy
 	// (forge_dequant_f16_<format>, into scratch) and multiplies it with
