@@ -226,6 +226,24 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 				"meeting it at mbarriers; -DFORGE_MM_WGMMA_TMA=0: staged by cp.async, a step's products in flight while the next step's loads start)", strings.Join(wgmma, ", "))
 		}
 	}
+	if f.IEEE == "" && dev.Int != nil {
+		var frag, skip []string
+		for _, t := range ts {
+			switch {
+			case t.MatMulIntF16 > 0 && slices.Contains(t.MatMulIntF16Skip, f.Name):
+				skip = append(skip, t.Name)
+			case t.MatMulIntF16 > 0:
+				frag = append(frag, fmt.Sprintf("up to batch %d on %s", t.MatMulIntF16, t.Name))
+			}
+		}
+		if len(frag) > 0 {
+			s += fmt.Sprintf("; %s (MatMulIntF16) the integer form is decoded to f16 in mma.sync's fragments instead of int8 products "+
+				"(X converted to f16, each lane's codes to f16 scale·code + offset, no scaling per sub-block)", strings.Join(frag, ", "))
+		}
+		if len(skip) > 0 {
+			s += fmt.Sprintf("; %s keeps the int8 products at every batch (MatMulIntF16Skip: measured slower with f16 fragments)", strings.Join(skip, ", "))
+		}
+	}
 	if len(route) > 0 {
 		s += fmt.Sprintf("; %s (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (wgmma where the target has WGMMA, mma.sync elsewhere)", strings.Join(route, ", "))
 	}

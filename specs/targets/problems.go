@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rocmforge/forge/specs/check"
+	"github.com/rocmforge/forge/specs/formats"
 )
 
 // The checks here are the constraints the kernel templates' static_asserts
@@ -64,6 +65,23 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 			l.Add(at+".MaxBatch", "MatMulInt[%d].MaxBatch %d must exceed the class before's, %d: the classes are in increasing MaxBatch", i, b.MaxBatch, t.MatMulInt[i-1].MaxBatch)
 		}
 		l.In(at+".Tuning", b.Tuning.Problems(t.Vendor, t.WaveSize))
+	}
+	switch {
+	case t.MatMulIntF16 < 0:
+		l.Add("MatMulIntF16", "MatMulIntF16 %d must be 0 (off) or a batch", t.MatMulIntF16)
+	case t.MatMulIntF16 > 0 && t.Vendor != "nvidia":
+		l.Add("MatMulIntF16", "MatMulIntF16: the f16 fragments are mma.sync's, which only NVIDIA targets have")
+	case t.MatMulIntF16 > 0 && len(t.MatMulInt) == 0:
+		l.Add("MatMulIntF16", "MatMulIntF16: the f16 fragments take the integer path's classes (MatMulInt), and there are none")
+	case t.MatMulIntF16 == 0 && len(t.MatMulIntF16Skip) > 0:
+		l.Add("MatMulIntF16Skip", "MatMulIntF16Skip: MatMulIntF16 is 0, so there is nothing to skip")
+	}
+	for i, name := range t.MatMulIntF16Skip {
+		if _, ok := formats.ByName(name); !ok {
+			l.Add(fmt.Sprintf("MatMulIntF16Skip[%d]", i), "MatMulIntF16Skip[%d]: no format %q in specs/formats", i, name)
+		} else if slices.Index(t.MatMulIntF16Skip, name) < i {
+			l.Add(fmt.Sprintf("MatMulIntF16Skip[%d]", i), "MatMulIntF16Skip[%d]: %s is listed twice", i, name)
+		}
 	}
 	for i, b := range t.MatMulHalf {
 		at := fmt.Sprintf("MatMulHalf[%d]", i)

@@ -308,3 +308,32 @@ func TestMatMulIntAt(t *testing.T) {
 	tg.MatMulInt = nil
 	wantProblem(t, &tg, "MatMulIntSpace", "without MatMulInt classes")
 }
+
+// MatMulIntF16 is an NVIDIA batch, and its skip list names formats once.
+func TestMatMulIntF16Problems(t *testing.T) {
+	for _, c := range []struct {
+		edit        func(*Target)
+		field, want string
+	}{
+		{func(tg *Target) { tg.MatMulIntF16 = -1 }, "MatMulIntF16", "must be 0 (off) or a batch"},
+		{func(tg *Target) { tg.Vendor = "amd" }, "MatMulIntF16", "only NVIDIA targets"},
+		{func(tg *Target) { tg.MatMulInt = nil }, "MatMulIntF16", "there are none"},
+		{func(tg *Target) { tg.MatMulIntF16 = 0 }, "MatMulIntF16Skip", "nothing to skip"},
+		{func(tg *Target) { tg.MatMulIntF16Skip = []string{"Q3_K", "Q9_K"} }, "MatMulIntF16Skip[1]", `no format "Q9_K"`},
+		{func(tg *Target) { tg.MatMulIntF16Skip = []string{"Q3_K", "Q3_K"} }, "MatMulIntF16Skip[1]", "listed twice"},
+	} {
+		tg := *SM90
+		tg.MatMulInt = slices.Clone(SM90.MatMulInt)
+		tg.MatMulIntF16Skip = slices.Clone(SM90.MatMulIntF16Skip)
+		c.edit(&tg)
+		found := false
+		for _, p := range tg.Problems([]int{64, 128}) {
+			if p.Field == c.field && strings.Contains(p.Msg, c.want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no problem containing %q in %v", c.field, c.want, tg.Problems([]int{64, 128}))
+		}
+	}
+}
