@@ -1463,6 +1463,54 @@ FORGE_HOST_DEVICE int32_t forge_dot4(uint32_t a, uint32_t b, int32_t c) {
 #endif
 }
 
+// forge_lut16(t0, t1, t2, t3, q) is formats.Lut16: byte k of the result is
+// entry (q >> 8k) & 15 of a 16-byte table (the high nibble of each byte of
+// q is ignored), the table held in four words, t0 = entries 0..3 with
+// entry 0 in the low byte, ..., t3 = entries 12..15. The translator passes
+// the table as constants, so a lookup reads no memory: a table in memory
+// costs four dependent byte loads per word of codes, where the byte-permute
+// instructions select from registers. Each instruction picks 4 bytes out
+// of 8 (two words) by a 3-bit index per byte, so entries 0..7 and 8..15
+// are looked up separately by the code's low 3 bits, and a third permute
+// takes each byte from one result or the other by the code's bit 3.
+//   NVIDIA: __byte_perm(x, y, s) (prmt): byte k is byte (s >> 4k) & 7 of
+//     y:x (x the low word); the codes are gathered into nibbles first.
+//   AMD: v_perm_b32 (__builtin_amdgcn_perm(s0, s1, sel), gfx8 and later,
+//     which every AMD target has): byte k is byte (sel >> 8k) & 0xff of
+//     s0:s1 (s1 the low word) for selectors 0..7 (8..15 select sign bits
+//     and constants; none is used), so the masked codes serve as selectors
+//     where they lie.
+// Plain C elsewhere, and on the host. (hip_test.go checks both device
+// forms on the host against the Go spec, with each instruction emulated as
+// its vendor documents it.)
+FORGE_HOST_DEVICE uint32_t forge_lut16(uint32_t t0, uint32_t t1, uint32_t t2, uint32_t t3, uint32_t q) {
+#if defined(__CUDA_ARCH__)
+	const uint32_t m = q & 0x0f0f0f0fu;
+	const uint32_t t = m | (m >> 4);                      // codes 0,1 in byte 0; 2,3 in byte 2
+	const uint32_t sel = (t & 0xffu) | ((t >> 8) & 0xff00u); // nibble k is code k
+	const uint32_t lo = __byte_perm(t0, t1, sel & 0x7777u);  // entries 0..7
+	const uint32_t hi = __byte_perm(t2, t3, sel & 0x7777u);  // entries 8..15
+	return __byte_perm(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
+#elif defined(__HIP_DEVICE_COMPILE__)
+	const uint32_t m = q & 0x0f0f0f0fu; // byte k is code k
+	const uint32_t lo = __builtin_amdgcn_perm(t1, t0, m & 0x07070707u);
+	const uint32_t hi = __builtin_amdgcn_perm(t3, t2, m & 0x07070707u);
+	return __builtin_amdgcn_perm(hi, lo, 0x03020100u | ((m & 0x08080808u) >> 1));
+#else
+	const uint32_t w[4] = {t0, t1, t2, t3};
+	uint32_t r = 0;
+	for (int k = 0; k < 32; k += 8) {
+		const uint32_t c = (q >> k) & 15u;
+		r |= ((w[c >> 2] >> (8u * (c & 3u))) & 0xffu) << k;
+	}
+	return r;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// f16 fragments: an integer form's codes as f16 values, for matmul's
+// f16-fragment path (the _mmh kernels, NVIDIA).
+
 // forge_codes_h2(c, s2, o2, lo, hi) turns four int8 codes (c's bytes,
 // the lowest first: a word of an integer form's Codes) into f16 values
 // s·code + o, rounded once: *lo holds codes 0 and 1 (code 0 in the low
@@ -1510,50 +1558,6 @@ FORGE_HOST_DEVICE uint32_t forge_h2_splat_fast(float f) {
 #else
 	const uint32_t h = forge_f32_to_half(f);
 	return h | h << 16;
-#endif
-}
-
-// forge_lut16(t0, t1, t2, t3, q) is formats.Lut16: byte k of the result is
-// entry (q >> 8k) & 15 of a 16-byte table (the high nibble of each byte of
-// q is ignored), the table held in four words, t0 = entries 0..3 with
-// entry 0 in the low byte, ..., t3 = entries 12..15. The translator passes
-// the table as constants, so a lookup reads no memory: a table in memory
-// costs four dependent byte loads per word of codes, where the byte-permute
-// instructions select from registers. Each instruction picks 4 bytes out
-// of 8 (two words) by a 3-bit index per byte, so entries 0..7 and 8..15
-// are looked up separately by the code's low 3 bits, and a third permute
-// takes each byte from one result or the other by the code's bit 3.
-//   NVIDIA: __byte_perm(x, y, s) (prmt): byte k is byte (s >> 4k) & 7 of
-//     y:x (x the low word); the codes are gathered into nibbles first.
-//   AMD: v_perm_b32 (__builtin_amdgcn_perm(s0, s1, sel), gfx8 and later,
-//     which every AMD target has): byte k is byte (sel >> 8k) & 0xff of
-//     s0:s1 (s1 the low word) for selectors 0..7 (8..15 select sign bits
-//     and constants; none is used), so the masked codes serve as selectors
-//     where they lie.
-// Plain C elsewhere, and on the host. (hip_test.go checks both device
-// forms on the host against the Go spec, with each instruction emulated as
-// its vendor documents it.)
-FORGE_HOST_DEVICE uint32_t forge_lut16(uint32_t t0, uint32_t t1, uint32_t t2, uint32_t t3, uint32_t q) {
-#if defined(__CUDA_ARCH__)
-	const uint32_t m = q & 0x0f0f0f0fu;
-	const uint32_t t = m | (m >> 4);                      // codes 0,1 in byte 0; 2,3 in byte 2
-	const uint32_t sel = (t & 0xffu) | ((t >> 8) & 0xff00u); // nibble k is code k
-	const uint32_t lo = __byte_perm(t0, t1, sel & 0x7777u);  // entries 0..7
-	const uint32_t hi = __byte_perm(t2, t3, sel & 0x7777u);  // entries 8..15
-	return __byte_perm(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
-#elif defined(__HIP_DEVICE_COMPILE__)
-	const uint32_t m = q & 0x0f0f0f0fu; // byte k is code k
-	const uint32_t lo = __builtin_amdgcn_perm(t1, t0, m & 0x07070707u);
-	const uint32_t hi = __builtin_amdgcn_perm(t3, t2, m & 0x07070707u);
-	return __builtin_amdgcn_perm(hi, lo, 0x03020100u | ((m & 0x08080808u) >> 1));
-#else
-	const uint32_t w[4] = {t0, t1, t2, t3};
-	uint32_t r = 0;
-	for (int k = 0; k < 32; k += 8) {
-		const uint32_t c = (q >> k) & 15u;
-		r |= ((w[c >> 2] >> (8u * (c & 3u))) & 0xffu) << k;
-	}
-	return r;
 #endif
 }
 

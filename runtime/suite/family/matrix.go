@@ -54,7 +54,9 @@ func newMatrix(m matrix) *Descriptor {
 		// A matmul launcher that splits K first zeroes Y with <symbol>_kernel_zero;
 		// its integer path quantizes X with <symbol>_kernel_qx8 (a format's super
 		// form: <symbol>_kernel_qx8k, per block) and multiplies with
-		// <symbol>_kernel_mmq (NVIDIA) or <symbol>_kernel_x8 (AMD); F16's mma.sync
+		// <symbol>_kernel_mmq (NVIDIA) or <symbol>_kernel_x8 (AMD), or up to the
+		// target's MatMulIntF16 batch converts X with <symbol>_kernel_xh and
+		// multiplies with <symbol>_kernel_mmh (the f16 fragments); F16's mma.sync
 		// path converts X with <symbol>_kernel_xh (with -DFORGE_MM_WGMMA_PDL=2
 		// <symbol>_kernel_xh_chunks, a K chunk at a time) and multiplies with
 		// <symbol>_kernel_hmma, or on sm_90a <symbol>_kernel_wgmma_tma (with
@@ -65,7 +67,7 @@ func newMatrix(m matrix) *Descriptor {
 		// quantized format converts X with its own _kernel_xh and multiplies
 		// with <symbol>_kernel_wgmma_q.
 		d.Profile = Profile{Kernels: func(symbol string) []string {
-			return []string{symbol + "_kernel", symbol + "_kernel_wmma", symbol + "_kernel_zero", symbol + "_kernel_qx8", symbol + "_kernel_qx8k", symbol + "_kernel_mmq",
+			return []string{symbol + "_kernel", symbol + "_kernel_wmma", symbol + "_kernel_zero", symbol + "_kernel_qx8", symbol + "_kernel_qx8k", symbol + "_kernel_mmq", symbol + "_kernel_mmh",
 				symbol + "_kernel_x8", symbol + "_kernel_xh", symbol + "_kernel_xh_chunks", symbol + "_kernel_hmma", symbol + "_kernel_wgmma", symbol + "_kernel_wgmma_ws", symbol + "_kernel_wgmma_tma", symbol + "_kernel_wgmma_q"}
 		}}
 	}
