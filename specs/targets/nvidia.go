@@ -94,7 +94,7 @@ var SM90 = register(Target{
 		ThreadsPerBlock: []int{256},
 		TileRows:        []int{64, 128},
 		TileCols:        []int{16, 32, 64, 128},
-		TileK:           []int{128, 256},
+		TileK:           []int{128, 256, 512},
 		WarpRows:        []int{2, 4, 8},
 		SplitK:          []int{1, 4, 8},
 	},

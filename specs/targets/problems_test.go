@@ -111,7 +111,7 @@ func TestMatMulIntProblems(t *testing.T) {
 		{func(tg *Target) { tg.MatMulInt[2].Tuning.TileCols = 32 }, "MatMulInt[2].Tuning.TileCols", "a multiple of 16·(warps/WarpRows) = 64"},
 		{func(tg *Target) { tg.MatMulInt[1].Tuning.OffsetWarpRows = 3 }, "MatMulInt[1].Tuning.OffsetWarpRows", "must divide the 8 warps"},
 		{func(tg *Target) { tg.MatMulInt[1].Tuning.TileCols = 32 }, "MatMulInt[1].Tuning.TileCols", "a multiple of 16·(warps/OffsetWarpRows) = 64"},
-		{func(tg *Target) { tg.MatMulInt[2].Tuning.TileK = 48 }, "MatMulInt[2].Tuning.TileK", "a multiple of 32 in [32, 256]"},
+		{func(tg *Target) { tg.MatMulInt[2].Tuning.TileK = 48 }, "MatMulInt[2].Tuning.TileK", "a multiple of 32 in [32, 512]"},
 		{func(tg *Target) { tg.MatMulInt[0].Tuning.SplitK = 65 }, "MatMulInt[0].Tuning.SplitK", "must be in [0, 64]"},
 		{func(tg *Target) { tg.MatMulInt[0].Tuning.ThreadsPerBlock = 100 }, "MatMulInt[0].Tuning.ThreadsPerBlock", "MatMulInt.ThreadsPerBlock 100"},
 	} {

@@ -179,7 +179,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 63.08 µs at 4096x14336x16 vs the default's 65.39, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:08:49Z, forge 859c2613c79a+dirty; 33.74 µs at 4096x14336x16 vs the default's 49.07, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -190,7 +190,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 512
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
@@ -199,7 +199,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 102.39 µs at 4096x14336x64 vs the default's 102.39, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:08:49Z, forge 859c2613c79a+dirty; 70.88 µs at 4096x14336x64 vs the default's 70.88, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -219,7 +219,7 @@ static_assert(sizeof(forge_BlockQ3_K) == 110,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-28T01:28:53Z, forge 9a6a5630bad7; 318.65 µs at 4096x14336x512 vs the default's 321.71, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:08:49Z, forge 859c2613c79a+dirty; 497.68 µs at 4096x14336x512 vs the default's 655.80, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
