@@ -165,7 +165,7 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #define FORGE_TUNE_MATMUL_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class up to 16 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:35:58Z, forge 293da567e343; 64.52 µs at 4096x14336x16 vs the default's 64.52, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO16_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:18:43Z, forge e8761a26eca2; 37.31 µs at 4096x14336x16 vs the default's 37.38, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_THREADS 256
 #endif
@@ -176,7 +176,7 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_TN 16
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_TK
-#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 128
+#define FORGE_TUNE_MATMUL_INT_UPTO16_TK 256
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS
 #define FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS 8
@@ -185,7 +185,7 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:35:58Z, forge 293da567e343; 109.20 µs at 4096x14336x64 vs the default's 109.20, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:18:43Z, forge e8761a26eca2; 65.40 µs at 4096x14336x64 vs the default's 65.40, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
 #define FORGE_TUNE_MATMUL_INT_UPTO64_THREADS 256
 #endif
@@ -205,7 +205,7 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
-// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-27T23:35:58Z, forge 293da567e343; 671.62 µs at 4096x14336x512 vs the default's 671.62, best of 84).
+// each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T07:18:43Z, forge e8761a26eca2; 448.83 µs at 4096x14336x512 vs the default's 558.12, best of 7).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
 #define FORGE_TUNE_MATMUL_INT_THREADS 256
 #endif
@@ -213,16 +213,16 @@ static_assert(sizeof(forge_BlockQ6_K) == 210,
 #define FORGE_TUNE_MATMUL_INT_TM 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TN
-#define FORGE_TUNE_MATMUL_INT_TN 128
+#define FORGE_TUNE_MATMUL_INT_TN 64
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_TK
-#define FORGE_TUNE_MATMUL_INT_TK 256
+#define FORGE_TUNE_MATMUL_INT_TK 128
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_WARP_ROWS
-#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 2
+#define FORGE_TUNE_MATMUL_INT_WARP_ROWS 8
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
-#define FORGE_TUNE_MATMUL_INT_SPLIT_K 1
+#define FORGE_TUNE_MATMUL_INT_SPLIT_K 4
 #endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
