@@ -1541,7 +1541,10 @@ forge_matmul_f32_mxfp6_e2m3_kernel_mmq(const uint8_t* __restrict__ w, const uint
 // B: the pair slots (2t, 2t+1) and (2t+8, 2t+9) of lane t hold elements
 // 4t, 4t+1 and 4t+2, 4t+3 — one word of codes, and one 8-byte load of X.
 // W's values are rounded to f16 (within an f16 rounding of Dequant's, the
-// scale's and offset's own roundings aside), X's too, as on the f16 route.
+// scale's and offset's own roundings aside), X's too, as on the f16 route:
+// like it, a weight (or scale) past f16's range (±65504) becomes ±inf, and
+// one below 2^-14 loses precision, where the int8 products keep f32
+// scales; -DFORGE_MM_INT_F16=0 keeps a model with such weights on them.
 
 // forge_matmul_f32_mxfp6_e2m3_kernel_mmh_smem is the shared memory (bytes) forge_matmul_f32_mxfp6_e2m3_kernel_mmh takes.
 template <uint32_t BM, uint32_t BN, uint32_t BK>
