@@ -163,7 +163,8 @@ type MatMulIntTuning struct {
 	ThreadsPerBlock int // THREADS: a multiple of WaveSize, at most 1024
 	TileRows        int // TM: a multiple of 16·WarpRows
 	TileCols        int // TN: a multiple of 16·(warps/WarpRows)
-	// TileK (TK): elements of K per step, a multiple of 32 in [32, 256];
+	// TileK (TK): elements of K per step, a multiple of 32 in [32, 256]
+	// (NVIDIA: 512, the launcher halving a step past the shared memory);
 	// a format whose blocks are longer steps one block at a time.
 	TileK    int
 	WarpRows int // WARP_ROWS: divides the warps
