@@ -1627,9 +1627,9 @@ forge_matmul_f32_q6_k_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 //   - W's raw blocks and X's f16 rows arrive in shared memory by cp.async,
 //     as the integer path's do (the same pieces), three stages, two ahead;
 //   - each sub-block's Scale and Offset are decoded once a step, as f16
-//     pairs (forge_h2_splat);
+//     pairs (forge_h2_splat_fast);
 //   - each lane decodes the words of its own A fragments from the raw
-//     blocks (Codes) straight to f16 scale·code + offset (forge_codes_h2:
+//     blocks (Codes) straight to f16 scale·code + offset (forge_codes_h2z:
 //     six instructions for four elements), and mma.sync m16n8k16 (f16 in,
 //     f32 accumulate) multiplies them with X's: no scaling per sub-block
 //     afterwards, so the work per weight does not grow with the batch.
