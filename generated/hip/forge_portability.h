@@ -1513,19 +1513,18 @@ FORGE_HOST_DEVICE uint32_t forge_lut16(uint32_t t0, uint32_t t1, uint32_t t2, ui
 // f16 fragments: an integer form's codes as f16 values, for matmul's
 // f16-fragment path (the _mmh kernels, NVIDIA).
 
-// forge_codes_h2(c, s2, o2, lo, hi) turns four int8 codes (c's bytes,
+// forge_codes_h2z(c, s2, o2, lo, hi, zero) turns four int8 codes (c's bytes,
 // the lowest first: a word of an integer form's Codes) into f16 values
-// s·code + o, rounded once: *lo holds codes 0 and 1 (code 0 in the low
+// s·(code − zero) + o, rounded once (zero ≤ 127, a format's IntZero): *lo holds codes 0 and 1 (code 0 in the low
 // half), *hi codes 2 and 3; s2 and o2 are f16 pairs with both halves the
 // scale and the offset (forge_h2_splat_fast). On NVIDIA six instructions for
 // the four: each byte, biased by 128, becomes the f16 1024 + byte by a byte
-// permute under the exponent byte 0x64; subtracting 1152 is exact (every
-// code in [-128, 127]) and one f16 fma applies the scale and offset (the
+// permute under the exponent byte 0x64; subtracting 1152 + zero is exact
+// (every code in [-128, 127]) and one f16 fma applies the scale and offset (the
 // matmul's f16-fragment path, the _mmh kernels). Elsewhere (the host
 // emulation) the same value through double: the product is exact and the
 // sum rounded to double, then to float, then to f16, which can differ
 // from one rounding only for terms more than 2^29 apart.
-// forge_codes_h2z is the same for the codes minus zero (at most 127).
 FORGE_HOST_DEVICE void forge_codes_h2z(uint32_t c, uint32_t s2, uint32_t o2, uint32_t* lo, uint32_t* hi, uint32_t zero) {
 #if defined(__CUDA_ARCH__)
 	const uint32_t u = c ^ 0x80808080u, bias = (0x6480u + zero) * 0x10001u; // 1152 + zero, exact in f16
@@ -1545,9 +1544,6 @@ FORGE_HOST_DEVICE void forge_codes_h2z(uint32_t c, uint32_t s2, uint32_t o2, uin
 	*lo = r[0], *hi = r[1];
 #endif
 }
-
-// forge_codes_h2 is forge_codes_h2z with no zero code.
-FORGE_HOST_DEVICE void forge_codes_h2(uint32_t c, uint32_t s2, uint32_t o2, uint32_t* lo, uint32_t* hi) { forge_codes_h2z(c, s2, o2, lo, hi, 0); }
 
 // forge_h2_splat_fast is the f16 pair with both halves f rounded to f16
 // (nearest even); on NVIDIA one cvt, whose NaN is the canonical one (the

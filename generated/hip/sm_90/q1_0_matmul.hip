@@ -1144,6 +1144,47 @@ struct forge_matmul_f32_q1_0_kernel_mmq_smem {
 	static constexpr uint32_t bytes = RawBufs * Raw + A + 3 * X;
 };
 
+// forge_matmul_f32_q1_0_kernel_raw_rounded issues step kb's raw bytes of BM rows of W (RB a
+// row, from row m0 on; rows·rowbytes in all) into raw's rows of RBP bytes
+// as 16-byte pieces from the step's start rounded down to 16, the row's
+// end zero-filled (the _mmq and _mmh kernels' copies of a W that is
+// 16-byte aligned but not in rows and steps of whole pieces).
+template <uint32_t Threads, uint32_t BM, uint32_t RB, uint32_t RBP>
+FORGE_DEVICE void forge_matmul_f32_q1_0_kernel_raw_rounded(uint8_t* raw, const uint8_t* w, int64_t m0, int64_t rows, uint64_t rowbytes, int64_t kb, uint32_t tid) {
+	constexpr uint32_t CPR = (RB + 15 + 15) / 16;
+	for (uint32_t c = tid; c < BM * CPR; c += Threads) {
+		const uint32_t r = c / CPR, o = c % CPR;
+		const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
+		const uint64_t at = (start & ~(uint64_t)15) + 16 * o;
+		const uint32_t n = m0 + r < rows && at < end ? (end - at < 16 ? (uint32_t)(end - at) : 16u) : 0u;
+		forge_mm_cp_async_n(raw + r * RBP + 16 * o, n ? w + at : w, n);
+	}
+}
+
+// forge_matmul_f32_q1_0_kernel_store_frags writes (splits > 1: adds) a lane's MT × NT
+// pieces of m16n8 accumulators into Y: acc[i][j][e] is row m + 16i + 8(e/2),
+// column n + 8j + e%2 (m and n this lane's first).
+template <uint32_t MT, uint32_t NT>
+FORGE_DEVICE void forge_matmul_f32_q1_0_kernel_store_frags(const float (&acc)[MT][NT][4], float* __restrict__ y, int64_t rows, int64_t batch, int64_t m, int64_t n, uint32_t splits) {
+#pragma unroll
+	for (uint32_t i = 0; i < MT; ++i) {
+#pragma unroll
+		for (uint32_t j = 0; j < NT; ++j) {
+#pragma unroll
+			for (uint32_t e = 0; e < 4; ++e) {
+				const int64_t mm = m + i * 16 + 8 * (e / 2), nn = n + j * 8 + e % 2;
+				if (mm < rows && nn < batch) {
+					if (splits > 1) {
+						forge_atomic_add_f32(y + nn * rows + mm, acc[i][j][e]);
+					} else {
+						y[nn * rows + mm] = acc[i][j][e];
+					}
+				}
+			}
+		}
+	}
+}
+
 // Copy says how W's raw blocks arrive: 16 in 16-byte pieces (rows and steps
 // of whole pieces), 4 in 4-byte pieces (rows and steps of whole words), 0
 // in 16-byte pieces from each step's start rounded down to 16 (W 16-byte
@@ -1206,14 +1247,7 @@ forge_matmul_f32_q1_0_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 					forge_mm_cp_async<CU>(raw + r * RBP + CU * o, ok ? w + (uint64_t)(m0 + r) * rowbytes + off : w, ok);
 				}
 			} else { // 16-byte pieces from the step's start rounded down to 16 (decoded from its offset in the first piece), the row's end zero-filled
-				constexpr uint32_t CPR = (RB + 15 + 15) / 16;
-				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
-					const uint32_t r = c / CPR, o = c % CPR;
-					const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
-					const uint64_t at = (start & ~(uint64_t)15) + 16 * o;
-					const uint32_t n = m0 + r < rows && at < end ? (end - at < 16 ? (uint32_t)(end - at) : 16u) : 0u;
-					forge_mm_cp_async_n(raw + r * RBP + 16 * o, n ? w + at : w, n);
-				}
+				forge_matmul_f32_q1_0_kernel_raw_rounded<Threads, BM, RB, RBP>(raw, w, m0, rows, rowbytes, kb, tid);
 			}
 			uint8_t* const xb = x0 + (uint32_t)(kb % 3) * L::X;
 			for (uint32_t c = tid; c < BN * (BK / 16); c += Threads) {
@@ -1490,24 +1524,7 @@ forge_matmul_f32_q1_0_kernel_mmq(const uint8_t* __restrict__ w, const uint8_t* _
 		}
 	}
 	forge_mm_cp_wait<0>(); // no copy outlives the workgroup
-#pragma unroll
-	for (uint32_t i = 0; i < MT; ++i) {
-#pragma unroll
-		for (uint32_t j = 0; j < NT; ++j) {
-#pragma unroll
-			for (uint32_t e = 0; e < 4; ++e) {
-				const int64_t m = m0 + wm * WM + i * 16 + g4 + 8 * (e / 2);
-				const int64_t n = n0 + wn * WN + j * 8 + 2 * t4 + e % 2;
-				if (m < rows && n < batch) {
-					if (splits > 1) {
-						forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
-					} else {
-						y[n * rows + m] = acc[i][j][e];
-					}
-				}
-			}
-		}
-	}
+	forge_matmul_f32_q1_0_kernel_store_frags<MT, NT>(acc, y, rows, batch, m0 + wm * WM + g4, n0 + wn * WN + 2 * t4, splits);
 }
 
 #if FORGE_MM_INT_F16
@@ -1621,14 +1638,7 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 					}
 				}
 			} else { // 16-byte pieces from the step's start rounded down to 16, the row's end zero-filled
-				constexpr uint32_t CPR = (RB + 15 + 15) / 16;
-				for (uint32_t c = tid; c < BM * CPR; c += Threads) {
-					const uint32_t r = c / CPR, o = c % CPR;
-					const uint64_t start = (uint64_t)(m0 + r) * rowbytes + (uint64_t)kb * RB, end = (uint64_t)(m0 + r + 1) * rowbytes;
-					const uint64_t at = (start & ~(uint64_t)15) + 16 * o;
-					const uint32_t n = m0 + r < rows && at < end ? (end - at < 16 ? (uint32_t)(end - at) : 16u) : 0u;
-					forge_mm_cp_async_n(raw + r * RBP + 16 * o, n ? w + at : w, n);
-				}
+				forge_matmul_f32_q1_0_kernel_raw_rounded<Threads, BM, RB, RBP>(raw, w, m0, rows, rowbytes, kb, tid);
 			}
 			uint16_t* const xb = x0 + (uint32_t)(kb % 3) * (BN * LDH);
 #pragma unroll
@@ -1703,24 +1713,7 @@ forge_matmul_f32_q1_0_kernel_mmh(const uint8_t* __restrict__ w, const uint16_t* 
 		}
 	}
 	forge_mm_cp_wait<0>(); // no copy outlives the workgroup
-#pragma unroll
-	for (uint32_t i = 0; i < MT; ++i) {
-#pragma unroll
-		for (uint32_t j = 0; j < NT; ++j) {
-#pragma unroll
-			for (uint32_t e = 0; e < 4; ++e) {
-				const int64_t m = m0 + warp * WM + i * 16 + g4 + 8 * (e / 2);
-				const int64_t n = n0 + j * 8 + 2 * t4 + e % 2;
-				if (m < rows && n < batch) {
-					if (splits > 1) {
-						forge_atomic_add_f32(y + n * rows + m, acc[i][j][e]);
-					} else {
-						y[n * rows + m] = acc[i][j][e];
-					}
-				}
-			}
-		}
-	}
+	forge_matmul_f32_q1_0_kernel_store_frags<MT, NT>(acc, y, rows, batch, m0 + warp * WM + g4, n0 + 2 * t4, splits);
 }
 
 // forge_matmul_f32_q1_0_kernel_mmh_launch runs the f16-fragment path with one configuration
