@@ -1065,6 +1065,9 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 #ifndef FORGE_MM_XH_FUSED_LOADS
 #define FORGE_MM_XH_FUSED_LOADS 16 // 16-byte loads a converting thread issues before its stores
 #endif
+#ifndef FORGE_MM_XH_FUSED_COOP
+#define FORGE_MM_XH_FUSED_COOP 1 // 0: a plain launch (the grid is at most an SM a workgroup, but nothing guarantees they are all resident)
+#endif
 
 // forge_matmul_f32_f16_kernel_fused_runs is the ready counters of one column tile and part
 // of K: runs of FORGE_MM_XH_FUSED_STEPS steps of the longest part.
@@ -1090,30 +1093,77 @@ FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_convert(const float* __restr
 	v1 = v1 < n0 + BN ? v1 : n0 + BN;
 	v1 = v1 < batch ? v1 : batch;
 	const uint32_t nv = v1 > v0 ? (uint32_t)(v1 - v0) : 0;
-	for (int64_t r = 0; r * U < steps; ++r) {
-		const int64_t c0 = (s_begin + r * U) * 64, end = (s_begin + ((r + 1) * U < steps ? (r + 1) * U : steps)) * 64;
-		const uint32_t nq = (uint32_t)(((end < cols ? end : cols) - c0) / 4); // float4s a vector in the run (cols a multiple of 8)
-		const uint32_t items = nv * nq;
-		for (uint32_t i0 = 0; i0 < items; i0 += T * L) {
-			float4 v[L];
+	// Run r: K columns c0 … c0 + 4·nq of the vectors v0 … v1.
+	auto span = [&](int64_t r, int64_t& c0, uint32_t& nq) {
+		const int64_t e = (s_begin + ((r + 1) * U < steps ? (r + 1) * U : steps)) * 64;
+		c0 = (s_begin + r * U) * 64;
+		nq = (uint32_t)(((e < cols ? e : cols) - c0) / 4); // float4s a vector in the run (cols a multiple of 8)
+	};
+	// load / store: items i0 + ct + T·l of run r (item i: vector v0 + i / nq, its float4 i % nq).
+	auto load = [&](float4 (&v)[L], int64_t r, uint32_t i0) {
+		int64_t c0;
+		uint32_t nq;
+		span(r, c0, nq);
 #pragma unroll
-			for (uint32_t l = 0; l < L; ++l) {
-				const uint32_t i = i0 + ct + T * l;
-				if (i < items) {
-					v[l] = *reinterpret_cast<const float4*>(x + (v0 + i / nq) * cols + c0 + 4 * (i % nq));
-				}
-			}
-#pragma unroll
-			for (uint32_t l = 0; l < L; ++l) {
-				const uint32_t i = i0 + ct + T * l;
-				if (i < items) {
-					*reinterpret_cast<uint2*>(xh + (v0 + i / nq) * cols + c0 + 4 * (i % nq)) = forge_matmul_f32_f16_kernel_half4(v[l]);
-				}
+		for (uint32_t l = 0; l < L; ++l) {
+			const uint32_t i = i0 + ct + T * l;
+			if (i < nv * nq) {
+				v[l] = *reinterpret_cast<const float4*>(x + (v0 + i / nq) * cols + c0 + 4 * (i % nq));
 			}
 		}
+	};
+	auto store = [&](const float4 (&v)[L], int64_t r, uint32_t i0) {
+		int64_t c0;
+		uint32_t nq;
+		span(r, c0, nq);
+#pragma unroll
+		for (uint32_t l = 0; l < L; ++l) {
+			const uint32_t i = i0 + ct + T * l;
+			if (i < nv * nq) {
+				*reinterpret_cast<uint2*>(xh + (v0 + i / nq) * cols + c0 + 4 * (i % nq)) = forge_matmul_f32_f16_kernel_half4(v[l]);
+			}
+		}
+	};
+	auto publish = [&](int64_t r) {
 		forge_named_sync(1, T); // every converting thread's stores, before the run is published
 		if (ct == 0) {
 			forge_flag_publish(runs + r);
+		}
+	};
+	const int64_t nr = (steps + U - 1) / U;
+	if ((int64_t)nv * U * 16 <= (int64_t)T * L) {
+		// A run in one round of loads: run r + 1's loads are in flight
+		// while run r is stored and published.
+		float4 a[L], b[L];
+		if (nr > 0) {
+			load(a, 0, 0);
+		}
+		for (int64_t r = 0; r < nr; r += 2) {
+			if (r + 1 < nr) {
+				load(b, r + 1, 0);
+			}
+			store(a, r, 0);
+			publish(r);
+			if (r + 1 >= nr) {
+				break;
+			}
+			if (r + 2 < nr) {
+				load(a, r + 2, 0);
+			}
+			store(b, r + 1, 0);
+			publish(r + 1);
+		}
+	} else {
+		for (int64_t r = 0; r < nr; ++r) {
+			int64_t c0;
+			uint32_t nq;
+			span(r, c0, nq);
+			for (uint32_t i0 = 0; i0 < nv * nq; i0 += T * L) {
+				float4 v[L];
+				load(v, r, i0);
+				store(v, r, i0);
+			}
+			publish(r);
 		}
 	}
 	if (zero) {
@@ -1473,8 +1523,13 @@ static bool forge_matmul_f32_f16_kernel_wgmma_fused(const forge_tmap& wmap, cons
 	bool ok = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN);
 	if (ok) {
 		forge_zero_async(ready, (size_t)counters * 4, stream);
-		ok = forge_launch_cooperative(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>, dim3(grid), dim3(288 + 32 * FORGE_MM_XH_FUSED_WARPS), bytes, stream, wmap,
-			xmap, y, rows, cols, batch, splits, ready, x, xh);
+		if (FORGE_MM_XH_FUSED_COOP) {
+			ok = forge_launch_cooperative(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>, dim3(grid), dim3(288 + 32 * FORGE_MM_XH_FUSED_WARPS), bytes, stream, wmap,
+				xmap, y, rows, cols, batch, splits, ready, x, xh);
+		} else {
+			FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>), dim3(grid), dim3(288 + 32 * FORGE_MM_XH_FUSED_WARPS), bytes, stream, wmap, xmap, y, rows,
+				cols, batch, splits, ready, x, xh);
+		}
 	}
 	forge_scratch_free(xh, stream);
 	return ok;
