@@ -837,9 +837,18 @@ FORGE_DEVICE void forge_fence_mbar_init() {
 // (forge_zero_async), and every workgroup that publishes must be running
 // before any that waits starts (a dependent launch of the publishing
 // kernel, which releases its dependents from its first instruction).
+#ifndef FORGE_FLAG_PROXY_FENCES
+// Which side orders the generic and async proxies with fence.proxy.async
+// (experimental): 1 the publisher, 2 the waiter, 3 both (the default), 0
+// neither.
+#define FORGE_FLAG_PROXY_FENCES 3
+#endif
 FORGE_DEVICE void forge_flag_publish(uint32_t* f) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-	asm volatile("fence.proxy.async.global;\nred.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(f) : "memory");
+	if (FORGE_FLAG_PROXY_FENCES & 1) {
+		asm volatile("fence.proxy.async.global;\n" ::: "memory");
+	}
+	asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(f) : "memory");
 #else
 	(void)f;
 #endif
@@ -849,8 +858,10 @@ FORGE_DEVICE void forge_flag_wait(const uint32_t* f, uint32_t want) {
 	asm volatile("{\n.reg .pred p;\n.reg .b32 v;\nFORGE_FLAG_WAIT:\n"
 		"ld.acquire.gpu.global.u32 v, [%0];\n"
 		"setp.lt.u32 p, v, %1;\n"
-		"@p bra FORGE_FLAG_WAIT;\n"
-		"fence.proxy.async.global;\n}\n" ::"l"(f), "r"(want) : "memory");
+		"@p bra FORGE_FLAG_WAIT;\n}\n" ::"l"(f), "r"(want) : "memory");
+	if (FORGE_FLAG_PROXY_FENCES & 2) {
+		asm volatile("fence.proxy.async.global;\n" ::: "memory");
+	}
 #else
 	(void)f, (void)want;
 #endif
