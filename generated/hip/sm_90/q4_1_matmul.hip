@@ -609,15 +609,44 @@ FORGE_DEVICE uint2 forge_matmul_f32_q4_1_kernel_half4(float4 v) {
 	o.y = (uint32_t)forge_f32_to_half(v.z) | (uint32_t)forge_f32_to_half(v.w) << 16;
 	return o;
 }
+#ifndef FORGE_MM_XH_UNROLL
+#define FORGE_MM_XH_UNROLL 1 // float4s of X a thread loads before it stores them
+#endif
+#ifndef FORGE_MM_XH_GRID
+#define FORGE_MM_XH_GRID 0 // the most workgroups the conversion takes (0: one a round of the work)
+#endif
+#ifndef FORGE_MM_XH_ZERO4
+#define FORGE_MM_XH_ZERO4 0 // 1: Y zeroed four floats a store where it is 16-byte aligned
+#endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_q4_1_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 #if FORGE_MM_WGMMA_PDL
 	forge_dependents_launch(); // the product's workgroups may start copying W now
 #endif
-	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < n4; i += (int64_t)forge_grid_dim() * 256) {
-		reinterpret_cast<uint2*>(h)[i] = forge_matmul_f32_q4_1_kernel_half4(reinterpret_cast<const float4*>(x)[i]);
+	constexpr uint32_t V = FORGE_MM_XH_UNROLL;
+	const uint32_t tid = forge_thread_idx();
+	for (int64_t b = (int64_t)forge_block_idx() * 256 * V; b < n4; b += (int64_t)forge_grid_dim() * 256 * V) {
+		float4 v[V];
+#pragma unroll
+		for (uint32_t r = 0; r < V; ++r) {
+			if (b + tid + 256 * r < n4) {
+				v[r] = reinterpret_cast<const float4*>(x)[b + tid + 256 * r];
+			}
+		}
+#pragma unroll
+		for (uint32_t r = 0; r < V; ++r) {
+			if (b + tid + 256 * r < n4) {
+				reinterpret_cast<uint2*>(h)[b + tid + 256 * r] = forge_matmul_f32_q4_1_kernel_half4(v[r]);
+			}
+		}
 	}
-	for (int64_t i = (int64_t)forge_block_idx() * 256 + forge_thread_idx(); i < nz; i += (int64_t)forge_grid_dim() * 256) {
-		y[i] = 0.0f;
+	if (FORGE_MM_XH_ZERO4 && (uintptr_t)y % 16 == 0 && nz % 4 == 0) {
+		for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz / 4; i += (int64_t)forge_grid_dim() * 256) {
+			reinterpret_cast<float4*>(y)[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		}
+	} else {
+		for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz; i += (int64_t)forge_grid_dim() * 256) {
+			y[i] = 0.0f;
+		}
 	}
 }
 
@@ -704,7 +733,11 @@ static uint16_t* forge_matmul_f32_q4_1_kernel_prepare(const float* x, float* y, 
 		return nullptr;
 	}
 	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
-	const int64_t most = n4 > nz ? n4 : nz, cgroups = most / 256 + (most % 256 != 0);
+	const int64_t xg = (n4 + 256 * FORGE_MM_XH_UNROLL - 1) / (256 * FORGE_MM_XH_UNROLL), zg = ((FORGE_MM_XH_ZERO4 ? nz / 4 : nz) + 255) / 256;
+	int64_t cgroups = xg > zg ? xg : zg;
+	if (FORGE_MM_XH_GRID > 0 && cgroups > FORGE_MM_XH_GRID) {
+		cgroups = FORGE_MM_XH_GRID;
+	}
 #if FORGE_MM_XH_CARVEOUT
 	static std::atomic<uint64_t> preferred[4] = {};
 	forge_prefer_shared(forge_matmul_f32_q4_1_kernel_xh, preferred);
