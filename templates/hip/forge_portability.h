@@ -835,18 +835,9 @@ FORGE_DEVICE void forge_fence_mbar_init() {
 // (forge_zero_async), and every workgroup that publishes must be running
 // before any that waits starts (a dependent launch of the publishing
 // kernel, which releases its dependents from its first instruction).
-#ifndef FORGE_FLAG_PROXY_FENCES
-// Which side orders the generic and async proxies with fence.proxy.async
-// (experimental): 1 the publisher, 2 the waiter, 3 both (the default), 0
-// neither.
-#define FORGE_FLAG_PROXY_FENCES 3
-#endif
 FORGE_DEVICE void forge_flag_publish(uint32_t* f) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-	if (FORGE_FLAG_PROXY_FENCES & 1) {
-		asm volatile("fence.proxy.async.global;\n" ::: "memory");
-	}
-	asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(f) : "memory");
+	asm volatile("fence.proxy.async.global;\nred.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(f) : "memory");
 #else
 	(void)f;
 #endif
@@ -856,49 +847,11 @@ FORGE_DEVICE void forge_flag_wait(const uint32_t* f, uint32_t want) {
 	asm volatile("{\n.reg .pred p;\n.reg .b32 v;\nFORGE_FLAG_WAIT:\n"
 		"ld.acquire.gpu.global.u32 v, [%0];\n"
 		"setp.lt.u32 p, v, %1;\n"
-		"@p bra FORGE_FLAG_WAIT;\n}\n" ::"l"(f), "r"(want) : "memory");
-	if (FORGE_FLAG_PROXY_FENCES & 2) {
-		asm volatile("fence.proxy.async.global;\n" ::: "memory");
-	}
+		"@p bra FORGE_FLAG_WAIT;\n"
+		"fence.proxy.async.global;\n}\n" ::"l"(f), "r"(want) : "memory");
 #else
 	(void)f, (void)want;
 #endif
-}
-// forge_named_sync(id, n): the n threads (a multiple of 32, whole warps)
-// that call it with barrier id (1-15; 0 is forge_syncthreads's) meet, and
-// each one's earlier shared and global writes are seen by the others after
-// it (bar.sync): a barrier for some of a workgroup's warps while the others
-// go on (the wgmma product's converting warps, before one of them
-// publishes a ready counter).
-FORGE_DEVICE void forge_named_sync(uint32_t id, uint32_t n) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-	asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
-#else
-	(void)id, (void)n;
-#endif
-}
-// forge_launch_cooperative(kernel, grid, block, bytes, stream, args...)
-// launches as FORGE_LAUNCH does, every workgroup resident at once (a
-// cooperative launch), which a kernel whose workgroups wait for each
-// other's ready counters needs: it reports whether it launched (false, the
-// error cleared, where the grid cannot all be resident).
-template <typename... Params, typename... Args>
-static inline bool forge_launch_cooperative(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, Args... args) {
-	cudaLaunchConfig_t config = {};
-	config.gridDim = grid;
-	config.blockDim = block;
-	config.dynamicSmemBytes = shared_bytes;
-	config.stream = stream;
-	cudaLaunchAttribute attr[1];
-	attr[0].id = cudaLaunchAttributeCooperative;
-	attr[0].val.cooperative = 1;
-	config.attrs = attr;
-	config.numAttrs = 1;
-	if (cudaLaunchKernelEx(&config, kernel, ((Params)args)...) != cudaSuccess) {
-		(void)cudaGetLastError();
-		return false;
-	}
-	return true;
 }
 // Thread-block clusters (sm_90), for the wgmma product whose workgroups
 // share one operand's copies by TMA multicast:

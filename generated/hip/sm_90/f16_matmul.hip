@@ -545,13 +545,14 @@ FORGE_DEVICE uint2 forge_matmul_f32_f16_kernel_half4(float4 v) {
 	return o;
 }
 #ifndef FORGE_MM_XH_UNROLL
-#define FORGE_MM_XH_UNROLL 1 // float4s of X a thread loads before it stores them
+// float4s of X a thread loads before it stores them: 4 and at most
+// FORGE_MM_XH_GRID workgroups (H200, 2026-11-29b: 100 against 102 µs at
+// F16 4096×14336×512, Q4_K's route 155 against 157; the rest within
+// 0.5 µs), where one float4 a thread took a workgroup a 4 KiB slice
+#define FORGE_MM_XH_UNROLL 4
 #endif
 #ifndef FORGE_MM_XH_GRID
-#define FORGE_MM_XH_GRID 0 // the most workgroups the conversion takes (0: one a round of the work)
-#endif
-#ifndef FORGE_MM_XH_ZERO4
-#define FORGE_MM_XH_ZERO4 0 // 1: Y zeroed four floats a store where it is 16-byte aligned
+#define FORGE_MM_XH_GRID 1056 // the most workgroups the conversion takes (0: one a round of the work): eight an SM on 132
 #endif
 FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const float* __restrict__ x, uint16_t* __restrict__ h, int64_t n4, float* __restrict__ y, int64_t nz) {
 #if FORGE_MM_WGMMA_PDL
@@ -574,14 +575,14 @@ FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS(256) forge_matmul_f32_f16_kernel_xh(const 
 			}
 		}
 	}
-	if (FORGE_MM_XH_ZERO4 && (uintptr_t)y % 16 == 0 && nz % 4 == 0) {
-		for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz / 4; i += (int64_t)forge_grid_dim() * 256) {
-			reinterpret_cast<float4*>(y)[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-		}
-	} else {
-		for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz; i += (int64_t)forge_grid_dim() * 256) {
-			y[i] = 0.0f;
-		}
+	// Y four floats a store where it is 16-byte aligned (rows · batch is
+	// then a multiple of 4 whenever rows is).
+	const int64_t nz4 = (uintptr_t)y % 16 == 0 ? nz / 4 : 0;
+	for (int64_t i = (int64_t)forge_block_idx() * 256 + tid; i < nz4; i += (int64_t)forge_grid_dim() * 256) {
+		reinterpret_cast<float4*>(y)[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+	}
+	for (int64_t i = 4 * nz4 + (int64_t)forge_block_idx() * 256 + tid; i < nz; i += (int64_t)forge_grid_dim() * 256) {
+		y[i] = 0.0f;
 	}
 }
 
@@ -668,7 +669,7 @@ static uint16_t* forge_matmul_f32_f16_kernel_prepare(const float* x, float* y, i
 		return nullptr;
 	}
 	const int64_t n4 = n / 4, nz = splits > 1 ? rows * batch : 0;
-	const int64_t xg = (n4 + 256 * FORGE_MM_XH_UNROLL - 1) / (256 * FORGE_MM_XH_UNROLL), zg = ((FORGE_MM_XH_ZERO4 ? nz / 4 : nz) + 255) / 256;
+	const int64_t xg = (n4 + 256 * FORGE_MM_XH_UNROLL - 1) / (256 * FORGE_MM_XH_UNROLL), zg = (nz / 4 + 255) / 256;
 	int64_t cgroups = xg > zg ? xg : zg;
 	if (FORGE_MM_XH_GRID > 0 && cgroups > FORGE_MM_XH_GRID) {
 		cgroups = FORGE_MM_XH_GRID;
@@ -1077,147 +1078,6 @@ forge_matmul_f32_f16_kernel_wgmma(const uint16_t* __restrict__ w, const uint16_t
 	}
 }
 
-// X's conversion inside the TMA product (FORGE_MM_WGMMA_PDL=3). The
-// separate conversion costs about 11 µs of the product's 101 at
-// 4096×14336×512 (H200: 29 MB read, 15 MB written, Y's 8 MB zeroed before
-// a split K adds into it), and run beside the product as a kernel of its
-// own (PDL 2) it did not overlap. Here every workgroup of the product
-// (one tile each, all resident: a cooperative launch) has
-// FORGE_MM_XH_FUSED_WARPS more warps that convert a share of X's vectors
-// of its column tile and part of K, FORGE_MM_XH_FUSED_STEPS steps at a
-// time, publishing each run (forge_flag_publish) to the filling threads of
-// every row tile's workgroup, which wait for it before copying the run's
-// X; then, in a part 0 workgroup where K is split, they zero the tile's Y
-// and publish that to the multiplying warps of every part's workgroup.
-#ifndef FORGE_MM_XH_FUSED_WARPS
-#define FORGE_MM_XH_FUSED_WARPS 2 // converting warps a workgroup (288 + 64 threads: 184 registers a thread)
-#endif
-#ifndef FORGE_MM_XH_FUSED_STEPS
-#define FORGE_MM_XH_FUSED_STEPS 8 // K steps of 64 a ready counter covers
-#endif
-#ifndef FORGE_MM_XH_FUSED_LOADS
-#define FORGE_MM_XH_FUSED_LOADS 16 // 16-byte loads a converting thread issues before its stores
-#endif
-#ifndef FORGE_MM_XH_FUSED_COOP
-#define FORGE_MM_XH_FUSED_COOP 1 // 0: a plain launch (the grid is at most an SM a workgroup, but nothing guarantees they are all resident)
-#endif
-
-// forge_matmul_f32_f16_kernel_fused_runs is the ready counters of one column tile and part
-// of K: runs of FORGE_MM_XH_FUSED_STEPS steps of the longest part.
-FORGE_HOST_DEVICE int64_t forge_matmul_f32_f16_kernel_fused_runs(int64_t all_steps, uint32_t splits) {
-	const int64_t longest = (all_steps + splits - 1) / splits;
-	return (longest + FORGE_MM_XH_FUSED_STEPS - 1) / FORGE_MM_XH_FUSED_STEPS;
-}
-
-// forge_matmul_f32_f16_kernel_wgmma_convert is the converting warps of tile t's workgroup
-// (column tile t / groups, row tile t % groups, K steps s_begin …
-// s_begin + steps): of the column tile's BN vectors it converts those
-// that fall to its row tile (a share of ceil(BN / groups)), run by run,
-// publishing runs[r] after run r; with zero, it then zeroes the tile's Y
-// and publishes zeroed[t].
-template <uint32_t BN>
-FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_convert(const float* __restrict__ x, uint16_t* __restrict__ xh, float* __restrict__ y, uint32_t* runs,
-	uint32_t* zeroed, int64_t t, int64_t groups, int64_t rows, int64_t cols, int64_t batch, int64_t s_begin, int64_t steps, bool zero) {
-	constexpr uint32_t T = 32 * FORGE_MM_XH_FUSED_WARPS, U = FORGE_MM_XH_FUSED_STEPS, L = FORGE_MM_XH_FUSED_LOADS;
-	const uint32_t ct = forge_thread_idx() - 288;
-	const int64_t n0 = t / groups * BN, share = (BN + groups - 1) / groups;
-	const int64_t v0 = n0 + t % groups * share;
-	int64_t v1 = v0 + share;
-	v1 = v1 < n0 + BN ? v1 : n0 + BN;
-	v1 = v1 < batch ? v1 : batch;
-	const uint32_t nv = v1 > v0 ? (uint32_t)(v1 - v0) : 0;
-	// Run r: K columns c0 … c0 + 4·nq of the vectors v0 … v1.
-	auto span = [&](int64_t r, int64_t& c0, uint32_t& nq) {
-		const int64_t e = (s_begin + ((r + 1) * U < steps ? (r + 1) * U : steps)) * 64;
-		c0 = (s_begin + r * U) * 64;
-		nq = (uint32_t)(((e < cols ? e : cols) - c0) / 4); // float4s a vector in the run (cols a multiple of 8)
-	};
-	// load / store: items i0 + ct + T·l of run r (item i: vector v0 + i / nq, its float4 i % nq).
-	auto load = [&](float4 (&v)[L], int64_t r, uint32_t i0) {
-		int64_t c0;
-		uint32_t nq;
-		span(r, c0, nq);
-#pragma unroll
-		for (uint32_t l = 0; l < L; ++l) {
-			const uint32_t i = i0 + ct + T * l;
-			if (i < nv * nq) {
-				v[l] = *reinterpret_cast<const float4*>(x + (v0 + i / nq) * cols + c0 + 4 * (i % nq));
-			}
-		}
-	};
-	auto store = [&](const float4 (&v)[L], int64_t r, uint32_t i0) {
-		int64_t c0;
-		uint32_t nq;
-		span(r, c0, nq);
-#pragma unroll
-		for (uint32_t l = 0; l < L; ++l) {
-			const uint32_t i = i0 + ct + T * l;
-			if (i < nv * nq) {
-				*reinterpret_cast<uint2*>(xh + (v0 + i / nq) * cols + c0 + 4 * (i % nq)) = forge_matmul_f32_f16_kernel_half4(v[l]);
-			}
-		}
-	};
-	auto publish = [&](int64_t r) {
-		forge_named_sync(1, T); // every converting thread's stores, before the run is published
-		if (ct == 0) {
-			forge_flag_publish(runs + r);
-		}
-	};
-	const int64_t nr = (steps + U - 1) / U;
-	if ((int64_t)nv * U * 16 <= (int64_t)T * L) {
-		// A run in one round of loads: run r + 1's loads are in flight
-		// while run r is stored and published.
-		float4 a[L], b[L];
-		if (nr > 0) {
-			load(a, 0, 0);
-		}
-		for (int64_t r = 0; r < nr; r += 2) {
-			if (r + 1 < nr) {
-				load(b, r + 1, 0);
-			}
-			store(a, r, 0);
-			publish(r);
-			if (r + 1 >= nr) {
-				break;
-			}
-			if (r + 2 < nr) {
-				load(a, r + 2, 0);
-			}
-			store(b, r + 1, 0);
-			publish(r + 1);
-		}
-	} else {
-		for (int64_t r = 0; r < nr; ++r) {
-			int64_t c0;
-			uint32_t nq;
-			span(r, c0, nq);
-			for (uint32_t i0 = 0; i0 < nv * nq; i0 += T * L) {
-				float4 v[L];
-				load(v, r, i0);
-				store(v, r, i0);
-			}
-			publish(r);
-		}
-	}
-	if (zero) {
-		const int64_t r0 = t % groups * 128;
-		const uint32_t m = (uint32_t)(rows - r0 < 128 ? rows - r0 : 128), nc = (uint32_t)(batch - n0 < BN ? batch - n0 : BN);
-		if (rows % 4 == 0 && (uintptr_t)y % 16 == 0) {
-			for (uint32_t i = ct; i < nc * (m / 4); i += T) {
-				*reinterpret_cast<float4*>(y + (n0 + i / (m / 4)) * rows + r0 + 4 * (i % (m / 4))) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-			}
-		} else {
-			for (uint32_t i = ct; i < nc * m; i += T) {
-				y[(n0 + i / m) * rows + r0 + i % m] = 0.0f;
-			}
-		}
-		forge_named_sync(1, T);
-		if (ct == 0) {
-			forge_flag_publish(zeroed + t);
-		}
-	}
-}
-
 // forge_matmul_f32_f16_kernel_wgmma_walk is a warp-specialized workgroup's walk over Y's
 // 128 × BN tiles, workgroups in clusters of CL: workgroup b takes part
 // q % splits of K (q = b / CL) and the tiles t = q / splits, t + stride,
@@ -1257,7 +1117,7 @@ struct forge_matmul_f32_f16_kernel_wgmma_walk {
 // swizzled as wgmma reads them.
 template <uint32_t BN, uint32_t Stages, uint32_t CL, uint32_t PDL>
 FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm, uint64_t* full, uint64_t* empty, float* __restrict__ y,
-	int64_t rows, int64_t batch, int64_t steps, uint32_t splits, const uint32_t* zeroed = nullptr) {
+	int64_t rows, int64_t batch, int64_t steps, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
 	const uint32_t tid = forge_thread_idx(), c = tid / 128, wq = tid % 128 / 32, lane = tid % 32;
 	const forge_matmul_f32_f16_kernel_wgmma_walk<BN, CL> walk(rows, batch, splits);
@@ -1304,12 +1164,8 @@ FORGE_DEVICE void forge_matmul_f32_f16_kernel_wgmma_multiply(const uint16_t* sm,
 		if (steps > 0) {
 			release((n - 1) % Stages);
 		}
-		if constexpr (PDL == 1 || PDL == 2) {
+		if constexpr (PDL != 0) {
 			forge_dependency_wait(); // Y zeroed by the conversion (long done: its X was multiplied)
-		} else if constexpr (PDL == 3) {
-			if (splits > 1) {
-				forge_flag_wait(zeroed + tile, 1); // the tile's Y zeroed by the converting warps of its part 0 (long done)
-			}
 		}
 		forge_matmul_f32_f16_kernel_wgmma_store<BN>(acc, y, rows, batch, r0 + 64 * c + 16 * wq + lane / 4, n0 + 2 * (lane % 4), splits);
 	}
@@ -1435,15 +1291,10 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 // for each chunk's flag before copying it, so that the product multiplies
 // while X is converted. Either way the multiplying warps wait for the
 // conversion before Y (zeroed there) is written.
-// 3 (FORGE_MM_WGMMA_PDL=3; one tile a workgroup, a cooperative launch):
-// no conversion kernel; FORGE_MM_XH_FUSED_WARPS more warps a workgroup
-// convert X (x, f32) into its f16 copy (xh) while the product runs
-// (forge_matmul_f32_f16_kernel_wgmma_convert), and the filling thread waits for each run
-// of steps' ready counter before copying its X.
 template <uint32_t BN, uint32_t Stages, uint32_t CL, uint32_t PDL>
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(PDL == 3 ? 288 + 32 * FORGE_MM_XH_FUSED_WARPS : 288, 1)
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
 forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
-	int64_t rows, int64_t cols, int64_t batch, uint32_t splits, uint32_t* __restrict__ ready, const float* __restrict__ x, uint16_t* __restrict__ xh) {
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits, const uint32_t* __restrict__ ready) {
 	constexpr uint32_t BM = 128, BK = 64, SA = BM * BK, SS = (BM + BN) * BK;
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_tma: a stage filled while the one before is multiplied");
 	static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_tma: BN is 16, 32, 64, 128 or 256");
@@ -1467,14 +1318,7 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 	const forge_matmul_f32_f16_kernel_wgmma_walk<BN, CL> walk(rows, batch, splits);
 	const int64_t all_steps = (cols + BK - 1) / BK;
 	const int64_t s_begin = all_steps * walk.part / splits, steps = all_steps * (walk.part + 1) / splits - s_begin;
-	// PDL 3: the ready counters of this workgroup's column tile and part
-	// of K (one a run of FORGE_MM_XH_FUSED_STEPS steps), and the tiles'
-	// zeroed flags after all of them (forge_matmul_f32_f16_kernel_fused_counters).
-	uint32_t* const runs = PDL == 3 ? ready + (walk.first / walk.groups * splits + walk.part) * forge_matmul_f32_f16_kernel_fused_runs(all_steps, splits) : nullptr;
-	uint32_t* const zeroed = PDL == 3 ? ready + forge_matmul_f32_f16_kernel_fused_runs(all_steps, splits) * splits * ((batch + BN - 1) / BN) : nullptr;
-	if (PDL == 3 && tid >= 288) {
-		forge_matmul_f32_f16_kernel_wgmma_convert<BN>(x, xh, y, runs, zeroed, walk.first, walk.groups, rows, cols, batch, s_begin, steps, splits > 1 && walk.part == 0);
-	} else if (tid >= 256) {
+	if (tid >= 256) {
 		if (tid == 256) {
 			constexpr uint32_t XH = BN / CL; // X's vectors this workgroup copies a step (to every workgroup of the cluster)
 			// loadx(stage, k, n0): the step's X into stage (this workgroup's share, to every workgroup of the cluster).
@@ -1514,58 +1358,17 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 					forge_tma_load_2d(sm + stage * SS, &wmap, k, r0, full + stage);
 					if constexpr (PDL == 2) {
 						forge_flag_wait(ready + s_begin + s, (uint32_t)((batch + FORGE_MM_XH_CHUNKS_VECS - 1) / FORGE_MM_XH_CHUNKS_VECS)); // X's chunk converted, every slice
-					} else if constexpr (PDL == 3) {
-						if (s % FORGE_MM_XH_FUSED_STEPS == 0) {
-							forge_flag_wait(runs + s / FORGE_MM_XH_FUSED_STEPS, (uint32_t)walk.groups); // the run's X converted by every row tile's workgroup
-						}
 					}
 					loadx(stage, k, n0);
 				}
 			}
 		}
 	} else {
-		forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, CL, PDL>(sm, full, empty, y, rows, batch, steps, splits, zeroed);
+		forge_matmul_f32_f16_kernel_wgmma_multiply<BN, Stages, CL, PDL>(sm, full, empty, y, rows, batch, steps, splits);
 	}
 	if constexpr (CL > 1) {
 		forge_cluster_sync(); // no workgroup leaves while the other's copies or arrivals may still reach it
 	}
-}
-
-// forge_matmul_f32_f16_kernel_wgmma_fused launches the TMA product that converts X itself
-// (PDL 3) on grid workgroups, one tile each: the scratch holds X's f16
-// copy and then the ready counters and zeroed flags, zeroed first. It
-// reports whether it launched (false where the grid cannot all be resident
-// at once, which the workgroups' waits for each other need).
-template <uint32_t BN, uint32_t Stages>
-static bool forge_matmul_f32_f16_kernel_wgmma_fused(const forge_tmap& wmap, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, uint32_t splits,
-	uint32_t grid, forge_stream_t stream) {
-	constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
-	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>, (int)bytes, opted)) {
-		return false;
-	}
-	const int64_t ctiles = (batch + BN - 1) / BN, tiles = (rows + 127) / 128 * ctiles;
-	const int64_t counters = forge_matmul_f32_f16_kernel_fused_runs((cols + 63) / 64, splits) * splits * ctiles + tiles;
-	const size_t hbytes = ((size_t)(batch * cols) * 2 + 15) / 16 * 16;
-	uint16_t* const xh = static_cast<uint16_t*>(forge_scratch(hbytes + (size_t)counters * 4, stream));
-	if (!xh) {
-		return false;
-	}
-	uint32_t* const ready = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(xh) + hbytes);
-	forge_tmap xmap;
-	bool ok = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN);
-	if (ok) {
-		forge_zero_async(ready, (size_t)counters * 4, stream);
-		if (FORGE_MM_XH_FUSED_COOP) {
-			ok = forge_launch_cooperative(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>, dim3(grid), dim3(288 + 32 * FORGE_MM_XH_FUSED_WARPS), bytes, stream, wmap,
-				xmap, y, rows, cols, batch, splits, ready, x, xh);
-		} else {
-			FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, 1, 3>), dim3(grid), dim3(288 + 32 * FORGE_MM_XH_FUSED_WARPS), bytes, stream, wmap, xmap, y, rows,
-				cols, batch, splits, ready, x, xh);
-		}
-	}
-	forge_scratch_free(xh, stream);
-	return ok;
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_run runs the wgmma product with BN-column tiles, K
@@ -1586,10 +1389,8 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
 		constexpr uint32_t CL = FORGE_MM_WGMMA_CLUSTER;
 		static_assert(CL == 1 || CL == 2, "FORGE_MM_WGMMA_CLUSTER is 1 or 2");
-		constexpr uint32_t P = CL == 1 ? FORGE_MM_WGMMA_PDL : 0; // (a cluster launch is not a dependent one)
-		static_assert(P <= 3, "FORGE_MM_WGMMA_PDL is 0, 1, 2 or 3");
-		constexpr uint32_t PDL = P == 3 ? 1 : P; // where the fused conversion cannot run
-		(void)P;
+		constexpr uint32_t PDL = CL == 1 ? FORGE_MM_WGMMA_PDL : 0; // (a cluster launch is not a dependent one)
+		static_assert(PDL <= 2, "FORGE_MM_WGMMA_PDL is 0, 1 or 2");
 		static std::atomic<uint64_t> opted[4] = {};
 		forge_tmap wmap, xmap;
 		uint32_t cgrid = grid;
@@ -1604,11 +1405,6 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		if (rows < ((int64_t)1 << 31) && cols < ((int64_t)1 << 31) && batch < ((int64_t)1 << 31) &&
 			forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, 128) &&
 			forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>, (int)bytes, opted)) {
-			if constexpr (P == 3) {
-				if (grid == tiles * splits && forge_matmul_f32_f16_kernel_wgmma_fused<BN, Stages>(wmap, x, y, rows, cols, batch, splits, grid, stream)) {
-					return true;
-				}
-			}
 			uint32_t* ready = nullptr;
 			uint16_t* const xh = PDL == 2 ? forge_matmul_f32_f16_kernel_prepare_chunks(x, y, rows, cols, batch, splits, &ready, stream)
 				: forge_matmul_f32_f16_kernel_prepare(x, y, rows, cols, batch, splits, stream);
@@ -1621,11 +1417,11 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN / CL);
 			if (mapped) {
 				if constexpr (CL > 1) {
-					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits, ready, x, xh);
+					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits, ready);
 				} else if constexpr (PDL != 0) {
-					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready, x, xh);
+					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready);
 				} else {
-					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready, x, xh);
+					FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready);
 				}
 			}
 			forge_scratch_free(xh, stream);
