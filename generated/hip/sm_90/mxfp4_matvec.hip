@@ -6,8 +6,8 @@
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 // matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 21.07 µs at 14336x4096 vs the default's 21.07, best of 18)
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 21.74 µs at 4096x14336 vs the default's 22.27, best of 18)
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 20.04 µs at 14336x4096 vs the default's 20.04, best of 12)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 20.14 µs at 4096x14336 vs the default's 20.14, best of 12)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for MXFP4 on sm_90.
 
@@ -312,8 +312,8 @@ FORGE_EXPORT int forge_matvec_f32_mxfp4(const void* w, const float* x, float* y,
 //
 // Tuning, by shape class (threads, rows per workgroup, lanes per group,
 // groups per lane):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 21.07 µs at 14336x4096 vs the default's 21.07, best of 18).
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 21.74 µs at 4096x14336 vs the default's 22.27, best of 18).
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 20.04 µs at 14336x4096 vs the default's 20.04, best of 12).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 20.14 µs at 4096x14336 vs the default's 20.14, best of 12).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
 // configuration for every shape (a knob left out takes the last class's).
@@ -324,7 +324,7 @@ static_assert(32 % 32 == 0 && (32 == 16 || 32 == 32), "MXFP4: the integer path n
 #if defined(FORGE_TUNE_MATVEC_X8_THREADS) || defined(FORGE_TUNE_MATVEC_X8_ROWS) || defined(FORGE_TUNE_MATVEC_X8_LANES) || defined(FORGE_TUNE_MATVEC_X8_GROUPS)
 #define FORGE_MATVEC_X8_FORCED 1
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 128
+#define FORGE_TUNE_MATVEC_X8_THREADS 64
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
 #define FORGE_TUNE_MATVEC_X8_ROWS 2
@@ -530,7 +530,7 @@ FORGE_EXPORT int forge_matvec_x8_mxfp4(const void* w, const void* xq, float* y, 
 	if (cols <= 8192) { // narrow (tuned)
 		forge_matvec_x8_mxfp4_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
 	} else { // wide (tuned)
-		forge_matvec_x8_mxfp4_kernel_launch<128, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
+		forge_matvec_x8_mxfp4_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
 #endif
 	return forge_last_error();

@@ -6,8 +6,8 @@
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 // matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 17.49 µs at 14336x4096 vs the default's 20.50, best of 54)
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64 threads, 1 rows, 2 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.34 µs at 4096x14336 vs the default's 18.16, best of 54)
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 17.28 µs at 14336x4096 vs the default's 20.85, best of 12)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 15.49 µs at 4096x14336 vs the default's 15.49, best of 12)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q2_K on sm_90.
 
@@ -336,8 +336,8 @@ FORGE_EXPORT int forge_matvec_f32_q2_k(const void* w, const float* x, float* y, 
 //
 // Tuning, by shape class (threads, rows per workgroup, lanes per group,
 // groups per lane):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 17.49 µs at 14336x4096 vs the default's 20.50, best of 54).
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 64, 1, 2, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T06:20:59Z, forge 65f6f206518f; 16.34 µs at 4096x14336 vs the default's 18.16, best of 54).
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 17.28 µs at 14336x4096 vs the default's 20.85, best of 12).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 15.49 µs at 4096x14336 vs the default's 15.49, best of 12).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
 // configuration for every shape (a knob left out takes the last class's).
@@ -348,13 +348,13 @@ static_assert(256 % 32 == 0 && (16 == 16 || 16 == 32), "Q2_K: the integer path n
 #if defined(FORGE_TUNE_MATVEC_X8_THREADS) || defined(FORGE_TUNE_MATVEC_X8_ROWS) || defined(FORGE_TUNE_MATVEC_X8_LANES) || defined(FORGE_TUNE_MATVEC_X8_GROUPS)
 #define FORGE_MATVEC_X8_FORCED 1
 #ifndef FORGE_TUNE_MATVEC_X8_THREADS
-#define FORGE_TUNE_MATVEC_X8_THREADS 64
+#define FORGE_TUNE_MATVEC_X8_THREADS 128
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_ROWS
 #define FORGE_TUNE_MATVEC_X8_ROWS 1
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_LANES
-#define FORGE_TUNE_MATVEC_X8_LANES 2
+#define FORGE_TUNE_MATVEC_X8_LANES 1
 #endif
 #ifndef FORGE_TUNE_MATVEC_X8_GROUPS
 #define FORGE_TUNE_MATVEC_X8_GROUPS 1
@@ -560,7 +560,7 @@ FORGE_EXPORT int forge_matvec_x8_q2_k(const void* w, const void* xq, float* y, i
 	if (cols <= 8192) { // narrow (tuned)
 		forge_matvec_x8_q2_k_kernel_launch<64, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	} else { // wide (tuned)
-		forge_matvec_x8_q2_k_kernel_launch<64, 1, 2, 1>(blocks, x8, y, rows, cols, stream);
+		forge_matvec_x8_q2_k_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
 #endif
 	return forge_last_error();

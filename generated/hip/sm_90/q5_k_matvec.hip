@@ -6,8 +6,8 @@
 //   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 //   wide, cols > 8192 (tuned at 4096×14336: FFN down): 256 threads, 4 rows, chunk 8: the target spec's default (specs/targets/nvidia.go)
 // matvec_x8 configuration by shape class (the FORGE_TUNE_MATVEC_X8_* macros override all):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 2 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:59:51Z, forge 65f6f206518f; 22.90 µs at 14336x4096 vs the default's 24.05, best of 54)
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:59:51Z, forge 65f6f206518f; 21.91 µs at 4096x14336 vs the default's 21.91, best of 54)
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 21.15 µs at 14336x4096 vs the default's 22.23, best of 12)
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128 threads, 1 rows, 1 lanes per group, 1 groups per lane: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 19.92 µs at 4096x14336 vs the default's 19.92, best of 12)
 //
 // The matvec family (fused dequant and matrix-vector product, f32 out) for Q5_K on sm_90.
 
@@ -387,8 +387,8 @@ FORGE_EXPORT int forge_matvec_f32_q5_k(const void* w, const float* x, float* y, 
 //
 // Tuning, by shape class (threads, rows per workgroup, lanes per group,
 // groups per lane):
-//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 2, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:59:51Z, forge 65f6f206518f; 22.90 µs at 14336x4096 vs the default's 24.05, best of 54).
-//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H100 80GB HBM3, 2026-11-25T04:59:51Z, forge 65f6f206518f; 21.91 µs at 4096x14336 vs the default's 21.91, best of 54).
+//   narrow, cols ≤ 8192 (tuned at 14336×4096: FFN up/gate): 64, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 21.15 µs at 14336x4096 vs the default's 22.23, best of 12).
+//   wide, cols > 8192 (tuned at 4096×14336: FFN down): 128, 1, 1, 1: tuned (specs/tuned/sm_90.json: NVIDIA H200, 2026-11-29T09:22:19Z, forge 4ebc64ae657d; 19.92 µs at 4096x14336 vs the default's 19.92, best of 12).
 // -DFORGE_TUNE_MATVEC_X8_THREADS=t -DFORGE_TUNE_MATVEC_X8_ROWS=r
 // -DFORGE_TUNE_MATVEC_X8_LANES=l -DFORGE_TUNE_MATVEC_X8_GROUPS=g force one
 // configuration for every shape (a knob left out takes the last class's).
@@ -609,7 +609,7 @@ FORGE_EXPORT int forge_matvec_x8_q5_k(const void* w, const void* xq, float* y, i
 	forge_matvec_x8_q5_k_kernel_launch<FORGE_TUNE_MATVEC_X8_THREADS, FORGE_TUNE_MATVEC_X8_ROWS, FORGE_TUNE_MATVEC_X8_LANES, FORGE_TUNE_MATVEC_X8_GROUPS>(blocks, x8, y, rows, cols, stream);
 #else
 	if (cols <= 8192) { // narrow (tuned)
-		forge_matvec_x8_q5_k_kernel_launch<64, 2, 1, 1>(blocks, x8, y, rows, cols, stream);
+		forge_matvec_x8_q5_k_kernel_launch<64, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	} else { // wide (tuned)
 		forge_matvec_x8_q5_k_kernel_launch<128, 1, 1, 1>(blocks, x8, y, rows, cols, stream);
 	}
