@@ -90,7 +90,9 @@ form; its
 candidates are threads 64, 128, 256 x rows 1, 2, 4 x lanes 1, 2 x groups
 1, 2, 4, less those a format cannot compile. --family matmul_int tunes
 matmul's integer path (threads, tile rows, tile columns, K step, warp rows,
-K split: the target spec's MatMulIntSpace) for the formats with an integer
+K split, and on NVIDIA int8: 1 keeps the int8 products where the f16
+fragments would serve, up to the target's MatMulIntF16; the target spec's
+MatMulIntSpace) for the formats with an integer
 form at batch classes b16, b64 and large (4096x14336 at batch 16, 64 and
 512), each candidate forced on every batch; a class's winner replaces the
 target's MatMulInt class of the same MaxBatch for that format.

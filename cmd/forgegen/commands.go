@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/types"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -227,21 +228,27 @@ func matmulPath(f *ir.Format, dev *ir.Device, ts []*ir.Target) string {
 		}
 	}
 	if f.IEEE == "" && dev.Int != nil {
-		var frag, skip []string
+		var frag, keep []string
 		for _, t := range ts {
-			switch {
-			case t.MatMulIntF16 > 0 && slices.Contains(t.MatMulIntF16Skip, f.Name):
-				skip = append(skip, t.Name)
-			case t.MatMulIntF16 > 0:
-				frag = append(frag, fmt.Sprintf("up to batch %d on %s", t.MatMulIntF16, t.Name))
+			if t.MatMulIntF16 == 0 {
+				continue
+			}
+			var b []string
+			for _, mb := range t.IntF16Batches(f.Name) {
+				b = append(b, strconv.Itoa(mb))
+			}
+			if len(b) > 0 {
+				frag = append(frag, fmt.Sprintf("in the classes up to batch %s on %s", strings.Join(b, " and "), t.Name))
+			} else {
+				keep = append(keep, t.Name)
 			}
 		}
 		if len(frag) > 0 {
-			s += fmt.Sprintf("; %s (MatMulIntF16) the integer form is decoded to f16 in mma.sync's fragments instead of int8 products "+
+			s += fmt.Sprintf("; %s (MatMulIntF16, each class's int8 knob 0) the integer form is decoded to f16 in mma.sync's fragments instead of int8 products "+
 				"(X converted to f16, each lane's codes to f16 scale·code + offset, no scaling per sub-block)", strings.Join(frag, ", "))
 		}
-		if len(skip) > 0 {
-			s += fmt.Sprintf("; %s keeps the int8 products at every batch (MatMulIntF16Skip: measured slower with f16 fragments)", strings.Join(skip, ", "))
+		if len(keep) > 0 {
+			s += fmt.Sprintf("; on %s it keeps the int8 products in every class (their int8 knob is 1, as tuned: slower with the f16 fragments)", strings.Join(keep, ", "))
 		}
 	}
 	if len(route) > 0 {

@@ -31,7 +31,7 @@ func TestExplainMatVecPath(t *testing.T) {
 		{"Q8_0", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, no offset term;"},
 		{"Q6_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 16-element sub-block, codes minus 32 (Meta.IntZero), so no offset term;"},
 		{"F16", "matmul takes the mma.sync f16 path on sm_90 (MatMulHalf): X converted to f16, W's rows and X by cp.async, mma.sync m16n8k16 with f32 accumulation; Dequant per element elsewhere (the f16 tensor-core path on gfx1100, gfx90a, the f32 path on the rest) and for a launch that path cannot take; on sm_90 (WGMMA) Hopper's wgmma instead: tiles of 128 rows as wide as the batch to 64 columns"},
-		{"Q4_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, an offset term from X's sums per 16; Dequant per element on the other targets and for a launch that path cannot take; the K-quant-style super form instead (SuperScale, SubScale): X quantized per 256-element block, a block's code·SubScale products (and SubOffset·sum terms) summed in int32 and scaled once a block (NVIDIA: warp tiles of at most 8 16×8 pieces, a larger one has its columns halved; -DFORGE_MM_INT_SUPER=0: the plain form); up to batch 64 on sm_90 (MatMulIntF16) the integer form is decoded to f16 in mma.sync's fragments instead of int8 products (X converted to f16, each lane's codes to f16 scale·code + offset, no scaling per sub-block); from batch 65 on sm_90 (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (wgmma where the target has WGMMA, mma.sync elsewhere); with -DFORGE_MM_WGMMA_Q (experimental, sm_90) wgmma with W dequantized inside the product through the integer form instead"},
+		{"Q4_K", "matmul takes the integer path on gfx1030 (dot4), gfx1100 (WMMA), gfx90a (MFMA), sm_90 (mma.sync) (MatMulInt): X quantized to 8 bits per 32, W decoded in shared memory to int8 codes, int8 products scaled per 32-element sub-block, an offset term from X's sums per 16; Dequant per element on the other targets and for a launch that path cannot take; the K-quant-style super form instead (SuperScale, SubScale): X quantized per 256-element block, a block's code·SubScale products (and SubOffset·sum terms) summed in int32 and scaled once a block (NVIDIA: warp tiles of at most 8 16×8 pieces, a larger one has its columns halved; -DFORGE_MM_INT_SUPER=0: the plain form); in the classes up to batch 16 and 64 on sm_90 (MatMulIntF16, each class's int8 knob 0) the integer form is decoded to f16 in mma.sync's fragments instead of int8 products (X converted to f16, each lane's codes to f16 scale·code + offset, no scaling per sub-block); from batch 65 on sm_90 (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (wgmma where the target has WGMMA, mma.sync elsewhere); with -DFORGE_MM_WGMMA_Q (experimental, sm_90) wgmma with W dequantized inside the product through the integer form instead"},
 		{"BF16", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere)"},
 		// a quantized format without the integer form: the route through f16 on sm_90 all the same
 		{"MXFP6_E3M2", "matmul calls Dequant per element (the f16 tensor-core path on gfx1100, gfx90a, sm_90, the f32 path elsewhere); from batch 65 on sm_90 (MatMulF16MinBatch) W is dequantized once to f16 (dequant_f16) and multiplied by F16's product (wgmma where the target has WGMMA, mma.sync elsewhere)"},
@@ -43,6 +43,31 @@ func TestExplainMatVecPath(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "\n"+c.want) {
 			t.Errorf("explain %s: no line starting %q in:\n%s", c.format, c.want, stdout[:min(len(stdout), 1200)])
+		}
+	}
+}
+
+// TestExplainIntF16Choice: which integer-path classes take the f16
+// fragments on sm_90 is each class's int8 knob, from the winners file
+// where a format has one (Q3_K and Q6_K keep the int8 products there),
+// and explain says so.
+func TestExplainIntF16Choice(t *testing.T) {
+	root := modtest.Root(t)
+	for _, c := range []struct {
+		format      string
+		want, avoid string
+	}{
+		{"Q3_K", "; on sm_90 it keeps the int8 products in every class (their int8 knob is 1", "in the classes up to batch"},
+		{"Q6_K", "; on sm_90 it keeps the int8 products in every class (their int8 knob is 1", "in the classes up to batch"},
+		{"Q4_0", "; in the classes up to batch 16 and 64 on sm_90 (MatMulIntF16, each class's int8 knob 0)", "keeps the int8 products"},
+	} {
+		code, stdout, stderr := forgegen(t, "--root", root, "explain", c.format)
+		if code != 0 {
+			t.Errorf("explain %s: exit %d\n%s", c.format, code, stderr)
+			continue
+		}
+		if !strings.Contains(stdout, c.want) || strings.Contains(stdout, c.avoid) {
+			t.Errorf("explain %s: want %q and not %q in:\n%s", c.format, c.want, c.avoid, stdout)
 		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,9 +135,10 @@ type familyData struct {
 	// (ir.IntForm.SuperScale): the integer matmul then sums a block's
 	// products in integers.
 	IntSuper bool
-	// IntF16 is the largest batch the integer path serves with the f16
-	// fragments on this target for this format (Target.MatMulIntF16 unless
-	// the format is in MatMulIntF16Skip); 0: none.
+	// IntF16 is the largest batch the integer path may serve with the f16
+	// fragments on this target (Target.MatMulIntF16; 0: none): the classes
+	// within it whose int8 knob is 0 take them, and forgebench tune can
+	// force either on any class.
 	IntF16 int
 	// Words says that dequant takes the format's integer form, which
 	// stands in for Dequant bit for bit (formats.Meta.ExactInt).
@@ -293,15 +293,13 @@ func newFamilyData(f *ir.Format, t *ir.Target, fam *ir.Family) (*familyData, err
 		data.MatVecClasses = matVecClasses(f, t)
 		if data.Device.Int != nil {
 			data.MatVecX8Classes = matVecX8Classes(f, t)
-			data.MatMulIntClasses = matMulClasses(f, t, tuned.MatMulInt, t.MatMulInt)
+			data.MatMulIntClasses = matMulClasses(f, t, tuned.MatMulInt)
 			data.Words = f.ExactInt()
 			data.IntSuper = data.Device.Int.SuperScale != ""
-			if !slices.Contains(t.MatMulIntF16Skip, f.Name) {
-				data.IntF16 = t.MatMulIntF16
-			}
+			data.IntF16 = t.MatMulIntF16
 		}
 		if f.IEEE == "binary16" {
-			data.MatMulHalfClasses = matMulClasses(f, t, tuned.MatMulHalf, t.MatMulHalf)
+			data.MatMulHalfClasses = matMulClasses(f, t, tuned.MatMulHalf)
 		}
 	}
 	for _, k := range fam.Kernels {
@@ -370,17 +368,12 @@ func matVecX8Classes(f *ir.Format, t *ir.Target) []launchClass {
 // MatMulInt, tuned.MatMulHalf over MatMulHalf): per class the winner of the
 // tuned batch class of the same MaxBatch from specs/tuned, else the class
 // as the target spec has it.
-func matMulClasses(f *ir.Format, t *ir.Target, fam *tuned.Family, classes []targets.MatMulIntBatch) []matMulIntClass {
+func matMulClasses(f *ir.Format, t *ir.Target, fam *tuned.Family) []matMulIntClass {
 	var out []matMulIntClass
-	for _, c := range classes {
+	for _, c := range t.MatMulClasses(fam, f.Name) {
 		mc := matMulIntClass{MaxBatch: c.MaxBatch, Tuning: c.Tuning, Source: "the target spec's (" + t.File + ")"}
-		for _, tc := range fam.Classes {
-			if tc.MaxBatch != c.MaxBatch {
-				continue
-			}
-			if e := t.Tuned.Entry(fam.Name, f.Name, tc.Name); e != nil {
-				mc.Tuning, mc.Source = targets.MatMulIntOfKnobs(e.Knobs), tunedSource(t, e)
-			}
+		if c.Entry != nil {
+			mc.Source = tunedSource(t, c.Entry)
 		}
 		out = append(out, mc)
 	}

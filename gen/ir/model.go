@@ -106,6 +106,56 @@ type Target struct {
 	Tuned *tuned.File
 }
 
+// MatMulClass is one of a target's matmul classes for a format: the
+// target spec's, or the winner that replaces it (Entry, from the winners
+// file; nil where there is none).
+type MatMulClass struct {
+	targets.MatMulIntBatch
+	Entry *tuned.Entry
+}
+
+// MatMulClasses are t's classes of the matmul class family fam for format
+// (tuned.MatMulInt: t.MatMulInt; tuned.MatMulHalf: t.MatMulHalf), each
+// replaced by the format's winner of the same MaxBatch where t.Tuned has
+// one (its knobs as the Tuning; OffsetWarpRows then 0: the winner's
+// warp_rows is the format's own).
+func (t *Target) MatMulClasses(fam *tuned.Family, format string) []MatMulClass {
+	classes := t.MatMulInt
+	if fam == tuned.MatMulHalf {
+		classes = t.MatMulHalf
+	}
+	var out []MatMulClass
+	for _, c := range classes {
+		mc := MatMulClass{MatMulIntBatch: c}
+		for _, tc := range fam.Classes {
+			if tc.MaxBatch != c.MaxBatch {
+				continue
+			}
+			if e := t.Tuned.Entry(fam.Name, format, tc.Name); e != nil {
+				mc.Tuning, mc.Entry = targets.MatMulIntOfKnobs(e.Knobs), e
+			}
+		}
+		out = append(out, mc)
+	}
+	return out
+}
+
+// IntF16Batches are the MaxBatch of format's integer-path classes on t
+// that decode W's codes to f16 in the fragments (within t.MatMulIntF16,
+// Int8 0), in order.
+func (t *Target) IntF16Batches(format string) []int {
+	var out []int
+	if t.MatMulIntF16 == 0 {
+		return out
+	}
+	for _, c := range t.MatMulClasses(tuned.MatMulInt, format) {
+		if c.MaxBatch > 0 && c.MaxBatch <= t.MatMulIntF16 && c.Tuning.Int8 == 0 {
+			out = append(out, c.MaxBatch)
+		}
+	}
+	return out
+}
+
 // Family is one kernel family: its spec (specs/families), decoded from
 // source, and where it is.
 type Family struct {

@@ -19,6 +19,9 @@ type MatMulIntSpace struct {
 	TileK           []int
 	WarpRows        []int
 	SplitK          []int
+	// Int8: the values of MatMulIntTuning.Int8 tried; empty: 0 only (a
+	// target without the f16 fragments, or matmul_half's space).
+	Int8 []int
 }
 
 // matMulIntKnobs are MatMulIntTuning's knobs by winners-file name
@@ -27,22 +30,35 @@ var matMulIntKnobs = []struct {
 	name, field string
 	in          func(*MatMulIntTuning) *int
 	space       func(*MatMulIntSpace) []int
+	optional    bool // an empty space means {0}
 }{
-	{"threads", "ThreadsPerBlock", func(m *MatMulIntTuning) *int { return &m.ThreadsPerBlock }, func(s *MatMulIntSpace) []int { return s.ThreadsPerBlock }},
-	{"tm", "TileRows", func(m *MatMulIntTuning) *int { return &m.TileRows }, func(s *MatMulIntSpace) []int { return s.TileRows }},
-	{"tn", "TileCols", func(m *MatMulIntTuning) *int { return &m.TileCols }, func(s *MatMulIntSpace) []int { return s.TileCols }},
-	{"tk", "TileK", func(m *MatMulIntTuning) *int { return &m.TileK }, func(s *MatMulIntSpace) []int { return s.TileK }},
-	{"warp_rows", "WarpRows", func(m *MatMulIntTuning) *int { return &m.WarpRows }, func(s *MatMulIntSpace) []int { return s.WarpRows }},
-	{"split_k", "SplitK", func(m *MatMulIntTuning) *int { return &m.SplitK }, func(s *MatMulIntSpace) []int { return s.SplitK }},
+	{"threads", "ThreadsPerBlock", func(m *MatMulIntTuning) *int { return &m.ThreadsPerBlock }, func(s *MatMulIntSpace) []int { return s.ThreadsPerBlock }, false},
+	{"tm", "TileRows", func(m *MatMulIntTuning) *int { return &m.TileRows }, func(s *MatMulIntSpace) []int { return s.TileRows }, false},
+	{"tn", "TileCols", func(m *MatMulIntTuning) *int { return &m.TileCols }, func(s *MatMulIntSpace) []int { return s.TileCols }, false},
+	{"tk", "TileK", func(m *MatMulIntTuning) *int { return &m.TileK }, func(s *MatMulIntSpace) []int { return s.TileK }, false},
+	{"warp_rows", "WarpRows", func(m *MatMulIntTuning) *int { return &m.WarpRows }, func(s *MatMulIntSpace) []int { return s.WarpRows }, false},
+	{"split_k", "SplitK", func(m *MatMulIntTuning) *int { return &m.SplitK }, func(s *MatMulIntSpace) []int { return s.SplitK }, false},
+	{"int8", "Int8", func(m *MatMulIntTuning) *int { return &m.Int8 }, func(s *MatMulIntSpace) []int { return s.Int8 }, true},
+}
+
+// values is knob k's values in s ({0} for an optional knob s leaves empty).
+func (s *MatMulIntSpace) values(k int) []int {
+	if v := matMulIntKnobs[k].space(s); len(v) > 0 || !matMulIntKnobs[k].optional {
+		return v
+	}
+	return []int{0}
 }
 
 // Knobs is m as a winners file's knobs (specs/tuned.MatMulInt). m's
 // OffsetWarpRows is not a knob: a format's own configuration has it as
-// warp_rows (MatMulIntAt).
+// warp_rows (MatMulIntAt). An optional knob at 0 is left out, as the
+// winners of before it left it.
 func (m MatMulIntTuning) Knobs() map[string]int {
 	out := map[string]int{}
 	for _, k := range matMulIntKnobs {
-		out[k.name] = *k.in(&m)
+		if v := *k.in(&m); v != 0 || !k.optional {
+			out[k.name] = v
+		}
 	}
 	return out
 }
@@ -60,8 +76,8 @@ func MatMulIntOfKnobs(knobs map[string]int) MatMulIntTuning {
 // Knobs is s by knob name, as MatMulIntTuning.Knobs names them.
 func (s MatMulIntSpace) Knobs() map[string][]int {
 	out := map[string][]int{}
-	for _, k := range matMulIntKnobs {
-		out[k.name] = slices.Clone(k.space(&s))
+	for i, k := range matMulIntKnobs {
+		out[k.name] = slices.Clone(s.values(i))
 	}
 	return out
 }
@@ -69,7 +85,7 @@ func (s MatMulIntSpace) Knobs() map[string][]int {
 // Empty reports whether s lists no values at all (the target is not tuned).
 func (s MatMulIntSpace) Empty() bool {
 	for _, k := range matMulIntKnobs {
-		if len(k.space(&s)) > 0 {
+		if len(k.space(&s)) > 0 && !k.optional {
 			return false
 		}
 	}
@@ -84,8 +100,8 @@ func (s MatMulIntSpace) Problems(vendor string, wave int) []check.Problem {
 	if s.Empty() {
 		return l
 	}
-	for _, k := range matMulIntKnobs {
-		values := k.space(&s)
+	for i, k := range matMulIntKnobs {
+		values := s.values(i)
 		if len(values) == 0 {
 			l.Add(k.field, "MatMulIntSpace.%s: the tuning space needs at least one value", k.field)
 		}
@@ -110,7 +126,7 @@ func (s MatMulIntSpace) Problems(vendor string, wave int) []check.Problem {
 			valid = len(m.Problems(vendor, wave)) == 0
 			return
 		}
-		for _, v := range matMulIntKnobs[i].space(&s) {
+		for _, v := range s.values(i) {
 			*matMulIntKnobs[i].in(&m) = v
 			each(i+1, m)
 		}
@@ -202,5 +218,9 @@ func (t *Target) matMulIntKnobProblems(knobs map[string]int, half bool) []check.
 
 // String is m's knobs as the winners file names them.
 func (m MatMulIntTuning) String() string {
-	return fmt.Sprintf("threads=%d tm=%d tn=%d tk=%d warp_rows=%d split_k=%d", m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK, m.WarpRows, m.SplitK)
+	s := fmt.Sprintf("threads=%d tm=%d tn=%d tk=%d warp_rows=%d split_k=%d", m.ThreadsPerBlock, m.TileRows, m.TileCols, m.TileK, m.WarpRows, m.SplitK)
+	if m.Int8 != 0 {
+		s += fmt.Sprintf(" int8=%d", m.Int8)
+	}
+	return s
 }

@@ -48,9 +48,10 @@ var SM90 = register(Target{
 	// and Q5_K 0.85–0.91 at batch 64 and ×4096 (within 1.02 at ×14336×16
 	// before the scales' pass was changed); Q3_K (1.2–1.6) and Q6_K
 	// (1.0–1.35), whose codes take two loads a word from 2-byte-aligned
-	// blocks, keep the int8 products.
-	MatMulIntF16:     64,
-	MatMulIntF16Skip: []string{"Q3_K", "Q6_K"},
+	// blocks, keep the int8 products: their tuned classes say so (int8 1
+	// in specs/tuned/sm_90.json; the space below lets forgebench tune
+	// choose per format and class).
+	MatMulIntF16: 64,
 	MatMulInt: []MatMulIntBatch{
 		{MaxBatch: 16, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 16, TileK: 128, WarpRows: 8, SplitK: 8}},
 		{MaxBatch: 64, Tuning: MatMulIntTuning{ThreadsPerBlock: 256, TileRows: 128, TileCols: 64, TileK: 128, WarpRows: 8, OffsetWarpRows: 2, SplitK: 4}},
@@ -97,6 +98,7 @@ var SM90 = register(Target{
 		TileK:           []int{128, 256, 512},
 		WarpRows:        []int{2, 4, 8},
 		SplitK:          []int{1, 4, 8},
+		Int8:            []int{0, 1},
 	},
 	// Generic path (f32): as the AMD targets. Tensor-core path (f16): 4
 	// warps × 16 query rows, K/V tiles of 32 keys (the shared memory of

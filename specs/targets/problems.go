@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/rocmforge/forge/specs/check"
-	"github.com/rocmforge/forge/specs/formats"
 )
 
 // The checks here are the constraints the kernel templates' static_asserts
@@ -73,15 +72,6 @@ func (t *Target) Problems(headDims []int) []check.Problem {
 		l.Add("MatMulIntF16", "MatMulIntF16: the f16 fragments are mma.sync's, which only NVIDIA targets have")
 	case t.MatMulIntF16 > 0 && len(t.MatMulInt) == 0:
 		l.Add("MatMulIntF16", "MatMulIntF16: the f16 fragments take the integer path's classes (MatMulInt), and there are none")
-	case t.MatMulIntF16 == 0 && len(t.MatMulIntF16Skip) > 0:
-		l.Add("MatMulIntF16Skip", "MatMulIntF16Skip: MatMulIntF16 is 0, so there is nothing to skip")
-	}
-	for i, name := range t.MatMulIntF16Skip {
-		if _, ok := formats.ByName(name); !ok {
-			l.Add(fmt.Sprintf("MatMulIntF16Skip[%d]", i), "MatMulIntF16Skip[%d]: no format %q in specs/formats", i, name)
-		} else if slices.Index(t.MatMulIntF16Skip, name) < i {
-			l.Add(fmt.Sprintf("MatMulIntF16Skip[%d]", i), "MatMulIntF16Skip[%d]: %s is listed twice", i, name)
-		}
 	}
 	for i, b := range t.MatMulHalf {
 		at := fmt.Sprintf("MatMulHalf[%d]", i)
@@ -437,6 +427,12 @@ func (m MatMulIntTuning) Problems(vendor string, wave int) []check.Problem {
 	}
 	if m.SplitK < 0 || m.SplitK > 64 {
 		l.Add("SplitK", "MatMulInt.SplitK %d must be in [0, 64] (0 or 1: no split)", m.SplitK)
+	}
+	switch {
+	case m.Int8 != 0 && m.Int8 != 1:
+		l.Add("Int8", "MatMulInt.Int8 %d must be 0 (the f16 fragments where the target's MatMulIntF16 takes them) or 1 (int8 products)", m.Int8)
+	case m.Int8 == 1 && vendor != "nvidia":
+		l.Add("Int8", "MatMulInt.Int8: only NVIDIA targets have the f16 fragments that Int8 1 turns down")
 	}
 	if b := m.IntLDSBytes(); vendor == "amd" && b > 64<<10 {
 		l.Add("TileRows", "MatMulInt: tiles of %d × %d take %d bytes of LDS at a step of 256 elements (K-quants), above AMD's 65536", tm, tn, b)

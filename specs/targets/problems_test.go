@@ -114,6 +114,12 @@ func TestMatMulIntProblems(t *testing.T) {
 		{func(tg *Target) { tg.MatMulInt[2].Tuning.TileK = 48 }, "MatMulInt[2].Tuning.TileK", "a multiple of 32 in [32, 512]"},
 		{func(tg *Target) { tg.MatMulInt[0].Tuning.SplitK = 65 }, "MatMulInt[0].Tuning.SplitK", "must be in [0, 64]"},
 		{func(tg *Target) { tg.MatMulInt[0].Tuning.ThreadsPerBlock = 100 }, "MatMulInt[0].Tuning.ThreadsPerBlock", "MatMulInt.ThreadsPerBlock 100"},
+		{func(tg *Target) { tg.MatMulInt[0].Tuning.Int8 = 2 }, "MatMulInt[0].Tuning.Int8", "must be 0 (the f16 fragments"},
+		{func(tg *Target) {
+			tg.Vendor, tg.MatMul.WarpRows, tg.MatMulBatches, tg.Attention, tg.MatMulIntF16 = "amd", 0, nil, GFX1100.Attention, 0
+			tg.MatMulInt[0].Tuning.Int8 = 1
+		},
+			"MatMulInt[0].Tuning.Int8", "only NVIDIA targets"},
 	} {
 		tg := *SM90
 		tg.MatMulInt = slices.Clone(SM90.MatMulInt)
@@ -309,7 +315,9 @@ func TestMatMulIntAt(t *testing.T) {
 	wantProblem(t, &tg, "MatMulIntSpace", "without MatMulInt classes")
 }
 
-// MatMulIntF16 is an NVIDIA batch, and its skip list names formats once.
+// MatMulIntF16 is an NVIDIA batch over the integer path's classes; which
+// class takes the f16 fragments is each class's int8 knob, a space may
+// leave that knob out (0 only), and a winners file's knobs round-trip it.
 func TestMatMulIntF16Problems(t *testing.T) {
 	for _, c := range []struct {
 		edit        func(*Target)
@@ -318,13 +326,10 @@ func TestMatMulIntF16Problems(t *testing.T) {
 		{func(tg *Target) { tg.MatMulIntF16 = -1 }, "MatMulIntF16", "must be 0 (off) or a batch"},
 		{func(tg *Target) { tg.Vendor = "amd" }, "MatMulIntF16", "only NVIDIA targets"},
 		{func(tg *Target) { tg.MatMulInt = nil }, "MatMulIntF16", "there are none"},
-		{func(tg *Target) { tg.MatMulIntF16 = 0 }, "MatMulIntF16Skip", "nothing to skip"},
-		{func(tg *Target) { tg.MatMulIntF16Skip = []string{"Q3_K", "Q9_K"} }, "MatMulIntF16Skip[1]", `no format "Q9_K"`},
-		{func(tg *Target) { tg.MatMulIntF16Skip = []string{"Q3_K", "Q3_K"} }, "MatMulIntF16Skip[1]", "listed twice"},
+		{func(tg *Target) { tg.MatMulIntSpace.Int8 = []int{1, 1} }, "MatMulIntSpace.Int8[1]", "1 is listed twice"},
 	} {
 		tg := *SM90
 		tg.MatMulInt = slices.Clone(SM90.MatMulInt)
-		tg.MatMulIntF16Skip = slices.Clone(SM90.MatMulIntF16Skip)
 		c.edit(&tg)
 		found := false
 		for _, p := range tg.Problems([]int{64, 128}) {
@@ -335,5 +340,22 @@ func TestMatMulIntF16Problems(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no problem containing %q in %v", c.field, c.want, tg.Problems([]int{64, 128}))
 		}
+	}
+	if got := SM90.MatMulIntSpace.Knobs()["int8"]; !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("sm_90's space has int8 %v, want [0 1]", got)
+	}
+	if got := GFX1100.MatMulIntSpace.Knobs()["int8"]; !slices.Equal(got, []int{0}) {
+		t.Errorf("a space without int8 values has int8 %v, want [0] (an optional knob)", got)
+	}
+	m := SM90.MatMulInt[0].Tuning
+	if _, ok := m.Knobs()["int8"]; ok {
+		t.Errorf("a tuning with Int8 0 writes int8 into its knobs: %v", m.Knobs())
+	}
+	m.Int8 = 1
+	if back := MatMulIntOfKnobs(m.Knobs()); back != m {
+		t.Errorf("int8 1 does not survive the knobs' round trip: %+v -> %v -> %+v", m, m.Knobs(), back)
+	}
+	if !strings.HasSuffix(m.String(), " int8=1") {
+		t.Errorf("String() = %q, want int8=1 at its end", m.String())
 	}
 }

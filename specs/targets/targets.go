@@ -62,12 +62,11 @@ type Target struct {
 	// serves with W's integer form decoded to f16 in the product's
 	// fragments (mma.sync f16, X converted to f16, no scaling per
 	// sub-block: the generated files' _mmh kernel) instead of int8
-	// products (0: never), for every format with the integer form but
-	// MatMulIntF16Skip. -DFORGE_MM_INT_F16=0 or 1 overrides it.
+	// products (0: never), for every format with the integer form whose
+	// class there does not keep them (MatMulIntTuning.Int8: a knob, so
+	// that forgebench tune chooses it per format and class).
+	// -DFORGE_MM_INT_F16=0 turns the fragments off in a file.
 	MatMulIntF16 int
-	// MatMulIntF16Skip are the formats that keep the int8 products at
-	// every batch, measured slower with the f16 fragments.
-	MatMulIntF16Skip []string
 	// MatMulF16MinBatch (NVIDIA; 0: off) is the smallest batch at which a
 	// quantized format's matmul dequantizes W once into an f16 copy
 	// (forge_dequant_f16_<format>, into scratch) and multiplies it with
@@ -176,6 +175,12 @@ type MatMulIntTuning struct {
 	OffsetWarpRows int
 	// SplitK (SPLIT_K): as MatMulTuning's; 0 or 1: no split.
 	SplitK int
+	// Int8 (INT8; NVIDIA, the integer path only): 1 keeps the int8
+	// products at the class's batches where the target's MatMulIntF16
+	// would decode W's codes to f16 in the fragments instead; 0 takes the
+	// fragments there. Past MatMulIntF16 (and on a target without it)
+	// the products are int8 either way.
+	Int8 int
 }
 
 // AttentionTuning is the flash-attention family's tuning (see

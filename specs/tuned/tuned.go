@@ -28,6 +28,9 @@ func Path(target string) string { return path.Join(Dir, target+".json") }
 type Knob struct {
 	Name  string // the key in the winners file: "threads"
 	Macro string // the -D macro that forces it: "FORGE_TUNE_MATVEC_THREADS"
+	// Optional: a winner may leave it out, meaning 0 (a knob added after
+	// winners were written without it).
+	Optional bool
 }
 
 // Class is a shape class: the launcher dispatches on it, and each class has
@@ -122,13 +125,15 @@ var MatVecX8 = &Family{
 // the batches whose best tiles differ most on the H100 (a 4096-row matrix
 // at batch 16 fills 32 workgroups of 128-row tiles unless K is split; at
 // 512, 128 × 128 tiles fill the machine): prefill of 16, 64 and 512
-// tokens, at the FFN's 4096×14336.
+// tokens, at the FFN's 4096×14336. Its knobs are the tiles' and int8
+// (NVIDIA: 1 keeps the int8 products where the target would decode W's
+// codes to f16 in the fragments; a winner without it has 0).
 var MatMulInt = &Family{
 	Name:    "matmul_int",
 	Spec:    "matmul",
 	Kernel:  "matmul_f32",
 	IntForm: true,
-	Knobs:   matmulForceKnobs("FORGE_TUNE_MATMUL_INT_FORCE_"),
+	Knobs:   append(matmulForceKnobs("FORGE_TUNE_MATMUL_INT_FORCE_"), Knob{Name: "int8", Macro: "FORGE_TUNE_MATMUL_INT_FORCE_INT8", Optional: true}),
 	Classes: []Class{
 		{Name: "b16", MaxBatch: 16, Rows: 4096, Cols: 14336, Batch: 16, Doc: "batch ≤ 16 (tuned at 4096×14336×16)"},
 		{Name: "b64", MaxBatch: 64, Rows: 4096, Cols: 14336, Batch: 64, Doc: "batch ≤ 64 (tuned at 4096×14336×64)"},
@@ -332,9 +337,9 @@ func Parse(data []byte, target string, formats []string) (*File, error) {
 						bad("%s.knobs.%s: unknown knob (want %s)", key, k, strings.Join(spec.KnobNames(), ", "))
 					}
 				}
-				for _, k := range spec.KnobNames() {
-					if _, ok := e.Knobs[k]; !ok {
-						bad("%s.knobs: lacks %s", key, k)
+				for _, k := range spec.Knobs {
+					if _, ok := e.Knobs[k.Name]; !ok && !k.Optional {
+						bad("%s.knobs: lacks %s", key, k.Name)
 					}
 				}
 			}

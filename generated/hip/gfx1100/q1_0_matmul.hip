@@ -103,6 +103,9 @@ static_assert(sizeof(forge_BlockQ1_0) == 18,
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 4
 #endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_INT8
+#define FORGE_TUNE_MATMUL_INT_UPTO16_INT8 0 // 1: int8 products where the f16 fragments would serve (FORGE_MM_INT_F16)
+#endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
 // each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/amd.go).
 #ifndef FORGE_TUNE_MATMUL_INT_THREADS
@@ -123,11 +126,15 @@ static_assert(sizeof(forge_BlockQ1_0) == 18,
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
 #endif
+#ifndef FORGE_TUNE_MATMUL_INT_INT8
+#define FORGE_TUNE_MATMUL_INT_INT8 0 // 1: int8 products where the f16 fragments would serve (FORGE_MM_INT_F16)
+#endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
 // compiles its candidates so); a knob left out takes the last class's.
 #if defined(FORGE_TUNE_MATMUL_INT_FORCE_THREADS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TM) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TN) || \
-	defined(FORGE_TUNE_MATMUL_INT_FORCE_TK) || defined(FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K)
+	defined(FORGE_TUNE_MATMUL_INT_FORCE_TK) || defined(FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K) || \
+	defined(FORGE_TUNE_MATMUL_INT_FORCE_INT8)
 #define FORGE_MATMUL_INT_FORCED 1
 #ifndef FORGE_TUNE_MATMUL_INT_FORCE_THREADS
 #define FORGE_TUNE_MATMUL_INT_FORCE_THREADS FORGE_TUNE_MATMUL_INT_THREADS
@@ -146,6 +153,9 @@ static_assert(sizeof(forge_BlockQ1_0) == 18,
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K FORGE_TUNE_MATMUL_INT_SPLIT_K
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_INT8
+#define FORGE_TUNE_MATMUL_INT_FORCE_INT8 FORGE_TUNE_MATMUL_INT_INT8
 #endif
 #endif
 
@@ -897,8 +907,9 @@ forge_matmul_f32_q1_0_kernel_x8(const forge_BlockQ1_0* __restrict__ w, const uin
 
 // forge_matmul_f32_q1_0_kernel_int_launch runs the integer path with one configuration (a
 // MatMulInt class's knobs) and reports whether it could: false launches
-// nothing.
-template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
+// nothing. (Int8 is NVIDIA's choice against the f16 fragments; a class
+// here has it 0.)
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK, uint32_t Int8>
 static bool forge_matmul_f32_q1_0_kernel_int_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
 	forge_stream_t stream) {
 	constexpr uint32_t BE = forge_mm_q1_0_elems;
@@ -940,13 +951,13 @@ static bool forge_matmul_f32_q1_0_kernel_int_launch(const void* w, const float* 
 static bool forge_matmul_f32_q1_0_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 #if defined(FORGE_MATMUL_INT_FORCED)
 	return forge_matmul_f32_q1_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_FORCE_THREADS, FORGE_TUNE_MATMUL_INT_FORCE_TM, FORGE_TUNE_MATMUL_INT_FORCE_TN, FORGE_TUNE_MATMUL_INT_FORCE_TK,
-		FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K, FORGE_TUNE_MATMUL_INT_FORCE_INT8>(w, x, y, rows, cols, batch, stream);
 #else
 	if (batch <= 16) {
-		return forge_matmul_f32_q1_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		return forge_matmul_f32_q1_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K, FORGE_TUNE_MATMUL_INT_UPTO16_INT8>(w, x, y, rows, cols, batch, stream);
 	}
 	if (true) {
-		return forge_matmul_f32_q1_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		return forge_matmul_f32_q1_0_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K, FORGE_TUNE_MATMUL_INT_INT8>(w, x, y, rows, cols, batch, stream);
 	}
 	return false;
 #endif

@@ -145,6 +145,9 @@ static_assert(sizeof(forge_BlockIQ4NL) == 18,
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K 8
 #endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO16_INT8
+#define FORGE_TUNE_MATMUL_INT_UPTO16_INT8 0 // 1: int8 products where the f16 fragments would serve (FORGE_MM_INT_F16)
+#endif
 // The integer path's class up to 64 columns (the target spec's MatMulInt),
 // each knob overridable as FORGE_TUNE_MATMUL_INT_UPTO64_<KNOB>: the target spec's (specs/targets/nvidia.go).
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_THREADS
@@ -164,6 +167,9 @@ static_assert(sizeof(forge_BlockIQ4NL) == 18,
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K 4
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_UPTO64_INT8
+#define FORGE_TUNE_MATMUL_INT_UPTO64_INT8 0 // 1: int8 products where the f16 fragments would serve (FORGE_MM_INT_F16)
 #endif
 // The integer path's class for every larger batch (the target spec's MatMulInt),
 // each knob overridable as FORGE_TUNE_MATMUL_INT_<KNOB>: the target spec's (specs/targets/nvidia.go).
@@ -185,11 +191,15 @@ static_assert(sizeof(forge_BlockIQ4NL) == 18,
 #ifndef FORGE_TUNE_MATMUL_INT_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_SPLIT_K 0
 #endif
+#ifndef FORGE_TUNE_MATMUL_INT_INT8
+#define FORGE_TUNE_MATMUL_INT_INT8 0 // 1: int8 products where the f16 fragments would serve (FORGE_MM_INT_F16)
+#endif
 // -DFORGE_TUNE_MATMUL_INT_FORCE_<KNOB> forces one configuration of the
 // integer path for every batch (forgebench tune --family matmul_int
 // compiles its candidates so); a knob left out takes the last class's.
 #if defined(FORGE_TUNE_MATMUL_INT_FORCE_THREADS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TM) || defined(FORGE_TUNE_MATMUL_INT_FORCE_TN) || \
-	defined(FORGE_TUNE_MATMUL_INT_FORCE_TK) || defined(FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K)
+	defined(FORGE_TUNE_MATMUL_INT_FORCE_TK) || defined(FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS) || defined(FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K) || \
+	defined(FORGE_TUNE_MATMUL_INT_FORCE_INT8)
 #define FORGE_MATMUL_INT_FORCED 1
 #ifndef FORGE_TUNE_MATMUL_INT_FORCE_THREADS
 #define FORGE_TUNE_MATMUL_INT_FORCE_THREADS FORGE_TUNE_MATMUL_INT_THREADS
@@ -208,6 +218,9 @@ static_assert(sizeof(forge_BlockIQ4NL) == 18,
 #endif
 #ifndef FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K
 #define FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K FORGE_TUNE_MATMUL_INT_SPLIT_K
+#endif
+#ifndef FORGE_TUNE_MATMUL_INT_FORCE_INT8
+#define FORGE_TUNE_MATMUL_INT_FORCE_INT8 FORGE_TUNE_MATMUL_INT_INT8
 #endif
 #endif
 
@@ -514,10 +527,11 @@ forge_matmul_f32_iq4_nl_kernel_wmma(const forge_BlockIQ4NL* __restrict__ w, cons
 #if defined(FORGE_HAS_MMA_SYNC) && !defined(FORGE_NO_MM_INT)
 #define FORGE_MM_INT 1
 #endif
-// FORGE_MM_INT_F16 (1 unless the target spec's MatMulIntF16 is 0 or skips
-// IQ4_NL: 1): batches up to FORGE_MM_INT_F16_MAX_BATCH take
-// forge_matmul_f32_iq4_nl_kernel_mmh, the integer form decoded to f16 in the product's
-// fragments (see there), instead of the int8 products.
+// FORGE_MM_INT_F16 (1 where the target spec's MatMulIntF16 is a batch: 1):
+// the classes whose int8 knob is 0 take forge_matmul_f32_iq4_nl_kernel_mmh at batches up to
+// FORGE_MM_INT_F16_MAX_BATCH, the integer form decoded to f16 in the
+// product's fragments (see there), instead of the int8 products (a class
+// with int8 1 does not instantiate it); 0 turns it off for every class.
 #ifndef FORGE_MM_INT_F16
 #define FORGE_MM_INT_F16 1
 #endif
@@ -1796,13 +1810,16 @@ static bool forge_matmul_f32_iq4_nl_kernel_mmh_launch(const void* w, const float
 
 // forge_matmul_f32_iq4_nl_kernel_int_launch runs the integer path with one configuration (a
 // MatMulInt class's knobs) and reports whether it could: false launches
-// nothing.
-template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK>
+// nothing. Int8 0 takes the f16 fragments (FORGE_MM_INT_F16) up to
+// FORGE_MM_INT_F16_MAX_BATCH where they can run, 1 the int8 products.
+template <uint32_t Threads, uint32_t TM, uint32_t TN, uint32_t TK, uint32_t WarpRows, uint32_t SplitK, uint32_t Int8>
 static bool forge_matmul_f32_iq4_nl_kernel_int_launch(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch,
 	forge_stream_t stream) {
 #if FORGE_MM_INT_F16
-	if (batch <= FORGE_MM_INT_F16_MAX_BATCH && forge_matmul_f32_iq4_nl_kernel_mmh_launch<Threads, TM, TN, TK, SplitK>(w, x, y, rows, cols, batch, stream)) {
-		return true;
+	if constexpr (!Int8) {
+		if (batch <= FORGE_MM_INT_F16_MAX_BATCH && forge_matmul_f32_iq4_nl_kernel_mmh_launch<Threads, TM, TN, TK, SplitK>(w, x, y, rows, cols, batch, stream)) {
+			return true;
+		}
 	}
 #endif
 	constexpr uint32_t BE = forge_mm_iq4_nl_elems;
@@ -1818,9 +1835,9 @@ static bool forge_matmul_f32_iq4_nl_kernel_int_launch(const void* w, const float
 	constexpr uint32_t warp_cols = Threads / 32 / WarpRows;
 	if constexpr (L::bytes > 232448) {
 		if constexpr (BK / 2 >= 128 && (BK / 2) % BE == 0 && (BK / 2) % 32 == 0) {
-			return forge_matmul_f32_iq4_nl_kernel_int_launch<Threads, TM, TN, BK / 2, WarpRows, SplitK>(w, x, y, rows, cols, batch, stream);
+			return forge_matmul_f32_iq4_nl_kernel_int_launch<Threads, TM, TN, BK / 2, WarpRows, SplitK, Int8>(w, x, y, rows, cols, batch, stream);
 		} else if constexpr (TN / 2 >= 16 * warp_cols && (TN / 2) % (16 * warp_cols) == 0) {
-			return forge_matmul_f32_iq4_nl_kernel_int_launch<Threads, TM, TN / 2, TK, WarpRows, SplitK>(w, x, y, rows, cols, batch, stream);
+			return forge_matmul_f32_iq4_nl_kernel_int_launch<Threads, TM, TN / 2, TK, WarpRows, SplitK, Int8>(w, x, y, rows, cols, batch, stream);
 		} else {
 			return false;
 		}
@@ -1881,16 +1898,16 @@ static bool forge_matmul_f32_iq4_nl_kernel_int_launch(const void* w, const float
 static bool forge_matmul_f32_iq4_nl_kernel_int(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 #if defined(FORGE_MATMUL_INT_FORCED)
 	return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_FORCE_THREADS, FORGE_TUNE_MATMUL_INT_FORCE_TM, FORGE_TUNE_MATMUL_INT_FORCE_TN, FORGE_TUNE_MATMUL_INT_FORCE_TK,
-		FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		FORGE_TUNE_MATMUL_INT_FORCE_WARP_ROWS, FORGE_TUNE_MATMUL_INT_FORCE_SPLIT_K, FORGE_TUNE_MATMUL_INT_FORCE_INT8>(w, x, y, rows, cols, batch, stream);
 #else
 	if (batch <= 16) {
-		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO16_THREADS, FORGE_TUNE_MATMUL_INT_UPTO16_TM, FORGE_TUNE_MATMUL_INT_UPTO16_TN, FORGE_TUNE_MATMUL_INT_UPTO16_TK, FORGE_TUNE_MATMUL_INT_UPTO16_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO16_SPLIT_K, FORGE_TUNE_MATMUL_INT_UPTO16_INT8>(w, x, y, rows, cols, batch, stream);
 	}
 	if (batch <= 64) {
-		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO64_THREADS, FORGE_TUNE_MATMUL_INT_UPTO64_TM, FORGE_TUNE_MATMUL_INT_UPTO64_TN, FORGE_TUNE_MATMUL_INT_UPTO64_TK, FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_UPTO64_THREADS, FORGE_TUNE_MATMUL_INT_UPTO64_TM, FORGE_TUNE_MATMUL_INT_UPTO64_TN, FORGE_TUNE_MATMUL_INT_UPTO64_TK, FORGE_TUNE_MATMUL_INT_UPTO64_WARP_ROWS, FORGE_TUNE_MATMUL_INT_UPTO64_SPLIT_K, FORGE_TUNE_MATMUL_INT_UPTO64_INT8>(w, x, y, rows, cols, batch, stream);
 	}
 	if (true) {
-		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K>(w, x, y, rows, cols, batch, stream);
+		return forge_matmul_f32_iq4_nl_kernel_int_launch<FORGE_TUNE_MATMUL_INT_THREADS, FORGE_TUNE_MATMUL_INT_TM, FORGE_TUNE_MATMUL_INT_TN, FORGE_TUNE_MATMUL_INT_TK, FORGE_TUNE_MATMUL_INT_WARP_ROWS, FORGE_TUNE_MATMUL_INT_SPLIT_K, FORGE_TUNE_MATMUL_INT_INT8>(w, x, y, rows, cols, batch, stream);
 	}
 	return false;
 #endif

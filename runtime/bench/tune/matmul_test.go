@@ -26,19 +26,21 @@ func (b *mmBuilder) Build(_ context.Context, format string, c Candidate) (string
 	b.mu.Lock()
 	b.builds++
 	b.mu.Unlock()
-	return fmt.Sprintf("%s/%d/%d/%d/%d/%d/%d", format, c["threads"], c["tm"], c["tn"], c["tk"], c["warp_rows"], c["split_k"]), nil
+	return fmt.Sprintf("%s/%d/%d/%d/%d/%d/%d/%d", format, c["threads"], c["tm"], c["tn"], c["tk"], c["warp_rows"], c["split_k"], c["int8"]), nil
 }
 
 // mmRunner: the time is a function of the knobs and the class's batch,
 // fastest at tn 16 with split 8 for b16, tn 64 split 4 for b64 and tm 128
-// tn 128 unsplit for large; split 1 with tk 128 fails the check.
+// tn 128 unsplit for large; the int8 products (int8 1) are half a
+// microsecond slower at b16 and faster at b64, and no different at large;
+// split 1 with tk 128 fails the check.
 type mmRunner struct{ shapes []string }
 
 func mmKnobs(b backend.Backend) (c Candidate) {
-	var th, tm, tn, tk, wr, sk int
+	var th, tm, tn, tk, wr, sk, i8 int
 	lib := b.(fakeBackend).lib
-	fmt.Sscanf(lib[strings.Index(lib, "/")+1:], "%d/%d/%d/%d/%d/%d", &th, &tm, &tn, &tk, &wr, &sk)
-	return Candidate{"threads": th, "tm": tm, "tn": tn, "tk": tk, "warp_rows": wr, "split_k": sk}
+	fmt.Sscanf(lib[strings.Index(lib, "/")+1:], "%d/%d/%d/%d/%d/%d/%d", &th, &tm, &tn, &tk, &wr, &sk, &i8)
+	return Candidate{"threads": th, "tm": tm, "tn": tn, "tk": tk, "warp_rows": wr, "split_k": sk, "int8": i8}
 }
 
 func (mmRunner) Check(b backend.Backend, f *formats.Format) error {
@@ -52,7 +54,8 @@ func (r *mmRunner) Time(b backend.Backend, f *formats.Format, class *tuned.Class
 	r.shapes = append(r.shapes, strings.Join([]string{class.Name, fmt.Sprint(ClassDims(f, class))}, " "))
 	c := mmKnobs(b)
 	want := map[string][3]int{"b16": {128, 16, 8}, "b64": {128, 64, 4}, "large": {128, 128, 1}}[class.Name]
-	return 100 + abs(c["tm"]-want[0]) + abs(c["tn"]-want[1]) + 10*abs(c["split_k"]-want[2]) + abs(c["tk"]-256)/64 + abs(c["warp_rows"]-2)/8, nil
+	us := 100 + abs(c["tm"]-want[0]) + abs(c["tn"]-want[1]) + 10*abs(c["split_k"]-want[2]) + abs(c["tk"]-256)/64 + abs(c["warp_rows"]-2)/8
+	return us + map[string]float64{"b16": 0.5, "b64": -0.5}[class.Name]*float64(c["int8"]), nil
 }
 
 // TestFlowMatMulInt: matmul_int is tuned per batch class, each candidate
@@ -81,9 +84,9 @@ func TestFlowMatMulInt(t *testing.T) {
 		by[g.Format+" "+g.Class] = g
 	}
 	for _, c := range []struct{ key, shape, winner string }{
-		{"Q4_0 b16", "4096x14336x16", "threads=256 tm=128 tn=16 tk=256 warp_rows=8 split_k=8"},
-		{"Q4_K b64", "4096x14336x64", "threads=256 tm=128 tn=64 tk=256 warp_rows=2 split_k=4"},
-		{"Q4_K large", "4096x14336x512", "threads=256 tm=128 tn=128 tk=256 warp_rows=2 split_k=1"},
+		{"Q4_0 b16", "4096x14336x16", "threads=256 tm=128 tn=16 tk=256 warp_rows=8 split_k=8 int8=0"},
+		{"Q4_K b64", "4096x14336x64", "threads=256 tm=128 tn=64 tk=256 warp_rows=2 split_k=4 int8=1"},
+		{"Q4_K large", "4096x14336x512", "threads=256 tm=128 tn=128 tk=256 warp_rows=2 split_k=1 int8=0"},
 	} {
 		g := by[c.key]
 		if g == nil || g.Shape != c.shape || g.Winner == nil || g.Winner.Config != c.winner {
@@ -116,7 +119,7 @@ func TestFlowMatMulInt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if e := back.Entry("matmul_int", "Q4_K", "b64"); e == nil || e.Knobs["tn"] != 64 || e.Knobs["split_k"] != 4 || e.Shape != "4096x14336x64" {
+	if e := back.Entry("matmul_int", "Q4_K", "b64"); e == nil || e.Knobs["tn"] != 64 || e.Knobs["split_k"] != 4 || e.Knobs["int8"] != 1 || e.Shape != "4096x14336x64" {
 		t.Errorf("Q4_K b64 entry %+v", e)
 	}
 	if len(targets.SM90.KnobProblems("matmul_int", back.Entry("matmul_int", "Q4_0", "b16").Knobs)) > 0 {

@@ -55,12 +55,16 @@ func (c Candidate) Defines(fam *tuned.Family) []string {
 	return out
 }
 
+// equal reports whether c and o set the same knobs alike, a knob one
+// leaves out being 0 (an optional knob's winners may leave it out).
 func (c Candidate) equal(o Candidate) bool {
-	if len(c) != len(o) {
-		return false
-	}
 	for k, v := range c {
-		if w, ok := o[k]; !ok || w != v {
+		if o[k] != v {
+			return false
+		}
+	}
+	for k, v := range o {
+		if c[k] != v {
 			return false
 		}
 	}
