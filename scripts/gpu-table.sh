@@ -16,6 +16,9 @@
 # MATMUL_TYPES, MATMUL_SHAPES, MATVEC_TYPES, MATVEC_SHAPES, COUNT and
 # LAUNCHES are llama-compare.sh's (default here: every type test-backend-ops
 # has, at 4096×14336 and 4096×4096, batch 16, 64 and 512, COUNT 5).
+# MODEL=1 also runs the model suite afterwards (TTFT and decode:
+# scripts/gpu-scenarios.sh model with COUNT=${MODEL_COUNT:-3}, at most
+# MODEL_S seconds, default 150) into $OUT/model.
 # Results in $OUT: llama-compare.sh's (compare.txt, compare.md,
 # compare.json, ...), check.txt (the suites, with their exit status),
 # times.txt (when each step ended) and ggml/ (the background build's log).
@@ -41,3 +44,7 @@ for step in forge llama compare; do
   OUT="$OUT" bash scripts/llama-compare.sh $step > "$OUT/step_$step.txt" 2>&1
   stamp "$step (exit $?)"
 done
+if [ "${MODEL:-0}" = 1 ]; then
+  OUT="$OUT/model" COUNT="${MODEL_COUNT:-3}" timeout "${MODEL_S:-150}" bash scripts/gpu-scenarios.sh model > "$OUT/model_log.txt" 2>&1
+  stamp "model (exit $?)"
+fi
