@@ -247,8 +247,9 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_q_early", []string{"Q4_0", "Q4_K"}, []string{"q4_0_matmul.hip", "q4_k_matmul.hip"},
 			[]string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_Q", "-DFORGE_MM_WGMMA_Q_MIN_BATCH=1", "-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_EMU_CP_ASYNC_EARLY"},
 			func(int, int) int { return 2 }},
-		// The integer path (mma.sync on int8, llama.cpp's MMQ design; the
-		// f16 fragments turned off), one configuration forced on every batch (X quantized, Y zeroed, the
+		// The integer path (mma.sync on int8, llama.cpp's MMQ design: the
+		// int8 knob forced to 1 in files that build the f16 fragments), one
+		// configuration forced on every batch (X quantized, Y zeroed, the
 		// kernel; no columns: the generic path's two launches): one warp
 		// column (each lane decodes its own A fragments) with K split 3
 		// ways, and 2 × 2 warps (codes staged, ldmatrix) unsplit with K
@@ -257,28 +258,28 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// Q3_K, Q6_K), table codes (MXFP4), sub-blocks of 16, the super
 		// form (the K-quants: integer sums a block) and, below, the
 		// K-quants without it (-DFORGE_MM_INT_SUPER=0).
-		{"int_direct", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(64, 32, 16, 128, 2, 3)...),
+		{"int_direct", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1"}, intForce(64, 32, 16, 128, 2, 3)...),
 			intSplitLaunches},
-		{"int_staged", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(128, 32, 32, 512, 2, 1)...),
+		{"int_staged", intFormats, intFiles, append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1"}, intForce(128, 32, 32, 512, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_nosuper", []string{"Q2_K", "Q4_K", "Q6_K"}, []string{"q2_k_matmul.hip", "q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1", "-DFORGE_MM_INT_SUPER=0"}, intForce(64, 32, 16, 128, 2, 3)...),
 			intSplitLaunches},
 		// Warps of more pieces than the super form takes (4 × 8 of 16 × 8):
 		// with -DFORGE_MM_INT_SUPER_SHRINK=0, the K-quants' plain integer
 		// form, X quantized per 32; by default the columns halved until the
 		// super form fits.
 		{"int_big", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_MM_INT_SUPER_SHRINK=0"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1", "-DFORGE_MM_INT_SUPER_SHRINK=0"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_shrink", []string{"Q4_K"}, []string{"q4_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0"}, intForce(64, 128, 64, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1"}, intForce(64, 128, 64, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		{"int_early", []string{"Q4_K", "Q6_K"}, []string{"q4_k_matmul.hip", "q6_k_matmul.hip"},
-			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=0", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
+			append([]string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=1", "-DFORGE_EMU_CP_ASYNC_EARLY"}, intForce(128, 32, 32, 256, 2, 1)...),
 			func(int, int) int { return 2 }},
 		// The integer form decoded to f16 in the fragments
-		// (-DFORGE_MM_INT_F16=1, on every batch here): X converted (and Y
+		// (the int8 knob 0, on every batch here): X converted (and Y
 		// zeroed where K is split) and the kernel; its warps one above the
 		// other, one 16-row piece each with K split 3 ways, two each with
 		// 64 columns, and with copies landing as issued (a stage refilled
@@ -389,8 +390,9 @@ var (
 	intFiles   = []string{"q4_0_matmul.hip", "q4_1_matmul.hip", "mxfp4_matmul.hip", "q2_k_matmul.hip", "q3_k_matmul.hip", "q4_k_matmul.hip", "q5_k_matmul.hip", "q6_k_matmul.hip"}
 )
 
-// f16Frag turns the f16-fragment path on for every batch, the route off.
-var f16Frag = []string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_MM_INT_F16=1", "-DFORGE_MM_INT_F16_MAX_BATCH=1000000"}
+// f16Frag takes the f16-fragment path (the int8 knob forced to 0) at
+// every batch, the route off.
+var f16Frag = []string{"-DFORGE_NO_MM_F16_ROUTE", "-DFORGE_TUNE_MATMUL_INT_FORCE_INT8=0", "-DFORGE_MM_INT_F16_MAX_BATCH=1000000"}
 
 // intSplitLaunches: X quantized, Y zeroed and the kernel, or the generic
 // path's two launches for no columns.
