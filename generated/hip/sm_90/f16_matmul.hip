@@ -1371,6 +1371,226 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 	}
 }
 
+// forge_matmul_f32_f16_kernel_wgmma_rs is the TMA product with X read as it is, f32, by the
+// product itself (-DFORGE_MM_WGMMA_RS=1, from batch
+// FORGE_MM_WGMMA_RS_MIN_BATCH): no f16 copy of X is written and read back
+// (at 4096×14336×512 the conversion moved 44 MB before the product could
+// start). The roles swap, Yᵀ = Xᵀ·Wᵀ: a workgroup's tile is 128 batch
+// vectors × BN rows of W, each multiplying warpgroup 64 of the vectors;
+// a stage is W's BN × 64 box (f16, the B operand, 128-byte-swizzled as
+// wgmma reads it) and X's 128 × 64 in two f32 boxes of 128 × 32 (the same
+// swizzle, 16-byte chunk c of box row r at c ^ (r % 8)), one thread of a
+// 33rd warp filling them by TMA. Each multiplying thread reads its A
+// fragments from X's boxes (float2 reads, no two lanes of a read on one
+// bank), rounds them to f16 as forge_matmul_f32_f16_kernel_xh does and issues the
+// register-A products (forge_wgmma_m64nNk16_rs); the fragments alternate
+// between two register sets, one read by the step's products in flight
+// while the next step's is filled. The accumulators hold Y's rows in
+// pairs, stored 8 bytes at a time. K is split as in forge_matmul_f32_f16_kernel_wgmma_run
+// (splits > 1: Y zeroed by the launch before this one, whose dependent
+// it is; the multiplying warps wait for it only before they add into Y).
+#ifndef FORGE_MM_WGMMA_RS
+#define FORGE_MM_WGMMA_RS 0 // 1: forge_matmul_f32_f16_kernel_wgmma_rs serves from batch FORGE_MM_WGMMA_RS_MIN_BATCH (experimental)
+#endif
+#ifndef FORGE_MM_WGMMA_RS_MIN_BATCH
+#define FORGE_MM_WGMMA_RS_MIN_BATCH 65
+#endif
+#ifndef FORGE_MM_WGMMA_RS_BN
+#define FORGE_MM_WGMMA_RS_BN 256 // W's rows a tile: 256 (64 KiB a stage) or 128 (48 KiB)
+#endif
+#ifndef FORGE_MM_WGMMA_RS_STAGES
+#define FORGE_MM_WGMMA_RS_STAGES (FORGE_MM_WGMMA_RS_BN == 256 ? 3 : 4)
+#endif
+template <uint32_t BN, uint32_t Stages, uint32_t PDL>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
+forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
+	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
+	constexpr uint32_t BM = 128, BK = 64;
+	constexpr uint32_t SW = BN * 128, SX = BM * 256, SS = SW + SX; // a stage's bytes: W's box, X's two
+	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_rs: a stage filled while the one before is multiplied");
+	static_assert(BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_rs: BN is 128 or 256");
+	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
+	uint8_t* const sm = reinterpret_cast<uint8_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
+	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
+	uint64_t* const empty = full + Stages;
+	const uint32_t tid = forge_thread_idx();
+	if (tid == 0) {
+		for (uint32_t i = 0; i < Stages; ++i) {
+			forge_mbar_init(full + i, 1);
+			forge_mbar_init(empty + i, 8);
+		}
+		forge_fence_mbar_init();
+	}
+	forge_syncthreads();
+	// Tile t: W's rows of row tile t % row_tiles, X's vectors of vector tile t / row_tiles.
+	const int64_t row_tiles = (rows + BN - 1) / BN, tiles = row_tiles * ((batch + BM - 1) / BM);
+	const uint32_t q = forge_block_idx(), part = q % splits;
+	const int64_t first = q / splits, stride = forge_grid_dim() / splits;
+	const int64_t all_steps = (cols + BK - 1) / BK;
+	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
+	if (tid >= 256) {
+		if (tid == 256) {
+			uint32_t n = 0; // steps filled
+			for (int64_t tile = first; tile < tiles; tile += stride) {
+				const int32_t r0 = (int32_t)(tile % row_tiles * BN), b0 = (int32_t)(tile / row_tiles * BM);
+				for (int64_t s = 0; s < steps; ++s, ++n) {
+					const uint32_t stage = n % Stages;
+					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
+					const int32_t k = (int32_t)((s_begin + s) * BK);
+					uint8_t* const st = sm + stage * SS;
+					forge_mbar_arrive_tx(full + stage, SS);
+					forge_tma_load_2d(st, &wmap, k, r0, full + stage);
+					forge_tma_load_2d(st + SW, &xmap, k, b0, full + stage);
+					forge_tma_load_2d(st + SW + BM * 128, &xmap, k + 32, b0, full + stage);
+				}
+			}
+		}
+	} else {
+		const uint32_t c = tid / 128, wq = tid % 128 / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+		// This thread's A fragments in a stage's X boxes: rows xr and xr + 8
+		// (xr % 8 = g), K pairs 2t and 8 + 2t of each k16 slice.
+		const uint32_t xr = 64 * c + 16 * wq + g;
+		// frag(a, st): the step's four k16 slices' fragments from stage st.
+		auto frag = [&](uint32_t* a, const uint8_t* st) {
+			const uint8_t* const xs = st + SW;
+#pragma unroll
+			for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+#pragma unroll
+				for (uint32_t hk = 0; hk < 2; ++hk) {
+					const uint32_t chunk = (4 * (kk % 2) + 2 * hk + t / 2) ^ g; // the pair's 16-byte chunk in its box row, swizzled
+#pragma unroll
+					for (uint32_t h = 0; h < 2; ++h) {
+						const float2 v = *reinterpret_cast<const float2*>(xs + (kk / 2) * (BM * 128) + (xr + 8 * h) * 128 + chunk * 16 + (t % 2) * 8);
+						a[4 * kk + h + 2 * hk] = forge_f32x2_to_half2(v.x, v.y);
+					}
+				}
+			}
+		};
+		// release(stage): this warp is done with stage.
+		auto release = [&](uint32_t stage) {
+			if (lane == 0) {
+				forge_mbar_arrive(empty + stage);
+			}
+		};
+		uint32_t n = 0;
+		uint32_t a0[16], a1[16];
+		for (int64_t tile = first; tile < tiles; tile += stride) {
+			const int64_t r0 = tile % row_tiles * BN, b0 = tile / row_tiles * BM;
+			float acc[BN / 2];
+#pragma unroll
+			for (uint32_t i = 0; i < BN / 2; ++i) {
+				acc[i] = 0.0f;
+			}
+			// step(a, s): step s of the tile with fragments a (not the set the step before used).
+			auto step = [&](uint32_t* a, int64_t s) {
+				const uint32_t stage = n % Stages;
+				forge_mbar_wait(full + stage, (n / Stages) % 2);
+				const uint8_t* const st = sm + stage * SS;
+				frag(a, st);
+				const uint32_t b = forge_smem_addr(st);
+				forge_wgmma_fence_operands<BN / 2>(acc);
+				forge_wgmma_fence();
+#pragma unroll
+				for (uint32_t kk = 0; kk < BK / 16; ++kk) {
+					forge_wgmma_m64nNk16_rs<BN>(acc, a + 4 * kk, forge_wgmma_desc(b + 32 * kk));
+				}
+				forge_wgmma_commit();
+				forge_wgmma_wait<1>(); // step s - 1's products: its stage and fragments are free
+				forge_wgmma_fence_operands<BN / 2>(acc);
+				if (s > 0) {
+					release((n - 1) % Stages);
+				}
+				++n;
+			};
+			int64_t s = 0;
+			for (; s + 1 < steps; s += 2) {
+				step(a0, s);
+				step(a1, s + 1);
+			}
+			if (s < steps) {
+				step(a0, s);
+			}
+			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands<BN / 2>(acc);
+			if (steps > 0) {
+				release((n - 1) % Stages);
+			}
+			if constexpr (PDL != 0) {
+				forge_dependency_wait(); // Y zeroed by the launch before
+			}
+			// acc[4j + 2h + e] is vector b0 + xr + 8h, row r0 + 8j + 2t + e.
+#pragma unroll
+			for (uint32_t h = 0; h < 2; ++h) {
+				const int64_t v = b0 + xr + 8 * h;
+				if (v >= batch) {
+					continue;
+				}
+				float* const yv = y + v * rows;
+#pragma unroll
+				for (uint32_t j = 0; j < BN / 8; ++j) {
+					const int64_t r = r0 + 8 * j + 2 * t;
+					const float lo = acc[4 * j + 2 * h], hi = acc[4 * j + 2 * h + 1];
+					if (splits > 1) {
+						if (r < rows) {
+							forge_atomic_add_f32(yv + r, lo);
+						}
+						if (r + 1 < rows) {
+							forge_atomic_add_f32(yv + r + 1, hi);
+						}
+					} else if (r + 1 < rows && rows % 2 == 0) {
+						*reinterpret_cast<float2*>(yv + r) = make_float2(lo, hi);
+					} else {
+						if (r < rows) {
+							yv[r] = lo;
+						}
+						if (r + 1 < rows) {
+							yv[r + 1] = hi;
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// forge_matmul_f32_f16_kernel_wgmma_rs_run launches forge_matmul_f32_f16_kernel_wgmma_rs (tiles and K
+// split as forge_matmul_f32_f16_kernel_wgmma_run's); false, launching nothing, where the
+// driver builds no TMA maps or the kernel cannot have its shared memory.
+template <uint32_t BN, uint32_t Stages>
+static bool forge_matmul_f32_f16_kernel_wgmma_rs_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
+	if (rows >= ((int64_t)1 << 31) || cols >= ((int64_t)1 << 31) || batch >= ((int64_t)1 << 31)) {
+		return false; // the copies' coordinates are 32-bit
+	}
+	const int64_t tiles = (rows / BN + (rows % BN != 0)) * (batch / 128 + (batch % 128 != 0));
+	uint32_t grid;
+	const uint32_t splits = forge_matmul_f32_f16_kernel_wgmma_split(tiles, FORGE_MM_WGMMA_CTAS, 8, &grid);
+	// The stages, the 1024-byte alignment and the mbarriers.
+	constexpr uint32_t bytes = Stages * (BN * 128 + 128 * 256) + 1024 + 16 * Stages;
+	static std::atomic<uint64_t> opted[4] = {};
+	forge_tmap wmap, xmap;
+	if (!forge_tmap_f16_2d(&wmap, w, (uint64_t)cols, (uint64_t)rows, 64, BN) || !forge_tmap_f32_2d(&xmap, x, (uint64_t)cols, (uint64_t)batch, 32, 128)) {
+		return false;
+	}
+	if (splits > 1) {
+		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 1>, (int)bytes, opted)) {
+			return false;
+		}
+		// Y zeroed (X's conversion launch with nothing to convert), then the
+		// product as its dependent: it starts at once and waits only before Y.
+		const int64_t nz = rows * batch, zg = (nz / 4 + 255) / 256;
+		const int64_t cap = FORGE_MM_XH_GRID > 0 && zg > FORGE_MM_XH_GRID ? FORGE_MM_XH_GRID : zg;
+		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cap < forge_mm_f16_grid_cap ? (uint32_t)cap : forge_mm_f16_grid_cap), dim3(256), 0, stream,
+			x, static_cast<uint16_t*>(nullptr), (int64_t)0, y, nz);
+		FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 1>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+	} else {
+		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 0>, (int)bytes, opted)) {
+			return false;
+		}
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 0>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
+	}
+	return true;
+}
+
 // forge_matmul_f32_f16_kernel_wgmma_run runs the wgmma product with BN-column tiles, K
 // split in two, four or eight so that about FORGE_MM_WGMMA_CTAS workgroups
 // run: forge_matmul_f32_f16_kernel_wgmma_tma where the driver builds TMA maps (and
@@ -1466,6 +1686,11 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 	}
 	if (batch <= 64) {
 		return forge_matmul_f32_f16_kernel_wgmma_run<64, FORGE_MM_WGMMA_STAGES_BN64>(w, x, y, rows, cols, batch, stream);
+	}
+#endif
+#if FORGE_MM_WGMMA_RS
+	if (batch >= FORGE_MM_WGMMA_RS_MIN_BATCH && forge_matmul_f32_f16_kernel_wgmma_rs_run<FORGE_MM_WGMMA_RS_BN, FORGE_MM_WGMMA_RS_STAGES>(w, x, y, rows, cols, batch, stream)) {
+		return true;
 	}
 #endif
 	if (batch >= FORGE_MM_WGMMA_BN256_FROM && cols >= FORGE_MM_WGMMA_BN256_MIN_COLS) {
