@@ -339,19 +339,15 @@ func TestMatMulHMMAHost(t *testing.T) {
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
 		// X read as it is by the product (FORGE_MM_WGMMA_RS, from batch
-		// 65): register-A products, X's f32 boxes landing swizzled (in
-		// clusters of two, each workgroup's copy multicast to both), Y
+		// 65): register-A products, X's f32 boxes landing swizzled, Y
 		// zeroed and the product as its dependent where K is split; at the
 		// default 256 rows of W a tile, at 128 with two stages (a stage
-		// refilled as soon as both warpgroups of both workgroups released
-		// it), in clusters of one, and unsplit (one launch; Y stored in
-		// pairs where rows is even, else one by one; 300×1024×130: both
-		// workgroups of a cluster store rows, 16 K steps each).
+		// refilled as soon as both warpgroups released it), and unsplit
+		// (one launch; Y stored in pairs where rows is even, else one by
+		// one).
 		{"wgmma_rs", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1"}, func(int, int) int { return 2 }},
 		{"wgmma_rs_bn128_s2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1", "-DFORGE_MM_WGMMA_RS_BN=128",
 			"-DFORGE_MM_WGMMA_RS_STAGES=2"}, func(int, int) int { return 2 }},
-		{"wgmma_rs_cl1", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1", "-DFORGE_MM_WGMMA_RS_CLUSTER=1"},
-			func(int, int) int { return 2 }},
 		{"wgmma_rs_nosplit", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1", "-DFORGE_MM_WGMMA_CTAS=1"},
 			func(_, batch int) int {
 				if batch >= 65 {
@@ -402,7 +398,7 @@ var clusterShapes = []hostShape{{260, 16384, 16}}
 
 // extraShapes are the shapes a TestMatMulHMMAHost configuration runs
 // besides the common ones.
-var extraShapes = map[string][]hostShape{"wgmma_tma_cl2": clusterShapes, "wgmma_tma_cl2_2": clusterShapes, "wgmma_rs_nosplit": {{300, 1024, 130}}}
+var extraShapes = map[string][]hostShape{"wgmma_tma_cl2": clusterShapes, "wgmma_tma_cl2_2": clusterShapes}
 
 // intFormats are the formats TestMatMulHMMAHost runs on sm_90's integer
 // path, and intFiles their matmul files.

@@ -1374,30 +1374,21 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 // forge_matmul_f32_f16_kernel_wgmma_rs is the TMA product with X read as it is, f32, by the
 // product itself (-DFORGE_MM_WGMMA_RS=1, from batch
 // FORGE_MM_WGMMA_RS_MIN_BATCH): no f16 copy of X is written and read back
-// (at 4096×14336×512 the conversion moved 52 MB before the product could
+// (at 4096×14336×512 the conversion moved 44 MB before the product could
 // start). The roles swap, Yᵀ = Xᵀ·Wᵀ: a workgroup's tile is 128 batch
 // vectors × BN rows of W, each multiplying warpgroup 64 of the vectors;
 // a stage is W's BN × 64 box (f16, the B operand, 128-byte-swizzled as
 // wgmma reads it) and X's 128 × 64 in two f32 boxes of 128 × 32 (the same
 // swizzle, 16-byte chunk c of box row r at c ^ (r % 8)), one thread of a
-// third warpgroup filling them by TMA. Each multiplying thread reads its A
+// 33rd warp filling them by TMA. Each multiplying thread reads its A
 // fragments from X's boxes (float2 reads, no two lanes of a read on one
 // bank), rounds them to f16 as forge_matmul_f32_f16_kernel_xh does and issues the
 // register-A products (forge_wgmma_m64nNk16_rs); the fragments alternate
 // between two register sets, one read by the step's products in flight
-// while the next step's is filled. That takes more registers than a
-// thread of 288 has (one SM quarter holds three warps of them: 168), so
-// the filling warpgroup gives its registers to the multiplying ones
-// (setmaxnreg: 40 and 232). In clusters of CL = 2 the workgroups take
-// consecutive row tiles of the same vectors and each copies one of X's two
-// boxes to both (TMA multicast): X in f32 is twice the f16 copy's bytes,
-// and without the multicast a step would ask the L2 for 64 KiB a
-// workgroup where the f16 product asks 48. A stage is then refilled only
-// once the multiplying warps of both workgroups released it. The
-// accumulators hold Y's rows in pairs, stored 8 bytes at a time. K is split
-// as in forge_matmul_f32_f16_kernel_wgmma_run (splits > 1: Y zeroed by the launch before
-// this one, whose dependent it is; the multiplying warps wait for it only
-// before they add into Y).
+// while the next step's is filled. The accumulators hold Y's rows in
+// pairs, stored 8 bytes at a time. K is split as in forge_matmul_f32_f16_kernel_wgmma_run
+// (splits > 1: Y zeroed by the launch before this one, whose dependent
+// it is; the multiplying warps wait for it only before they add into Y).
 #ifndef FORGE_MM_WGMMA_RS
 #define FORGE_MM_WGMMA_RS 0 // 1: forge_matmul_f32_f16_kernel_wgmma_rs serves from batch FORGE_MM_WGMMA_RS_MIN_BATCH (experimental)
 #endif
@@ -1410,21 +1401,14 @@ forge_matmul_f32_f16_kernel_wgmma_tma(const FORGE_GRID_CONSTANT forge_tmap wmap,
 #ifndef FORGE_MM_WGMMA_RS_STAGES
 #define FORGE_MM_WGMMA_RS_STAGES (FORGE_MM_WGMMA_RS_BN == 256 ? 3 : 4)
 #endif
-#ifndef FORGE_MM_WGMMA_RS_CLUSTER
-#define FORGE_MM_WGMMA_RS_CLUSTER 2 // 1 or 2 workgroups a cluster, sharing X's copies
-#endif
-#ifndef FORGE_MM_WGMMA_RS_REGS
-#define FORGE_MM_WGMMA_RS_REGS 1 // 1: the filling warpgroup's registers moved to the multiplying ones (setmaxnreg)
-#endif
-template <uint32_t BN, uint32_t Stages, uint32_t CL, uint32_t PDL>
-FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(384, 1)
+template <uint32_t BN, uint32_t Stages, uint32_t PDL>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(288, 1)
 forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, const FORGE_GRID_CONSTANT forge_tmap xmap, float* __restrict__ y,
 	int64_t rows, int64_t cols, int64_t batch, uint32_t splits) {
 	constexpr uint32_t BM = 128, BK = 64;
 	constexpr uint32_t SW = BN * 128, SX = BM * 256, SS = SW + SX; // a stage's bytes: W's box, X's two
 	static_assert(Stages >= 2, "forge_matmul_f32_f16_kernel_wgmma_rs: a stage filled while the one before is multiplied");
 	static_assert(BN == 128 || BN == 256, "forge_matmul_f32_f16_kernel_wgmma_rs: BN is 128 or 256");
-	static_assert(CL == 1 || CL == 2, "forge_matmul_f32_f16_kernel_wgmma_rs: clusters of 1 or 2");
 	FORGE_DYNAMIC_SHARED(forge_mm_wgmma_smem);
 	uint8_t* const sm = reinterpret_cast<uint8_t*>(forge_mm_wgmma_smem + (1024 - forge_smem_addr(forge_mm_wgmma_smem) % 1024) % 1024);
 	uint64_t* const full = reinterpret_cast<uint64_t*>(sm + Stages * SS);
@@ -1433,32 +1417,22 @@ forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, 
 	if (tid == 0) {
 		for (uint32_t i = 0; i < Stages; ++i) {
 			forge_mbar_init(full + i, 1);
-			forge_mbar_init(empty + i, 8 * CL);
+			forge_mbar_init(empty + i, 8);
 		}
 		forge_fence_mbar_init();
 	}
 	forge_syncthreads();
-	if constexpr (CL > 1) {
-		forge_cluster_sync(); // every workgroup's barriers are initialised before any copy or arrival reaches them
-	}
-	// Tile t: X's vectors of vector tile t / groups and W's rows of row tile
-	// (t % groups) · CL + the workgroup's rank (groups: the row tiles in runs
-	// of CL); workgroup b takes part q % splits of K (q = b / CL) and the
-	// tiles q / splits, + the grid's clusters over splits, ...
-	const int64_t groups = ((rows + BN - 1) / BN + CL - 1) / CL, tiles = groups * ((batch + BM - 1) / BM);
-	const uint32_t rank = CL > 1 ? forge_cluster_rank() : 0;
-	const uint32_t q = forge_block_idx() / CL, part = q % splits;
-	const int64_t first = q / splits, stride = forge_grid_dim() / CL / splits;
+	// Tile t: W's rows of row tile t % row_tiles, X's vectors of vector tile t / row_tiles.
+	const int64_t row_tiles = (rows + BN - 1) / BN, tiles = row_tiles * ((batch + BM - 1) / BM);
+	const uint32_t q = forge_block_idx(), part = q % splits;
+	const int64_t first = q / splits, stride = forge_grid_dim() / splits;
 	const int64_t all_steps = (cols + BK - 1) / BK;
 	const int64_t s_begin = all_steps * part / splits, steps = all_steps * (part + 1) / splits - s_begin;
 	if (tid >= 256) {
-		if constexpr (FORGE_MM_WGMMA_RS_REGS != 0) {
-			forge_setmaxnreg_dec<40>();
-		}
 		if (tid == 256) {
 			uint32_t n = 0; // steps filled
 			for (int64_t tile = first; tile < tiles; tile += stride) {
-				const int32_t r0 = (int32_t)(((tile % groups) * CL + rank) * BN), b0 = (int32_t)(tile / groups * BM);
+				const int32_t r0 = (int32_t)(tile % row_tiles * BN), b0 = (int32_t)(tile / row_tiles * BM);
 				for (int64_t s = 0; s < steps; ++s, ++n) {
 					const uint32_t stage = n % Stages;
 					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
@@ -1466,19 +1440,12 @@ forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, 
 					uint8_t* const st = sm + stage * SS;
 					forge_mbar_arrive_tx(full + stage, SS);
 					forge_tma_load_2d(st, &wmap, k, r0, full + stage);
-					if constexpr (CL == 1) {
-						forge_tma_load_2d(st + SW, &xmap, k, b0, full + stage);
-						forge_tma_load_2d(st + SW + BM * 128, &xmap, k + 32, b0, full + stage);
-					} else {
-						forge_tma_load_2d_multicast(st + SW + rank * (BM * 128), &xmap, k + 32 * (int32_t)rank, b0, full + stage, (uint16_t)3);
-					}
+					forge_tma_load_2d(st + SW, &xmap, k, b0, full + stage);
+					forge_tma_load_2d(st + SW + BM * 128, &xmap, k + 32, b0, full + stage);
 				}
 			}
 		}
 	} else {
-		if constexpr (FORGE_MM_WGMMA_RS_REGS != 0) {
-			forge_setmaxnreg_inc<232>();
-		}
 		const uint32_t c = tid / 128, wq = tid % 128 / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
 		// This thread's A fragments in a stage's X boxes: rows xr and xr + 8
 		// (xr % 8 = g), K pairs 2t and 8 + 2t of each k16 slice.
@@ -1499,23 +1466,16 @@ forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, 
 				}
 			}
 		};
-		// release(stage): this warp is done with stage, in every workgroup of the cluster.
+		// release(stage): this warp is done with stage.
 		auto release = [&](uint32_t stage) {
 			if (lane == 0) {
-				if constexpr (CL == 1) {
-					forge_mbar_arrive(empty + stage);
-				} else {
-#pragma unroll
-					for (uint32_t r = 0; r < CL; ++r) {
-						forge_mbar_arrive_cluster(empty + stage, r);
-					}
-				}
+				forge_mbar_arrive(empty + stage);
 			}
 		};
 		uint32_t n = 0;
 		uint32_t a0[16], a1[16];
 		for (int64_t tile = first; tile < tiles; tile += stride) {
-			const int64_t r0 = ((tile % groups) * CL + rank) * BN, b0 = tile / groups * BM;
+			const int64_t r0 = tile % row_tiles * BN, b0 = tile / row_tiles * BM;
 			float acc[BN / 2];
 #pragma unroll
 			for (uint32_t i = 0; i < BN / 2; ++i) {
@@ -1591,25 +1551,19 @@ forge_matmul_f32_f16_kernel_wgmma_rs(const FORGE_GRID_CONSTANT forge_tmap wmap, 
 			}
 		}
 	}
-	if constexpr (CL > 1) {
-		forge_cluster_sync(); // no workgroup leaves while the other's copies or arrivals may still reach it
-	}
 }
 
 // forge_matmul_f32_f16_kernel_wgmma_rs_run launches forge_matmul_f32_f16_kernel_wgmma_rs (tiles and K
-// split as forge_matmul_f32_f16_kernel_wgmma_run's, whole clusters); false, launching
-// nothing, where the driver builds no TMA maps or the kernel cannot have
-// its shared memory.
-template <uint32_t BN, uint32_t Stages, uint32_t CL>
+// split as forge_matmul_f32_f16_kernel_wgmma_run's); false, launching nothing, where the
+// driver builds no TMA maps or the kernel cannot have its shared memory.
+template <uint32_t BN, uint32_t Stages>
 static bool forge_matmul_f32_f16_kernel_wgmma_rs_run(const void* w, const float* x, float* y, int64_t rows, int64_t cols, int64_t batch, forge_stream_t stream) {
 	if (rows >= ((int64_t)1 << 31) || cols >= ((int64_t)1 << 31) || batch >= ((int64_t)1 << 31)) {
 		return false; // the copies' coordinates are 32-bit
 	}
-	const int64_t ctiles = ((rows / BN + (rows % BN != 0)) + CL - 1) / CL * (batch / 128 + (batch % 128 != 0));
+	const int64_t tiles = (rows / BN + (rows % BN != 0)) * (batch / 128 + (batch % 128 != 0));
 	uint32_t grid;
-	const uint32_t splits = forge_matmul_f32_f16_kernel_wgmma_split(ctiles * CL, FORGE_MM_WGMMA_CTAS, 8, &grid);
-	const int64_t most = forge_mm_f16_grid_cap / (CL * splits);
-	grid = (uint32_t)((ctiles < most ? ctiles : most) * CL * splits);
+	const uint32_t splits = forge_matmul_f32_f16_kernel_wgmma_split(tiles, FORGE_MM_WGMMA_CTAS, 8, &grid);
 	// The stages, the 1024-byte alignment and the mbarriers.
 	constexpr uint32_t bytes = Stages * (BN * 128 + 128 * 256) + 1024 + 16 * Stages;
 	static std::atomic<uint64_t> opted[4] = {};
@@ -1618,7 +1572,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_rs_run(const void* w, const float*
 		return false;
 	}
 	if (splits > 1) {
-		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 1>, (int)bytes, opted)) {
+		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 1>, (int)bytes, opted)) {
 			return false;
 		}
 		// Y zeroed (X's conversion launch with nothing to convert), then the
@@ -1627,20 +1581,12 @@ static bool forge_matmul_f32_f16_kernel_wgmma_rs_run(const void* w, const float*
 		const int64_t cap = FORGE_MM_XH_GRID > 0 && zg > FORGE_MM_XH_GRID ? FORGE_MM_XH_GRID : zg;
 		FORGE_LAUNCH(forge_matmul_f32_f16_kernel_xh, dim3(cap < forge_mm_f16_grid_cap ? (uint32_t)cap : forge_mm_f16_grid_cap), dim3(256), 0, stream,
 			x, static_cast<uint16_t*>(nullptr), (int64_t)0, y, nz);
-		if constexpr (CL > 1) {
-			FORGE_LAUNCH_CLUSTER_AFTER((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 1>), dim3(grid), dim3(384), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
-		} else {
-			FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 1>), dim3(grid), dim3(384), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
-		}
+		FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 1>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
 	} else {
-		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 0>, (int)bytes, opted)) {
+		if (!forge_shared_opt_in(forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 0>, (int)bytes, opted)) {
 			return false;
 		}
-		if constexpr (CL > 1) {
-			FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 0>), dim3(grid), dim3(384), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits);
-		} else {
-			FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, CL, 0>), dim3(grid), dim3(384), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
-		}
+		FORGE_LAUNCH((forge_matmul_f32_f16_kernel_wgmma_rs<BN, Stages, 0>), dim3(grid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits);
 	}
 	return true;
 }
@@ -1743,7 +1689,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_launch(const void* w, const float*
 	}
 #endif
 #if FORGE_MM_WGMMA_RS
-	if (batch >= FORGE_MM_WGMMA_RS_MIN_BATCH && forge_matmul_f32_f16_kernel_wgmma_rs_run<FORGE_MM_WGMMA_RS_BN, FORGE_MM_WGMMA_RS_STAGES, FORGE_MM_WGMMA_RS_CLUSTER>(w, x, y, rows, cols, batch, stream)) {
+	if (batch >= FORGE_MM_WGMMA_RS_MIN_BATCH && forge_matmul_f32_f16_kernel_wgmma_rs_run<FORGE_MM_WGMMA_RS_BN, FORGE_MM_WGMMA_RS_STAGES>(w, x, y, rows, cols, batch, stream)) {
 		return true;
 	}
 #endif
