@@ -338,23 +338,6 @@ func TestMatMulHMMAHost(t *testing.T) {
 		{"wgmma_tma_chunks_g3", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_PDL=2", "-DFORGE_MM_XH_CHUNKS_GRID=3", "-DFORGE_MM_XH_CHUNKS_VECS=16",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
-		// X read as it is by the product (FORGE_MM_WGMMA_RS, from batch
-		// 65): register-A products, X's f32 boxes landing swizzled, Y
-		// zeroed and the product as its dependent where K is split; at the
-		// default 256 rows of W a tile, at 128 with two stages (a stage
-		// refilled as soon as both warpgroups released it), and unsplit
-		// (one launch; Y stored in pairs where rows is even, else one by
-		// one).
-		{"wgmma_rs", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1"}, func(int, int) int { return 2 }},
-		{"wgmma_rs_bn128_s2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1", "-DFORGE_MM_WGMMA_RS_BN=128",
-			"-DFORGE_MM_WGMMA_RS_STAGES=2"}, func(int, int) int { return 2 }},
-		{"wgmma_rs_nosplit", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_RS=1", "-DFORGE_MM_WGMMA_CTAS=1"},
-			func(_, batch int) int {
-				if batch >= 65 {
-					return 1
-				}
-				return 2
-			}},
 		// A driver that refuses TMA maps: the kernel that stages by
 		// cp.async instead (X converted once).
 		{"wgmma_no_tma", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_NO_TMA"}, func(int, int) int { return 2 }},

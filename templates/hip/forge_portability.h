@@ -745,67 +745,6 @@ FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
 		forge_wgmma_m64n256k16(d, a, b);
 	}
 }
-// forge_wgmma_m64n128k16_rs(d, a, b), forge_wgmma_m64n256k16_rs: d += A·Bᵀ
-// with A (64 rows × 16, f16) from registers instead of shared memory: in
-// warp w of the warpgroup, lane (g = l/4, t = l%4) holds in a[0..3] the
-// pairs (low half first) A(16w + g, 2t..2t+1), A(16w + g + 8, 2t..),
-// A(16w + g, 8 + 2t..), A(16w + g + 8, 8 + 2t..) (mma.sync's A fragment);
-// B and d as forge_wgmma_m64n128k16's. a must not be written again until
-// a forge_wgmma_wait has seen the product done. forge_wgmma_m64nNk16_rs<N>
-// picks one.
-FORGE_DEVICE void forge_wgmma_m64n128k16_rs(float* d, const uint32_t* a, uint64_t b) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-		"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, {%64,%65,%66,%67}, %68, p, 1, 1, 0;\n}\n"
-		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
-#else
-	(void)d, (void)a, (void)b;
-	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
-#endif
-}
-FORGE_DEVICE void forge_wgmma_m64n256k16_rs(float* d, const uint32_t* a, uint64_t b) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-		"wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, {%128,%129,%130,%131}, %132, p, 1, 1, 0;\n}\n"
-		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-		  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-		  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-		  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-		  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-		  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-		  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-		  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-		  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
-#else
-	(void)d, (void)a, (void)b;
-	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
-#endif
-}
-template <uint32_t N>
-FORGE_DEVICE void forge_wgmma_m64nNk16_rs(float* d, const uint32_t* a, uint64_t b) {
-	static_assert(N == 128 || N == 256, "forge_wgmma_m64nNk16_rs: N is 128 or 256");
-	if constexpr (N == 128) {
-		forge_wgmma_m64n128k16_rs(d, a, b);
-	} else {
-		forge_wgmma_m64n256k16_rs(d, a, b);
-	}
-}
 // The tensor memory accelerator (TMA, sm_90), for matmul's wgmma kernel
 // whose stages one thread fills (as cuBLAS's and CUTLASS's Hopper kernels
 // are fed):
@@ -819,9 +758,6 @@ FORGE_DEVICE void forge_wgmma_m64nNk16_rs(float* d, const uint32_t* a, uint64_t 
 //     shared memory in the 128-byte-swizzled layout wgmma reads (above),
 //     elements outside the matrix read as zero. False, the runtime's error
 //     cleared, where the driver lacks the entry point or refuses the map;
-//   forge_tmap_f32_2d: the same for an f32 matrix (inner a multiple of 4),
-//     box_inner = 32 elements (128 bytes) a row, 16-byte chunk c of box row
-//     r at chunk c ^ (r % 8) as above;
 //   forge_tma_load_2d(dst, map, c_inner, c_outer, bar): the calling thread
 //     copies the box whose first element is (row c_outer, element c_inner)
 //     to dst (1024-byte aligned); when it has landed, bar's transaction
@@ -835,10 +771,7 @@ FORGE_DEVICE void forge_wgmma_m64nNk16_rs(float* d, const uint32_t* a, uint64_t 
 #include <cuda.h>
 typedef CUtensorMap forge_tmap;
 #define FORGE_GRID_CONSTANT __grid_constant__
-// forge_tmap_2d is forge_tmap_f16_2d and forge_tmap_f32_2d: elements of
-// esize bytes, box_inner of them (128 bytes) a box row.
-static inline bool forge_tmap_2d(forge_tmap* map, CUtensorMapDataType type, uint32_t esize, const void* base, uint64_t inner, uint64_t outer,
-	uint32_t box_inner, uint32_t box_outer) {
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
 	typedef CUresult (*encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
 		const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 	// The driver's entry point, looked up once through the runtime, so that
@@ -860,19 +793,13 @@ static inline bool forge_tmap_2d(forge_tmap* map, CUtensorMapDataType type, uint
 		f = reinterpret_cast<encode_fn>(p);
 		encode.store(f, std::memory_order_release);
 	}
-	if (box_inner * esize != 128 || box_outer == 0 || box_outer > 256 || inner * esize % 16 != 0 || (uintptr_t)base % 16 != 0) {
+	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
 		return false;
 	}
-	const cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * esize};
+	const cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * 2};
 	const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
-	return f(map, type, 2, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	return f(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
 		CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
-	return forge_tmap_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, base, inner, outer, box_inner, box_outer);
-}
-static inline bool forge_tmap_f32_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
-	return forge_tmap_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, inner, outer, box_inner, box_outer);
 }
 FORGE_DEVICE void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -122,10 +122,6 @@ inline float4 make_float4(float x, float y, float z, float w) { return float4{x,
 struct alignas(8) uint2 {
 	uint32_t x, y;
 };
-struct alignas(8) float2 {
-	float x, y;
-};
-inline float2 make_float2(float x, float y) { return float2{x, y}; }
 inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
 inline uint2 make_uint2(uint32_t x, uint32_t y) { return uint2{x, y}; }
 // forge_store_stream: the header's streaming store; here a plain store.
@@ -659,45 +655,17 @@ static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k
 	memcpy(&h, forge_emu_dyn_smem + phys, 2);
 	return forge_half_to_f32(h);
 }
-// Register-A products (forge_wgmma_m64nNk16_rs): each thread's fragment is
-// kept by its count of such products, so that a product made later (at the
-// wait) reads what every thread of the warpgroup held when it issued it;
-// a fragment not yet issued by its thread is waited for, one overwritten
-// (too far behind) stops the emulation.
-#define FORGE_EMU_WGMMA_RS_RING 256
-struct forge_emu_wgmma_frag {
-	uint64_t seq; // 1 + the count, 0: never written
-	uint32_t a[4];
-};
-static forge_emu_wgmma_frag forge_emu_wgmma_frags[1024][FORGE_EMU_WGMMA_RS_RING];
-static uint64_t forge_emu_wgmma_rs_issued[1024];
-// forge_emu_wgmma_afrag is A(row, k) of the register-A product seq of the
-// warpgroup whose first thread is fiber wg0.
-static inline float forge_emu_wgmma_afrag(uint32_t wg0, uint64_t seq, uint32_t row, uint32_t k) {
-	const uint32_t w = row / 16, g = row % 8, h = row % 16 / 8, t = k % 8 / 2;
-	const forge_emu_wgmma_frag* f = &forge_emu_wgmma_frags[wg0 + 32 * w + 4 * g + t][(seq - 1) % FORGE_EMU_WGMMA_RS_RING];
-	while (f->seq != seq) {
-		if (f->seq > seq) {
-			fprintf(stderr, "forge_wgmma_rs: fragment %llu of thread %u overwritten before it was read\n", (unsigned long long)seq, wg0 + 32 * w + 4 * g + t);
-			abort();
-		}
-		forge_emu_yield();
-	}
-	const uint32_t word = f->a[h + 2 * (k / 8)];
-	return forge_half_to_f32((uint16_t)(k % 2 ? word >> 16 : word & 0xFFFF));
-}
 // forge_emu_wgmma is m64nNk16: N/8 column groups of accumulators, as the
 // hardware lays them out (d[4j + 2h + e] is column 8j + 2q + e).
-static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n, uint64_t rs = 0) {
-	const uint32_t t = forge_thread_idx() % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4, wg0 = forge_emu_tid - t;
+static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n) {
+	const uint32_t t = forge_thread_idx() % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
 	for (uint32_t j = 0; j < n / 8; ++j) {
 		for (uint32_t h = 0; h < 2; ++h) {
 			for (uint32_t e = 0; e < 2; ++e) {
 				const uint32_t row = 16 * w + g + 8 * h, col = 8 * j + 2 * q + e;
 				float s = d[4 * j + 2 * h + e];
 				for (uint32_t k = 0; k < 16; ++k) {
-					const float av = rs ? forge_emu_wgmma_afrag(wg0, rs, row, k) : forge_emu_wgmma_elem(a, row, k);
-					s += av * forge_emu_wgmma_elem(b, col, k);
+					s += forge_emu_wgmma_elem(a, row, k) * forge_emu_wgmma_elem(b, col, k);
 				}
 				d[4 * j + 2 * h + e] = s;
 			}
@@ -713,7 +681,6 @@ struct forge_emu_wgmma_op {
 	float* d;
 	uint64_t a, b, group; // group 0: not yet committed
 	uint32_t n;
-	uint64_t rs; // 0: A at descriptor a; else 1 + the issuing thread's count of register-A products before this one
 };
 #define FORGE_EMU_WGMMA_QUEUE 64 // products pending a thread
 static forge_emu_wgmma_op forge_emu_wgmma_ops[1024][FORGE_EMU_WGMMA_QUEUE];
@@ -725,22 +692,8 @@ static inline void forge_emu_wgmma_issue(float* d, uint64_t a, uint64_t b, uint3
 		fprintf(stderr, "forge_wgmma: thread %u has %d products pending (the emulation's limit)\n", tid, FORGE_EMU_WGMMA_QUEUE);
 		abort();
 	}
-	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid]++] = forge_emu_wgmma_op{d, a, b, 0, n, 0};
+	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid]++] = forge_emu_wgmma_op{d, a, b, 0, n};
 }
-template <uint32_t N>
-static inline void forge_wgmma_m64nNk16_rs(float* d, const uint32_t* a, uint64_t b) {
-	static_assert(N == 128 || N == 256, "forge_wgmma_m64nNk16_rs: N is 128 or 256");
-	const uint32_t tid = forge_emu_tid;
-	const uint64_t seq = ++forge_emu_wgmma_rs_issued[tid];
-	forge_emu_wgmma_frag& f = forge_emu_wgmma_frags[tid][(seq - 1) % FORGE_EMU_WGMMA_RS_RING];
-	f.seq = seq;
-	memcpy(f.a, a, sizeof f.a);
-	forge_emu_wgmma_issue(d, 0, b, N);
-	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid] - 1].rs = seq;
-	forge_emu_events++;
-}
-static inline void forge_wgmma_m64n128k16_rs(float* d, const uint32_t* a, uint64_t b) { forge_wgmma_m64nNk16_rs<128>(d, a, b); }
-static inline void forge_wgmma_m64n256k16_rs(float* d, const uint32_t* a, uint64_t b) { forge_wgmma_m64nNk16_rs<256>(d, a, b); }
 static inline void forge_wgmma_commit() {
 	const uint32_t tid = forge_emu_tid;
 	const uint64_t g = ++forge_emu_wgmma_groups[tid];
@@ -758,7 +711,7 @@ static inline void forge_wgmma_wait() {
 	for (uint32_t i = 0; i < forge_emu_wgmma_nops[tid]; ++i) {
 		const forge_emu_wgmma_op op = forge_emu_wgmma_ops[tid][i];
 		if (op.group != 0 && op.group <= done) {
-			forge_emu_wgmma(op.d, op.a, op.b, op.n, op.rs);
+			forge_emu_wgmma(op.d, op.a, op.b, op.n);
 		} else {
 			forge_emu_wgmma_ops[tid][kept++] = op;
 		}
@@ -838,24 +791,18 @@ static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 struct forge_tmap {
 	const uint8_t* base;
 	uint64_t inner, outer;
-	uint32_t box_inner, box_outer, esize;
+	uint32_t box_inner, box_outer;
 };
 // -DFORGE_EMU_NO_TMA: a driver without TMA maps, which refuses every one.
-static inline bool forge_emu_tmap_2d(forge_tmap* map, uint32_t esize, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
 #if defined(FORGE_EMU_NO_TMA)
 	return false;
 #endif
-	if (box_inner * esize != 128 || box_outer == 0 || box_outer > 256 || inner * esize % 16 != 0 || (uintptr_t)base % 16 != 0) {
+	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
 		return false;
 	}
-	*map = forge_tmap{(const uint8_t*)base, inner, outer, box_inner, box_outer, esize};
+	*map = forge_tmap{(const uint8_t*)base, inner, outer, box_inner, box_outer};
 	return true;
-}
-static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
-	return forge_emu_tmap_2d(map, 2, base, inner, outer, box_inner, box_outer);
-}
-static inline bool forge_tmap_f32_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
-	return forge_emu_tmap_2d(map, 4, base, inner, outer, box_inner, box_outer);
 }
 // forge_emu_tma_box lands map's box at (c_inner, c_outer) at offset `at`
 // of workgroup rank's shared memory and takes its bytes off the barrier at
@@ -866,16 +813,15 @@ static inline void forge_emu_tma_box(uint32_t rank, uint32_t at, const forge_tma
 		abort();
 	}
 	uint8_t* const smem = forge_emu_smem_store[rank];
-	const uint32_t es = map->esize;
 	for (uint32_t r = 0; r < map->box_outer; ++r) {
-		for (uint32_t e = 0; e < map->box_inner; ++e) {
+		for (uint32_t e = 0; e < 64; ++e) {
 			const int64_t row = (int64_t)c_outer + r, col = (int64_t)c_inner + e;
-			uint8_t v[4] = {0, 0, 0, 0};
+			uint16_t h = 0;
 			if (row >= 0 && col >= 0 && (uint64_t)row < map->outer && (uint64_t)col < map->inner) {
-				memcpy(v, map->base + es * ((uint64_t)row * map->inner + (uint64_t)col), es);
+				memcpy(&h, map->base + 2 * ((uint64_t)row * map->inner + (uint64_t)col), 2);
 			}
-			const uint32_t addr = at + r * 128 + es * e;
-			memcpy(smem + (addr ^ (((addr >> 7) & 7) << 4)), v, es);
+			const uint32_t addr = at + r * 128 + 2 * e;
+			memcpy(smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
 		}
 	}
 	uint64_t* const b = reinterpret_cast<uint64_t*>(smem + bar);
