@@ -309,10 +309,12 @@ func TestMatMulHMMAHost(t *testing.T) {
 		// In clusters of two sharing X's copies (TMA multicast, an
 		// arrival at each workgroup's barrier releasing a stage; the
 		// emulation runs a cluster's workgroups at once, each with its own
-		// shared memory), with the 256-column tile, and at two stages.
+		// shared memory), with the 256-column tile (as the conversion's
+		// dependent, the default), as a plain launch, and at two stages.
 		// 260×16384×16 besides: both workgroups of a cluster store rows,
 		// and each takes 32 K steps, more than its stages.
 		{"wgmma_tma_cl2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2", "-DFORGE_MM_WGMMA_BN256_MIN_COLS=0"}, func(int, int) int { return 2 }},
+		{"wgmma_tma_cl2_plain", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2", "-DFORGE_MM_WGMMA_PDL=0"}, func(int, int) int { return 2 }},
 		{"wgmma_tma_cl2_2", []string{"F16"}, []string{"f16_matmul.hip"}, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_MM_WGMMA_CLUSTER=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN16=2", "-DFORGE_MM_WGMMA_STAGES_BN32=2", "-DFORGE_MM_WGMMA_STAGES_BN64=2", "-DFORGE_MM_WGMMA_STAGES_BN128=2",
 			"-DFORGE_MM_WGMMA_STAGES_BN256=2"}, func(int, int) int { return 2 }},
@@ -381,7 +383,7 @@ var clusterShapes = []hostShape{{260, 16384, 16}}
 
 // extraShapes are the shapes a TestMatMulHMMAHost configuration runs
 // besides the common ones.
-var extraShapes = map[string][]hostShape{"wgmma_tma_cl2": clusterShapes, "wgmma_tma_cl2_2": clusterShapes}
+var extraShapes = map[string][]hostShape{"wgmma_tma_cl2": clusterShapes, "wgmma_tma_cl2_2": clusterShapes, "wgmma_tma_cl2_plain": clusterShapes}
 
 // intFormats are the formats TestMatMulHMMAHost runs on sm_90's integer
 // path, and intFiles their matmul files.

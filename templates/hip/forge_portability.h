@@ -860,6 +860,8 @@ FORGE_DEVICE void forge_flag_wait(const uint32_t* f, uint32_t want) {
 //     workgroups (grid a multiple of n); the kernel's shared memory must
 //     all be dynamic (the host emulation runs a cluster's workgroups at
 //     once, each with its own dynamic shared memory);
+//     FORGE_LAUNCH_CLUSTER_AFTER, the same as a dependent launch
+//     (FORGE_LAUNCH_AFTER);
 //   forge_cluster_rank(): the workgroup's index in its cluster;
 //   forge_cluster_sync(): every thread of the cluster's workgroups arrives
 //     and waits (release / acquire), so that barriers initialised before it
@@ -876,23 +878,28 @@ FORGE_DEVICE void forge_flag_wait(const uint32_t* f, uint32_t want) {
 //     the cluster whose bit is set in mask, each's barrier at bar's offset
 //     taking the box's bytes.
 template <typename... Params, typename... Args>
-static inline void forge_launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, uint32_t n, Args... args) {
+static inline void forge_launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, uint32_t n, bool after,
+	Args... args) {
 	cudaLaunchConfig_t config = {};
 	config.gridDim = grid;
 	config.blockDim = block;
 	config.dynamicSmemBytes = shared_bytes;
 	config.stream = stream;
-	cudaLaunchAttribute attr[1];
+	cudaLaunchAttribute attr[2];
 	attr[0].id = cudaLaunchAttributeClusterDimension;
 	attr[0].val.clusterDim.x = n;
 	attr[0].val.clusterDim.y = 1;
 	attr[0].val.clusterDim.z = 1;
+	attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	attr[1].val.programmaticStreamSerializationAllowed = 1;
 	config.attrs = attr;
-	config.numAttrs = 1;
+	config.numAttrs = after ? 2 : 1;
 	(void)cudaLaunchKernelEx(&config, kernel, ((Params)args)...);
 }
 #define FORGE_LAUNCH_CLUSTER(kernel, grid, block, shared_bytes, stream, n, ...) \
-	forge_launch_cluster(kernel, (grid), (block), (shared_bytes), (stream), (n), __VA_ARGS__)
+	forge_launch_cluster(kernel, (grid), (block), (shared_bytes), (stream), (n), false, __VA_ARGS__)
+#define FORGE_LAUNCH_CLUSTER_AFTER(kernel, grid, block, shared_bytes, stream, n, ...) \
+	forge_launch_cluster(kernel, (grid), (block), (shared_bytes), (stream), (n), true, __VA_ARGS__)
 FORGE_DEVICE uint32_t forge_cluster_rank() {
 	uint32_t r = 0;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -854,6 +854,7 @@ static inline void forge_emu_launch_cluster_kernel(void (*kernel)(Params...), ui
 }
 #define FORGE_LAUNCH_CLUSTER(kernel, grid, block, shared_bytes, stream, n, ...) \
 	((void)(stream), forge_emu_launch_cluster_kernel(kernel, (grid).x, (block).x, (size_t)(shared_bytes), (n), #kernel, __VA_ARGS__))
+#define FORGE_LAUNCH_CLUSTER_AFTER FORGE_LAUNCH_CLUSTER
 static inline uint32_t forge_cluster_rank() { return forge_emu_cluster_rank; }
 static inline void forge_cluster_sync() { forge_emu_sync_cluster(); }
 static inline void forge_mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {

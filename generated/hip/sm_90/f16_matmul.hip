@@ -1282,8 +1282,10 @@ forge_matmul_f32_f16_kernel_wgmma_ws(const uint16_t* __restrict__ w, const uint1
 // it (`empty` counts 8 · CL arrivals), and the cluster meets after the
 // barriers' initialisation and before it leaves (a workgroup's shared
 // memory is written by the other's copies and arrivals).
-// PDL (FORGE_MM_WGMMA_PDL 1, the default, or 2, experimental; clusters
-// of one): launched as the dependent of X's conversion, which lets it
+// PDL (FORGE_MM_WGMMA_PDL 1, the default, also in clusters of two, each
+// workgroup's filling thread waiting before its own X copy, which lands in
+// both; or 2, experimental, clusters of one): launched as the dependent of
+// X's conversion, which lets it
 // start at once. 1: the first stages' W is copied while X is converted, and the
 // filling thread waits for the whole conversion before X's first copy;
 // 2: the conversion publishes X a K chunk at a time
@@ -1389,7 +1391,7 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 		constexpr uint32_t bytes = Stages * (128 + BN) * 64 * 2 + 1024 + 16 * Stages;
 		constexpr uint32_t CL = FORGE_MM_WGMMA_CLUSTER;
 		static_assert(CL == 1 || CL == 2, "FORGE_MM_WGMMA_CLUSTER is 1 or 2");
-		constexpr uint32_t PDL = CL == 1 ? FORGE_MM_WGMMA_PDL : 0; // (a cluster launch is not a dependent one)
+		constexpr uint32_t PDL = CL == 1 || FORGE_MM_WGMMA_PDL == 1 ? FORGE_MM_WGMMA_PDL : 0; // (X published a chunk at a time: clusters of one)
 		static_assert(PDL <= 2, "FORGE_MM_WGMMA_PDL is 0, 1 or 2");
 		static std::atomic<uint64_t> opted[4] = {};
 		forge_tmap wmap, xmap;
@@ -1416,7 +1418,9 @@ static bool forge_matmul_f32_f16_kernel_wgmma_run(const void* w, const float* x,
 			// again and write all of Y.
 			const bool mapped = forge_tmap_f16_2d(&xmap, xh, (uint64_t)cols, (uint64_t)batch, 64, BN / CL);
 			if (mapped) {
-				if constexpr (CL > 1) {
+				if constexpr (CL > 1 && PDL != 0) {
+					FORGE_LAUNCH_CLUSTER_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits, ready);
+				} else if constexpr (CL > 1) {
 					FORGE_LAUNCH_CLUSTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, CL, wmap, xmap, y, rows, cols, batch, splits, ready);
 				} else if constexpr (PDL != 0) {
 					FORGE_LAUNCH_AFTER((forge_matmul_f32_f16_kernel_wgmma_tma<BN, Stages, CL, PDL>), dim3(cgrid), dim3(288), bytes, stream, wmap, xmap, y, rows, cols, batch, splits, ready);
