@@ -177,7 +177,7 @@ forge() {
   # The vendor's f16 product at the matmul shapes (cuBLAS through PyTorch),
   # when this machine has PyTorch: the bar beside the matmul rows.
   if [ -n "${MATMUL_SHAPES// /}" ] && python3 -c 'import torch' 2> /dev/null; then
-    log python3 scripts/cublas_f16.py $MATMUL_SHAPES > "$OUT/cublas.txt" 2> "$OUT/cublas.log" || rm -f "$OUT/cublas.txt"
+    log python3 scripts/cublas_f16.py --count "$COUNT" --reps "$LAUNCHES" $MATMUL_SHAPES > "$OUT/cublas.txt" 2> "$OUT/cublas.log" || rm -f "$OUT/cublas.txt"
   else
     rm -f "$OUT/cublas.txt"
   fi

@@ -76,11 +76,11 @@ func compareLlamaAction(c *cli.Context) error {
 
 	cmp := llama.Compare(runs, cases)
 	if f := c.String("cublas"); f != "" {
-		dev, us, err := llama.ReadCublas(f)
+		dev, stat, us, err := llama.ReadCublas(f)
 		if err != nil {
 			return bad("%v", err)
 		}
-		cmp.AddVendor(llama.Vendor{Name: "cuBLAS f16", Source: f, Device: dev, Statistic: llama.VendorStatistic}, us)
+		cmp.AddVendor(llama.Vendor{Name: "cuBLAS f16", Source: f, Device: dev, Statistic: stat}, us)
 	}
 	out := c.String("json")
 	if out != "-" {

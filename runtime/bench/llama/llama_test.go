@@ -354,9 +354,17 @@ func checkUnmatched(t *testing.T, side string, got []Unmatched, want map[string]
 // gains the two columns, and a malformed line is an error naming it.
 func TestVendorColumn(t *testing.T) {
 	out := "# NVIDIA H100 80GB HBM3, torch 2.9, CUDA 13.0\nshape                  us/op    TFLOPS\n4096x14336x512          86.90     692.0\n4096x4096x16            10.00      53.7\n"
-	dev, us, err := parseCublas(strings.NewReader(out), "cublas.txt")
-	if err != nil || dev != "NVIDIA H100 80GB HBM3" || us["4096x14336x512"] != 86.9 || len(us) != 2 {
-		t.Fatalf("parse: %q %v %v", dev, us, err)
+	dev, stat, us, err := parseCublas(strings.NewReader(out), "cublas.txt")
+	if err != nil || dev != "NVIDIA H100 80GB HBM3" || stat != VendorStatistic || us["4096x14336x512"] != 86.9 || len(us) != 2 {
+		t.Fatalf("parse: %q %q %v %v", dev, stat, us, err)
+	}
+	// The script's current output: its statistic line, and each shape's
+	// samples on a comment line.
+	sampled := "# NVIDIA H200, torch 2.11, CUDA 13.0\n# statistic: median of 5 samples, each the mean µs of 100 back-to-back launches\n" +
+		"shape                  us/op    TFLOPS\n4096x14336x512          90.00     668.1\n# 4096x14336x512 samples: 85.09 85.18 90.00 90.18 90.24\n"
+	if dev2, stat2, us2, err := parseCublas(strings.NewReader(sampled), "cublas.txt"); err != nil || dev2 != "NVIDIA H200" ||
+		stat2 != "median of 5 samples, each the mean µs of 100 back-to-back launches" || us2["4096x14336x512"] != 90 || len(us2) != 1 {
+		t.Errorf("sampled output: %q %q %v %v", dev2, stat2, us2, err)
 	}
 	c := &Comparison{Rows: []Row{
 		{Family: "matmul", Kernel: "matmul_f32", Format: "Q4_0", Shape: []int{4096, 14336, 512}, ForgeUS: 173.8, LlamaUS: 324, Ratio: 0.54, Winner: "forge"},
@@ -381,7 +389,7 @@ func TestVendorColumn(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
 	}
-	if _, _, err := parseCublas(strings.NewReader("4096x14336 86.9 1\n"), "bad.txt"); err == nil || !strings.Contains(err.Error(), "bad.txt:1:") {
+	if _, _, _, err := parseCublas(strings.NewReader("4096x14336 86.9 1\n"), "bad.txt"); err == nil || !strings.Contains(err.Error(), "bad.txt:1:") {
 		t.Errorf("a two-dimensional shape: %v", err)
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/rocmforge/forge/runtime/suite"
 )
 
-// VendorStatistic is what scripts/cublas_f16.py's time is.
+// VendorStatistic is what scripts/cublas_f16.py's time is where its output
+// does not say (a "# statistic: …" line, since it takes forge's samples and
+// launches a sample): its earlier, fixed protocol.
 const VendorStatistic = "mean µs per product of torch.matmul on f16 tensors (cuBLAS), 200 back-to-back launches after 20 warm-up ones"
 
 // Vendor is the vendor library's f16 product beside the matmul rows: the
@@ -25,24 +27,30 @@ type Vendor struct {
 }
 
 // ReadCublas reads scripts/cublas_f16.py's output: a "# DEVICE, torch …"
-// line, a header line, then "ROWSxCOLSxBATCH µs TFLOPS" per shape. It
-// returns the device and µs by shape name (suite.ShapeName's form).
-func ReadCublas(path string) (device string, us map[string]float64, err error) {
+// line, a "# statistic: …" line, a header line, then "ROWSxCOLSxBATCH µs
+// TFLOPS" per shape (other "#" lines are comments). It returns the
+// device, the statistic (VendorStatistic where none is given) and µs by
+// shape name (suite.ShapeName's form).
+func ReadCublas(path string) (device, statistic string, us map[string]float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	defer f.Close()
 	return parseCublas(f, path)
 }
 
-func parseCublas(r io.Reader, path string) (device string, us map[string]float64, err error) {
+func parseCublas(r io.Reader, path string) (device, statistic string, us map[string]float64, err error) {
 	us = map[string]float64{}
+	statistic = VendorStatistic
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "" || strings.HasPrefix(line, "shape"):
+			continue
+		case strings.HasPrefix(line, "# statistic:"):
+			statistic = strings.TrimSpace(strings.TrimPrefix(line, "# statistic:"))
 			continue
 		case strings.HasPrefix(line, "#"):
 			if device == "" {
@@ -52,22 +60,22 @@ func parseCublas(r io.Reader, path string) (device string, us map[string]float64
 		}
 		fs := strings.Fields(line)
 		if len(fs) != 3 {
-			return "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\", got %q", path, n, line)
+			return "", "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\", got %q", path, n, line)
 		}
 		dims, ok := suite.ParseShape(fs[0])
 		v, perr := strconv.ParseFloat(fs[1], 64)
 		if !ok || len(dims) != 3 || perr != nil || !(v > 0) {
-			return "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\" with a positive time, got %q", path, n, line)
+			return "", "", nil, fmt.Errorf("%s:%d: want \"ROWSxCOLSxBATCH µs TFLOPS\" with a positive time, got %q", path, n, line)
 		}
 		us[suite.ShapeName(dims...)] = v
 	}
 	if err := sc.Err(); err != nil {
-		return "", nil, fmt.Errorf("%s: %w", path, err)
+		return "", "", nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(us) == 0 {
-		return "", nil, fmt.Errorf("%s: no timings (is it scripts/cublas_f16.py's output?)", path)
+		return "", "", nil, fmt.Errorf("%s: no timings (is it scripts/cublas_f16.py's output?)", path)
 	}
-	return device, us, nil
+	return device, statistic, us, nil
 }
 
 // AddVendor puts the vendor's time beside every matmul row of a shape it
