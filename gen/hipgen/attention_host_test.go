@@ -58,6 +58,13 @@ var attnTunes = []struct {
 	{"wmma_1warp_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_8warps_16keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=8", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=16"}},
 	{"wmma_1warp_48keys", "gfx1100", false, []string{"-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WMMA_WARPS=1", "-DFORGE_TUNE_ATTENTION_WMMA_KEYS=48"}},
+	// sm_90's wgmma path (f16 prefill; wgmma and TMA emulated: Q, K and V
+	// land swizzled, zeros past each head's rows), at its 128-key tiles
+	// and two stages, and at 64-key tiles through one stage (a stage
+	// refilled as soon as both warpgroups released it; 200 keys are four
+	// tiles); f32 and decode take the generic paths.
+	{"wgmma", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA"}},
+	{"wgmma_64keys_1stage", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WGMMA_KEYS=64", "-DFORGE_TUNE_ATTENTION_WGMMA_STAGES=1"}},
 	// The split-KV decode path with splits of a few keys, so that the
 	// small cases split (and the merge kernel runs): odd rows per
 	// workgroup and keys per step, wave32 and wave64.

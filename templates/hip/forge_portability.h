@@ -745,6 +745,66 @@ FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
 		forge_wgmma_m64n256k16(d, a, b);
 	}
 }
+// forge_wgmma_desc_mn(addr, lbo): the descriptor of an MN-major tile at
+// addr (a B operand whose N elements are contiguous, as V's rows are for
+// O += P·V): 128-byte swizzle, rows of 64 N elements (128 bytes, chunk c
+// of row r at c ^ (r % 8)) for consecutive K, 8-row groups 1024 bytes
+// apart, the next 64 N elements lbo bytes on; addr + 2048·i is the i-th
+// k16 slice.
+FORGE_DEVICE uint64_t forge_wgmma_desc_mn(uint32_t addr, uint32_t lbo) {
+	return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)((lbo & 0x3FFFFu) >> 4) << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+}
+// forge_wgmma_m64n64k16_rs_mn(d, a, b), forge_wgmma_m64n128k16_rs_mn: d +=
+// A·B with A (64 rows × 16, f16) from registers, in warp w of the
+// warpgroup lane (g = l/4, t = l%4) holding in a[0..3] the pairs (low half
+// first) A(16w + g, 2t..2t+1), A(16w + g + 8, 2t..), A(16w + g, 8 + 2t..),
+// A(16w + g + 8, 8 + 2t..) (mma.sync's A fragment, and exactly the
+// accumulator layout's entries of two 8-column groups), and B (16 × N)
+// MN-major at descriptor b (forge_wgmma_desc_mn); d as
+// forge_wgmma_m64n128k16's. a must not be written again until a
+// forge_wgmma_wait has seen the product done. forge_wgmma_m64nNk16_rs_mn<N>
+// picks one.
+FORGE_DEVICE void forge_wgmma_m64n64k16_rs_mn(float* d, const uint32_t* a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+FORGE_DEVICE void forge_wgmma_m64n128k16_rs_mn(float* d, const uint32_t* a, uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+		"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, {%64,%65,%66,%67}, %68, p, 1, 1, 1;\n}\n"
+		: "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+#else
+	(void)d, (void)a, (void)b;
+	__trap(); // -DFORGE_MM_WGMMA needs -arch=sm_90a
+#endif
+}
+template <uint32_t N>
+FORGE_DEVICE void forge_wgmma_m64nNk16_rs_mn(float* d, const uint32_t* a, uint64_t b) {
+	static_assert(N == 64 || N == 128, "forge_wgmma_m64nNk16_rs_mn: N is 64 or 128");
+	if constexpr (N == 64) {
+		forge_wgmma_m64n64k16_rs_mn(d, a, b);
+	} else {
+		forge_wgmma_m64n128k16_rs_mn(d, a, b);
+	}
+}
 // The tensor memory accelerator (TMA, sm_90), for matmul's wgmma kernel
 // whose stages one thread fills (as cuBLAS's and CUTLASS's Hopper kernels
 // are fed):
@@ -758,6 +818,10 @@ FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
 //     shared memory in the 128-byte-swizzled layout wgmma reads (above),
 //     elements outside the matrix read as zero. False, the runtime's error
 //     cleared, where the driver lacks the entry point or refuses the map;
+//   forge_tmap_f16_3d(map, base, d0, d1, d2, b0, b1, b2) (host): the same
+//     for a 3-dimensional f16 tensor (d0 contiguous, b0 = 64), boxes of
+//     b0 × b1 × b2 landing as b1·b2 rows of 128 bytes, zeros past every
+//     dimension's end; forge_tma_load_3d(dst, map, c0, c1, c2, bar) its copy;
 //   forge_tma_load_2d(dst, map, c_inner, c_outer, bar): the calling thread
 //     copies the box whose first element is (row c_outer, element c_inner)
 //     to dst (1024-byte aligned); when it has landed, bar's transaction
@@ -771,7 +835,9 @@ FORGE_DEVICE void forge_wgmma_m64nNk16(float* d, uint64_t a, uint64_t b) {
 #include <cuda.h>
 typedef CUtensorMap forge_tmap;
 #define FORGE_GRID_CONSTANT __grid_constant__
-static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+// forge_tmap_f16 is forge_tmap_f16_2d and forge_tmap_f16_3d: rank 2 or 3,
+// dims[0] the contiguous one.
+static inline bool forge_tmap_f16(forge_tmap* map, const void* base, uint32_t rank, const uint64_t* dims, const uint32_t* boxes) {
 	typedef CUresult (*encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
 		const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 	// The driver's entry point, looked up once through the runtime, so that
@@ -793,13 +859,35 @@ static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t
 		f = reinterpret_cast<encode_fn>(p);
 		encode.store(f, std::memory_order_release);
 	}
-	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
+	if ((rank != 2 && rank != 3) || boxes[0] != 64 || dims[0] % 8 != 0 || (uintptr_t)base % 16 != 0) {
 		return false;
 	}
-	const cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * 2};
-	const cuuint32_t box[2] = {box_inner, box_outer}, step[2] = {1, 1};
-	return f(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	cuuint64_t d[3], strides[2];
+	cuuint32_t box[3], step[3] = {1, 1, 1};
+	uint64_t pitch = 2;
+	for (uint32_t i = 0; i < rank; ++i) {
+		if (boxes[i] == 0 || boxes[i] > 256) {
+			return false;
+		}
+		d[i] = dims[i];
+		box[i] = boxes[i];
+		if (i > 0) {
+			strides[i - 1] = pitch;
+		}
+		pitch *= dims[i];
+	}
+	return f(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, rank, const_cast<void*>(base), d, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
 		CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+	const uint64_t dims[2] = {inner, outer};
+	const uint32_t boxes[2] = {box_inner, box_outer};
+	return forge_tmap_f16(map, base, 2, dims, boxes);
+}
+static inline bool forge_tmap_f16_3d(forge_tmap* map, const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t b0, uint32_t b1, uint32_t b2) {
+	const uint64_t dims[3] = {d0, d1, d2};
+	const uint32_t boxes[3] = {b0, b1, b2};
+	return forge_tmap_f16(map, base, 3, dims, boxes);
 }
 FORGE_DEVICE void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -807,6 +895,14 @@ FORGE_DEVICE void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_
 		::"r"(forge_smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c_inner), "r"(c_outer), "r"(forge_smem_addr(bar)) : "memory");
 #else
 	(void)dst, (void)map, (void)c_inner, (void)c_outer, (void)bar;
+#endif
+}
+FORGE_DEVICE void forge_tma_load_3d(void* dst, const forge_tmap* map, int32_t c0, int32_t c1, int32_t c2, uint64_t* bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+	asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+		::"r"(forge_smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(forge_smem_addr(bar)) : "memory");
+#else
+	(void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
 #endif
 }
 FORGE_DEVICE void forge_mbar_arrive_tx(uint64_t* bar, uint32_t bytes) {

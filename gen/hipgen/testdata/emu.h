@@ -655,17 +655,66 @@ static inline float forge_emu_wgmma_elem(uint64_t desc, uint32_t row, uint32_t k
 	memcpy(&h, forge_emu_dyn_smem + phys, 2);
 	return forge_half_to_f32(h);
 }
+static inline uint64_t forge_wgmma_desc_mn(uint32_t addr, uint32_t lbo) {
+	return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)((lbo & 0x3FFFFu) >> 4) << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
+}
+// forge_emu_wgmma_elem_mn is element (k, n) of the MN-major tile at desc:
+// rows of 64 N elements (128 bytes, swizzled) for consecutive K, 8-row
+// groups SBO apart, 64-element N blocks LBO apart.
+static inline float forge_emu_wgmma_elem_mn(uint64_t desc, uint32_t n, uint32_t k) {
+	if ((desc >> 62) != 1 || ((desc >> 49) & 7) != 0) {
+		fprintf(stderr, "forge_wgmma: MN-major descriptor %#llx: want base offset 0, 128-byte swizzle\n", (unsigned long long)desc);
+		abort();
+	}
+	const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4, lbo = (uint32_t)((desc >> 16) & 0x3FFF) << 4, sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
+	const uint32_t addr = start + (n / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (n % 64);
+	const uint32_t phys = addr ^ (((addr >> 7) & 7) << 4);
+	uint16_t h;
+	memcpy(&h, forge_emu_dyn_smem + phys, 2);
+	return forge_half_to_f32(h);
+}
+// Register-A products (forge_wgmma_m64nNk16_rs_mn): each thread's fragment
+// is kept by its count of such products, so that a product made later (at
+// the wait) reads what every thread of the warpgroup held when it issued
+// it; a fragment not yet issued by its thread is waited for, one
+// overwritten (too far behind) stops the emulation.
+#define FORGE_EMU_WGMMA_RS_RING 256
+struct forge_emu_wgmma_frag {
+	uint64_t seq; // 1 + the count, 0: never written
+	uint32_t a[4];
+};
+static forge_emu_wgmma_frag forge_emu_wgmma_frags[1024][FORGE_EMU_WGMMA_RS_RING];
+static uint64_t forge_emu_wgmma_rs_issued[1024];
+// forge_emu_wgmma_afrag is A(row, k) of the register-A product seq of the
+// warpgroup whose first thread is fiber wg0.
+static inline float forge_emu_wgmma_afrag(uint32_t wg0, uint64_t seq, uint32_t row, uint32_t k) {
+	const uint32_t w = row / 16, g = row % 8, h = row % 16 / 8, t = k % 8 / 2;
+	const forge_emu_wgmma_frag* f = &forge_emu_wgmma_frags[wg0 + 32 * w + 4 * g + t][(seq - 1) % FORGE_EMU_WGMMA_RS_RING];
+	while (f->seq != seq) {
+		if (f->seq > seq) {
+			fprintf(stderr, "forge_wgmma_rs: fragment %llu of thread %u overwritten before it was read\n", (unsigned long long)seq, wg0 + 32 * w + 4 * g + t);
+			abort();
+		}
+		forge_emu_yield();
+	}
+	const uint32_t word = f->a[h + 2 * (k / 8)];
+	return forge_half_to_f32((uint16_t)(k % 2 ? word >> 16 : word & 0xFFFF));
+}
 // forge_emu_wgmma is m64nNk16: N/8 column groups of accumulators, as the
 // hardware lays them out (d[4j + 2h + e] is column 8j + 2q + e).
-static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n) {
-	const uint32_t t = forge_thread_idx() % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4;
+static inline void forge_emu_wgmma(float* d, uint64_t a, uint64_t b, uint32_t n, uint64_t rs = 0) {
+	const uint32_t t = forge_thread_idx() % 128, w = t / 32, l = t % 32, g = l / 4, q = l % 4, wg0 = forge_emu_tid - t;
 	for (uint32_t j = 0; j < n / 8; ++j) {
 		for (uint32_t h = 0; h < 2; ++h) {
 			for (uint32_t e = 0; e < 2; ++e) {
 				const uint32_t row = 16 * w + g + 8 * h, col = 8 * j + 2 * q + e;
 				float s = d[4 * j + 2 * h + e];
 				for (uint32_t k = 0; k < 16; ++k) {
-					s += forge_emu_wgmma_elem(a, row, k) * forge_emu_wgmma_elem(b, col, k);
+					if (rs) { // A from registers, B MN-major
+						s += forge_emu_wgmma_afrag(wg0, rs, row, k) * forge_emu_wgmma_elem_mn(b, col, k);
+					} else {
+						s += forge_emu_wgmma_elem(a, row, k) * forge_emu_wgmma_elem(b, col, k);
+					}
 				}
 				d[4 * j + 2 * h + e] = s;
 			}
@@ -681,6 +730,7 @@ struct forge_emu_wgmma_op {
 	float* d;
 	uint64_t a, b, group; // group 0: not yet committed
 	uint32_t n;
+	uint64_t rs; // 0: A at descriptor a; else 1 + the issuing thread's count of register-A products before this one
 };
 #define FORGE_EMU_WGMMA_QUEUE 64 // products pending a thread
 static forge_emu_wgmma_op forge_emu_wgmma_ops[1024][FORGE_EMU_WGMMA_QUEUE];
@@ -692,8 +742,22 @@ static inline void forge_emu_wgmma_issue(float* d, uint64_t a, uint64_t b, uint3
 		fprintf(stderr, "forge_wgmma: thread %u has %d products pending (the emulation's limit)\n", tid, FORGE_EMU_WGMMA_QUEUE);
 		abort();
 	}
-	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid]++] = forge_emu_wgmma_op{d, a, b, 0, n};
+	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid]++] = forge_emu_wgmma_op{d, a, b, 0, n, 0};
 }
+template <uint32_t N>
+static inline void forge_wgmma_m64nNk16_rs_mn(float* d, const uint32_t* a, uint64_t b) {
+	static_assert(N == 64 || N == 128, "forge_wgmma_m64nNk16_rs_mn: N is 64 or 128");
+	const uint32_t tid = forge_emu_tid;
+	const uint64_t seq = ++forge_emu_wgmma_rs_issued[tid];
+	forge_emu_wgmma_frag& f = forge_emu_wgmma_frags[tid][(seq - 1) % FORGE_EMU_WGMMA_RS_RING];
+	f.seq = seq;
+	memcpy(f.a, a, sizeof f.a);
+	forge_emu_wgmma_issue(d, 0, b, N);
+	forge_emu_wgmma_ops[tid][forge_emu_wgmma_nops[tid] - 1].rs = seq;
+	forge_emu_events++;
+}
+static inline void forge_wgmma_m64n64k16_rs_mn(float* d, const uint32_t* a, uint64_t b) { forge_wgmma_m64nNk16_rs_mn<64>(d, a, b); }
+static inline void forge_wgmma_m64n128k16_rs_mn(float* d, const uint32_t* a, uint64_t b) { forge_wgmma_m64nNk16_rs_mn<128>(d, a, b); }
 static inline void forge_wgmma_commit() {
 	const uint32_t tid = forge_emu_tid;
 	const uint64_t g = ++forge_emu_wgmma_groups[tid];
@@ -711,7 +775,7 @@ static inline void forge_wgmma_wait() {
 	for (uint32_t i = 0; i < forge_emu_wgmma_nops[tid]; ++i) {
 		const forge_emu_wgmma_op op = forge_emu_wgmma_ops[tid][i];
 		if (op.group != 0 && op.group <= done) {
-			forge_emu_wgmma(op.d, op.a, op.b, op.n);
+			forge_emu_wgmma(op.d, op.a, op.b, op.n, op.rs);
 		} else {
 			forge_emu_wgmma_ops[tid][kept++] = op;
 		}
@@ -790,8 +854,8 @@ static inline void forge_mbar_wait(uint64_t* bar, uint32_t parity) {
 #define FORGE_GRID_CONSTANT
 struct forge_tmap {
 	const uint8_t* base;
-	uint64_t inner, outer;
-	uint32_t box_inner, box_outer;
+	uint64_t inner, outer, depth; // a 2-dimensional map's depth is 1
+	uint32_t box_inner, box_outer, box_depth;
 };
 // -DFORGE_EMU_NO_TMA: a driver without TMA maps, which refuses every one.
 static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
@@ -801,36 +865,52 @@ static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t
 	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
 		return false;
 	}
-	*map = forge_tmap{(const uint8_t*)base, inner, outer, box_inner, box_outer};
+	*map = forge_tmap{(const uint8_t*)base, inner, outer, 1, box_inner, box_outer, 1};
+	return true;
+}
+static inline bool forge_tmap_f16_3d(forge_tmap* map, const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t b0, uint32_t b1, uint32_t b2) {
+#if defined(FORGE_EMU_NO_TMA)
+	return false;
+#endif
+	if (b0 != 64 || b1 == 0 || b1 > 256 || b2 == 0 || b2 > 256 || d0 % 8 != 0 || (uintptr_t)base % 16 != 0) {
+		return false;
+	}
+	*map = forge_tmap{(const uint8_t*)base, d0, d1, d2, b0, b1, b2};
 	return true;
 }
 // forge_emu_tma_box lands map's box at (c_inner, c_outer) at offset `at`
 // of workgroup rank's shared memory and takes its bytes off the barrier at
 // offset `bar` there.
-static inline void forge_emu_tma_box(uint32_t rank, uint32_t at, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint32_t bar) {
-	if (at % 1024 != 0 || at + map->box_outer * 128 > FORGE_EMU_SMEM_BYTES) {
-		fprintf(stderr, "forge_tma_load_2d: destination %#x: want a 1024-byte-aligned box inside shared memory\n", at);
+static inline void forge_emu_tma_box(uint32_t rank, uint32_t at, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint32_t bar, int32_t c_depth = 0) {
+	const uint32_t rows = map->box_outer * map->box_depth;
+	if (at % 1024 != 0 || at + rows * 128 > FORGE_EMU_SMEM_BYTES) {
+		fprintf(stderr, "forge_tma_load: destination %#x: want a 1024-byte-aligned box inside shared memory\n", at);
 		abort();
 	}
 	uint8_t* const smem = forge_emu_smem_store[rank];
-	for (uint32_t r = 0; r < map->box_outer; ++r) {
-		for (uint32_t e = 0; e < 64; ++e) {
-			const int64_t row = (int64_t)c_outer + r, col = (int64_t)c_inner + e;
-			uint16_t h = 0;
-			if (row >= 0 && col >= 0 && (uint64_t)row < map->outer && (uint64_t)col < map->inner) {
-				memcpy(&h, map->base + 2 * ((uint64_t)row * map->inner + (uint64_t)col), 2);
+	for (uint32_t z = 0; z < map->box_depth; ++z) {
+		for (uint32_t r = 0; r < map->box_outer; ++r) {
+			for (uint32_t e = 0; e < 64; ++e) {
+				const int64_t dep = (int64_t)c_depth + z, row = (int64_t)c_outer + r, col = (int64_t)c_inner + e;
+				uint16_t h = 0;
+				if (dep >= 0 && row >= 0 && col >= 0 && (uint64_t)dep < map->depth && (uint64_t)row < map->outer && (uint64_t)col < map->inner) {
+					memcpy(&h, map->base + 2 * (((uint64_t)dep * map->outer + (uint64_t)row) * map->inner + (uint64_t)col), 2);
+				}
+				const uint32_t addr = at + (z * map->box_outer + r) * 128 + 2 * e;
+				memcpy(smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
 			}
-			const uint32_t addr = at + r * 128 + 2 * e;
-			memcpy(smem + (addr ^ (((addr >> 7) & 7) << 4)), &h, 2);
 		}
 	}
 	uint64_t* const b = reinterpret_cast<uint64_t*>(smem + bar);
-	forge_emu_tx(b) -= (int64_t)map->box_outer * 128;
+	forge_emu_tx(b) -= (int64_t)rows * 128;
 	forge_emu_mbar_settle(b);
 	forge_emu_events++;
 }
 static inline void forge_tma_load_2d(void* dst, const forge_tmap* map, int32_t c_inner, int32_t c_outer, uint64_t* bar) {
 	forge_emu_tma_box(forge_emu_cluster_rank, forge_smem_addr(dst), map, c_inner, c_outer, forge_smem_addr(bar));
+}
+static inline void forge_tma_load_3d(void* dst, const forge_tmap* map, int32_t c0, int32_t c1, int32_t c2, uint64_t* bar) {
+	forge_emu_tma_box(forge_emu_cluster_rank, forge_smem_addr(dst), map, c0, c1, forge_smem_addr(bar), c2);
 }
 // Ready counters: the emulation runs the publishing kernel before the
 // waiting one, so a counter short of what is waited for is a chunk whose
@@ -875,6 +955,15 @@ static inline void forge_tma_load_2d_multicast(void* dst, const forge_tmap* map,
 		}
 	}
 }
+#if !defined(FORGE_EMU_MMA_SYNC)
+// Without the mma.sync emulation (the attention file's wgmma path, whose
+// other paths are then the wmma ones): its shared-memory opt-in.
+#include <atomic>
+template <typename K>
+static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
+	return true;
+}
+#else
 // forge_cp_async_mbar_arrive lands every copy this thread has issued (as
 // the hardware's arrival waits for them) and arrives.
 static inline void forge_cp_async_mbar_arrive(uint64_t* bar) {
@@ -885,6 +974,7 @@ static inline void forge_cp_async_mbar_arrive(uint64_t* bar) {
 	forge_emu_ncopies[tid] = 0;
 	forge_mbar_arrive(bar);
 }
+#endif
 template <int N>
 static inline void forge_setmaxnreg_dec() {}
 template <int N>

@@ -8,6 +8,9 @@
 
 #define FORGE_TARGET "sm_90"
 #define FORGE_TARGET_WAVE_SIZE 32
+#if !defined(FORGE_NO_ATTN_WGMMA) && !defined(FORGE_MM_WGMMA)
+#define FORGE_MM_WGMMA 1 // the target spec's WGMMA: f16 prefill on wgmma (-arch=sm_90a), forge_portability.h's wgmma and TMA helpers
+#endif
 #include "../forge_portability.h"
 
 // The tuning knobs: the target spec's values unless the build overrides them.
@@ -1281,6 +1284,279 @@ static uint32_t forge_attn_grid(int64_t batch, int64_t heads, int64_t seq_q, int
 	return tiles < forge_attn_grid_cap ? (uint32_t)tiles : forge_attn_grid_cap;
 }
 
+// The wgmma path (the target spec's WGMMA: sm_90, -arch=sm_90a;
+// -DFORGE_NO_ATTN_WGMMA leaves it out), f16 prefill (seq_q past the
+// split-KV path's), head dimension 64 or 128: FlashAttention-3's shape
+// without its intra-warpgroup overlap. A workgroup of three warpgroups owns
+// 128 query rows: one thread of the third fills shared memory by TMA (Q's
+// 128 rows once, then each key tile's K and V, BKV keys, through Stages
+// stages, each row 128-byte-swizzled as wgmma reads it, zeros past the
+// tensors' ends), and gives its registers to the other two (setmaxnreg 40
+// and 232), each of which owns 64 rows: S = Q·Kᵀ (m64nBKVk16, both operands
+// in shared memory), the online softmax on S's accumulators in registers
+// (forge_attn_mma's: a lane holds two rows, the four lanes of a row combine
+// maxima and sums with shuffles, exp2 by the special-function unit), P
+// rounded to f16 straight into A fragments (an m64nN accumulator's two
+// 8-column groups are one k16 slice's fragment), and O += P·V with A from
+// registers and V, whose rows are N-contiguous, read MN-major
+// (forge_wgmma_m64nNk16_rs_mn). The two warpgroups' products and softmaxes
+// interleave on the SM by themselves; a stage is released once both
+// warpgroups' products have read it.
+#if defined(FORGE_HAS_WGMMA) && !defined(FORGE_NO_ATTN_WGMMA)
+#define FORGE_ATTN_WGMMA 1
+#ifndef FORGE_TUNE_ATTENTION_WGMMA_KEYS
+#define FORGE_TUNE_ATTENTION_WGMMA_KEYS 128 // keys a tile: 64 or 128
+#endif
+#ifndef FORGE_TUNE_ATTENTION_WGMMA_STAGES
+#define FORGE_TUNE_ATTENTION_WGMMA_STAGES 2 // K and V tiles in flight
+#endif
+// forge_attn_exp2 is 2^x: ex2.approx.ftz on the GPU (forge_ex2's), exp2f
+// in the host emulation.
+FORGE_DEVICE float forge_attn_exp2(float x) {
+#if defined(__CUDA_ARCH__)
+	float y;
+	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+	return y;
+#else
+	return exp2f(x);
+#endif
+}
+template <uint32_t D, uint32_t BKV, uint32_t Stages>
+struct forge_attn_wgmma_smem {
+	static constexpr uint32_t SQ = 128 * D * 2, SKV = BKV * D * 2; // bytes: Q's tile, a K or V tile
+	static constexpr uint32_t bytes = SQ + 2 * Stages * SKV + 8 * (2 + 3 * Stages) + 1024;
+};
+template <uint32_t D, uint32_t BKV, uint32_t Stages>
+FORGE_GLOBAL void FORGE_LAUNCH_BOUNDS_SM(384, 1)
+forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CONSTANT forge_tmap kmap, const FORGE_GRID_CONSTANT forge_tmap vmap,
+	uint16_t* __restrict__ o, int64_t bh, int64_t heads, int64_t heads_kv, int64_t seq_q, int64_t seq_kv, float scale_log2, int32_t causal) {
+	static_assert(D == 64 || D == 128, "forge_attn_wgmma: head dimension 64 or 128");
+	static_assert(BKV == 64 || BKV == 128, "FORGE_TUNE_ATTENTION_WGMMA_KEYS is 64 or 128");
+	static_assert(Stages >= 1 && Stages <= 4, "FORGE_TUNE_ATTENTION_WGMMA_STAGES is 1 to 4");
+	constexpr uint32_t BQ = 128, A = D / 64;                 // query rows a workgroup; 64-element atoms of a row
+	using L = forge_attn_wgmma_smem<D, BKV, Stages>;
+	constexpr uint32_t SQ = L::SQ, SKV = L::SKV;
+	static_assert(L::bytes <= 232448, "forge_attn_wgmma: the Q tile and the K/V stages exceed an SM's shared memory");
+	constexpr uint32_t NS = BKV / 8, NO = D / 8;             // 8-column groups of S and of O
+	const float ninf = forge_f32_from_bits(0xff800000u);
+	FORGE_DYNAMIC_SHARED(forge_attn_smem);
+	uint8_t* const sm = reinterpret_cast<uint8_t*>(forge_attn_smem + (1024 - forge_smem_addr(forge_attn_smem) % 1024) % 1024);
+	// Q: atom a of row r at a·(BQ·128) + r·128; stage s: K at kvs + 2s·SKV,
+	// V SKV further, atom a of key j at a·(BKV·128) + j·128.
+	uint8_t* const qs = sm;
+	uint8_t* const kvs = sm + SQ;
+	uint64_t* const qfull = reinterpret_cast<uint64_t*>(sm + SQ + 2 * Stages * SKV);
+	uint64_t* const qempty = qfull + 1;
+	uint64_t* const kfull = qfull + 2;
+	uint64_t* const vfull = kfull + Stages;
+	uint64_t* const empty = vfull + Stages;
+	const uint32_t tid = forge_thread_idx();
+	if (tid == 0) {
+		forge_mbar_init(qfull, 1);
+		forge_mbar_init(qempty, 8);
+		for (uint32_t i = 0; i < Stages; ++i) {
+			forge_mbar_init(kfull + i, 1);
+			forge_mbar_init(vfull + i, 1);
+			forge_mbar_init(empty + i, 8);
+		}
+		forge_fence_mbar_init();
+	}
+	forge_syncthreads();
+	const int64_t group = heads / heads_kv, off = seq_kv - seq_q;
+	const int64_t qblocks = (seq_q + BQ - 1) / BQ, tiles = bh * qblocks;
+	// key_tiles(q0): the key tiles the block of rows from q0 attends.
+	auto key_tiles = [&](int64_t q0) -> int64_t {
+		const int64_t end = causal ? forge_attn_min(seq_kv, q0 + BQ + off) : seq_kv;
+		return end > 0 ? (end + BKV - 1) / BKV : 0;
+	};
+	if (tid >= 256) {
+		forge_setmaxnreg_dec<40>();
+		if (tid == 256) {
+			uint32_t n = 0, u = 0; // key tiles filled, blocks of rows
+			for (int64_t t = forge_block_idx(); t < tiles; t += forge_grid_dim(), ++u) {
+				const int64_t x = t % bh, q0 = (qblocks - 1 - t / bh) * BQ;
+				const int32_t xkv = (int32_t)((x / heads) * heads_kv + (x % heads) / group);
+				forge_mbar_wait(qempty, (u + 1) % 2); // the first block passes at once
+				forge_mbar_arrive_tx(qfull, SQ);
+#pragma unroll
+				for (uint32_t a = 0; a < A; ++a) {
+					forge_tma_load_3d(qs + a * (BQ * 128), &qmap, (int32_t)(64 * a), (int32_t)q0, (int32_t)x, qfull);
+				}
+				const int64_t nt = key_tiles(q0);
+				for (int64_t j = 0; j < nt; ++j, ++n) {
+					const uint32_t stage = n % Stages;
+					forge_mbar_wait(empty + stage, (n / Stages + 1) % 2); // the first round passes at once
+					uint8_t* const ks = kvs + 2 * stage * SKV;
+					forge_mbar_arrive_tx(kfull + stage, SKV);
+#pragma unroll
+					for (uint32_t a = 0; a < A; ++a) {
+						forge_tma_load_3d(ks + a * (BKV * 128), &kmap, (int32_t)(64 * a), (int32_t)(j * BKV), xkv, kfull + stage);
+					}
+					forge_mbar_arrive_tx(vfull + stage, SKV);
+#pragma unroll
+					for (uint32_t a = 0; a < A; ++a) {
+						forge_tma_load_3d(ks + SKV + a * (BKV * 128), &vmap, (int32_t)(64 * a), (int32_t)(j * BKV), xkv, vfull + stage);
+					}
+				}
+			}
+		}
+		return;
+	}
+	forge_setmaxnreg_inc<232>();
+	const uint32_t c = tid / 128, wq = tid % 128 / 32, lane = tid % 32, g = lane / 4, t4 = lane % 4;
+	uint32_t n = 0, u = 0;
+	for (int64_t t = forge_block_idx(); t < tiles; t += forge_grid_dim(), ++u) {
+		const int64_t x = t % bh, q0 = (qblocks - 1 - t / bh) * BQ;
+		const int64_t r0 = q0 + 64 * c + 16 * wq + g, r1 = r0 + 8; // this lane's two rows
+		const int64_t end0 = causal ? forge_attn_min(seq_kv, r0 + off + 1) : seq_kv;
+		const int64_t end1 = causal ? forge_attn_min(seq_kv, r1 + off + 1) : seq_kv;
+		const int64_t nt = key_tiles(q0);
+		float oc[D / 2];
+#pragma unroll
+		for (uint32_t i = 0; i < D / 2; ++i) {
+			oc[i] = 0.0f;
+		}
+		float m0 = ninf, m1 = ninf, l0 = 0.0f, l1 = 0.0f;
+		forge_mbar_wait(qfull, u % 2);
+		const uint32_t qa = forge_smem_addr(qs) + 64 * c * 128; // this warpgroup's rows of each atom
+		for (int64_t j = 0; j < nt; ++j, ++n) {
+			const uint32_t stage = n % Stages;
+			const uint32_t kb = forge_smem_addr(kvs + 2 * stage * SKV), vb = kb + SKV;
+			float sc[BKV / 2];
+#pragma unroll
+			for (uint32_t i = 0; i < BKV / 2; ++i) {
+				sc[i] = 0.0f;
+			}
+			forge_mbar_wait(kfull + stage, (n / Stages) % 2);
+			forge_wgmma_fence_operands<BKV / 2>(sc);
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < D / 16; ++kk) {
+				forge_wgmma_m64nNk16<BKV>(sc, forge_wgmma_desc(qa + (kk / 4) * (BQ * 128) + 32 * (kk % 4)),
+					forge_wgmma_desc(kb + (kk / 4) * (BKV * 128) + 32 * (kk % 4)));
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands<BKV / 2>(sc);
+			// sc[4jj + 2h + e]: row r0 (h 0) or r1, key j·BKV + 8jj + 2t4 + e.
+			const int64_t j0 = j * BKV;
+			float mx0 = ninf, mx1 = ninf;
+#pragma unroll
+			for (uint32_t jj = 0; jj < NS; ++jj) {
+#pragma unroll
+				for (uint32_t e = 0; e < 2; ++e) {
+					const int64_t key = j0 + 8 * jj + 2 * t4 + e;
+					sc[4 * jj + e] = key < end0 ? sc[4 * jj + e] * scale_log2 : ninf;
+					sc[4 * jj + 2 + e] = key < end1 ? sc[4 * jj + 2 + e] * scale_log2 : ninf;
+					mx0 = forge_fmaxf(mx0, sc[4 * jj + e]);
+					mx1 = forge_fmaxf(mx1, sc[4 * jj + 2 + e]);
+				}
+			}
+			mx0 = forge_fmaxf(mx0, forge_shfl_xor(mx0, 1, 32));
+			mx0 = forge_fmaxf(mx0, forge_shfl_xor(mx0, 2, 32));
+			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 1, 32));
+			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 2, 32));
+			const float mn0 = forge_fmaxf(m0, mx0), mn1 = forge_fmaxf(m1, mx1);
+			const float mu0 = mn0 == ninf ? 0.0f : mn0, mu1 = mn1 == ninf ? 0.0f : mn1; // no key yet: exp2(-inf - 0) = 0
+			const float a0 = forge_attn_exp2(m0 - mu0), a1 = forge_attn_exp2(m1 - mu1);
+			m0 = mn0;
+			m1 = mn1;
+			float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+			for (uint32_t jj = 0; jj < NS; ++jj) {
+#pragma unroll
+				for (uint32_t e = 0; e < 2; ++e) {
+					sc[4 * jj + e] = forge_attn_exp2(sc[4 * jj + e] - mu0);
+					sc[4 * jj + 2 + e] = forge_attn_exp2(sc[4 * jj + 2 + e] - mu1);
+					s0 += sc[4 * jj + e];
+					s1 += sc[4 * jj + 2 + e];
+				}
+			}
+			l0 = l0 * a0 + s0;
+			l1 = l1 * a1 + s1;
+#pragma unroll
+			for (uint32_t i = 0; i < NO; ++i) {
+				oc[4 * i] *= a0;
+				oc[4 * i + 1] *= a0;
+				oc[4 * i + 2] *= a1;
+				oc[4 * i + 3] *= a1;
+			}
+			// P's A fragments: k16 slice kk is S's 8-column groups 2kk and 2kk + 1.
+			uint32_t pa[BKV / 16][4];
+#pragma unroll
+			for (uint32_t kk = 0; kk < BKV / 16; ++kk) {
+				pa[kk][0] = forge_f32x2_to_half2_nonan(sc[8 * kk], sc[8 * kk + 1]);
+				pa[kk][1] = forge_f32x2_to_half2_nonan(sc[8 * kk + 2], sc[8 * kk + 3]);
+				pa[kk][2] = forge_f32x2_to_half2_nonan(sc[8 * kk + 4], sc[8 * kk + 5]);
+				pa[kk][3] = forge_f32x2_to_half2_nonan(sc[8 * kk + 6], sc[8 * kk + 7]);
+			}
+			forge_mbar_wait(vfull + stage, (n / Stages) % 2);
+			forge_wgmma_fence_operands<D / 2>(oc);
+			forge_wgmma_fence();
+#pragma unroll
+			for (uint32_t kk = 0; kk < BKV / 16; ++kk) {
+				forge_wgmma_m64nNk16_rs_mn<D>(oc, pa[kk], forge_wgmma_desc_mn(vb + 2048 * kk, BKV * 128));
+			}
+			forge_wgmma_commit();
+			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands<D / 2>(oc);
+			if (lane == 0) {
+				forge_mbar_arrive(empty + stage); // this warp's products have read the stage
+			}
+		}
+		if (lane == 0) {
+			forge_mbar_arrive(qempty); // and Q
+		}
+		l0 += forge_shfl_xor(l0, 1, 32);
+		l0 += forge_shfl_xor(l0, 2, 32);
+		l1 += forge_shfl_xor(l1, 1, 32);
+		l1 += forge_shfl_xor(l1, 2, 32);
+		const float i0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, i1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+		// oc[4jj + 2h + e]: row r0 (h 0) or r1, element 8jj + 2t4 + e.
+		if (r0 < seq_q) {
+			uint32_t* const op = reinterpret_cast<uint32_t*>(o + (x * seq_q + r0) * D);
+#pragma unroll
+			for (uint32_t jj = 0; jj < NO; ++jj) {
+				op[4 * jj + t4] = forge_f32x2_to_half2(oc[4 * jj] * i0, oc[4 * jj + 1] * i0);
+			}
+		}
+		if (r1 < seq_q) {
+			uint32_t* const op = reinterpret_cast<uint32_t*>(o + (x * seq_q + r1) * D);
+#pragma unroll
+			for (uint32_t jj = 0; jj < NO; ++jj) {
+				op[4 * jj + t4] = forge_f32x2_to_half2(oc[4 * jj + 2] * i1, oc[4 * jj + 3] * i1);
+			}
+		}
+	}
+}
+
+// forge_attn_wgmma_launch launches forge_attn_wgmma for f16 q, k, v and o
+// of head dimension D; false, launching nothing, where the driver builds
+// no TMA maps or the kernel cannot have its shared memory.
+template <uint32_t D>
+static bool forge_attn_wgmma_launch(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads, int64_t heads_kv,
+	int64_t seq_q, int64_t seq_kv, float scale_log2, int32_t causal, forge_stream_t stream) {
+	constexpr uint32_t BKV = FORGE_TUNE_ATTENTION_WGMMA_KEYS, Stages = FORGE_TUNE_ATTENTION_WGMMA_STAGES;
+	const int64_t bh = batch * heads, nkv = batch * heads_kv;
+	if (seq_kv == 0 || bh >= ((int64_t)1 << 31) || seq_q >= ((int64_t)1 << 31) || seq_kv >= ((int64_t)1 << 31)) {
+		return false; // the copies' coordinates are 32-bit (and with no keys the rows are zeros: the path below writes them)
+	}
+	forge_tmap qmap, kmap, vmap;
+	if (!forge_tmap_f16_3d(&qmap, q, D, (uint64_t)seq_q, (uint64_t)bh, 64, 128, 1) || !forge_tmap_f16_3d(&kmap, k, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1) ||
+		!forge_tmap_f16_3d(&vmap, v, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1)) {
+		return false;
+	}
+	constexpr uint32_t bytes = forge_attn_wgmma_smem<D, BKV, Stages>::bytes;
+	static std::atomic<uint64_t> opted[4] = {};
+	if (!forge_shared_opt_in(forge_attn_wgmma<D, BKV, Stages>, (int)bytes, opted)) {
+		return false;
+	}
+	FORGE_LAUNCH((forge_attn_wgmma<D, BKV, Stages>), dim3(forge_attn_grid(batch, heads, seq_q, 128)), dim3(384), bytes, stream,
+		qmap, kmap, vmap, (uint16_t*)o, bh, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
+	return true;
+}
+#endif
+
 // forge_attention_f16_d64: flash attention over f16 q, k, v and o of head dimension 64
 // (layout [batch, heads, seq, 64]); see the top of the file.
 FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads,
@@ -1321,6 +1597,11 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 		}
 		return forge_last_error();
 	}
+#if defined(FORGE_ATTN_WGMMA)
+	if (forge_attn_wgmma_launch<64>(q, k, v, o, batch, heads, heads_kv, seq_q, seq_kv, scale_log2, causal, stream)) {
+		return forge_last_error();
+	}
+#endif
 #if defined(FORGE_ATTN_MMA)
 	FORGE_LAUNCH((forge_attn_mma<64, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
@@ -1377,6 +1658,11 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 		}
 		return forge_last_error();
 	}
+#if defined(FORGE_ATTN_WGMMA)
+	if (forge_attn_wgmma_launch<128>(q, k, v, o, batch, heads, heads_kv, seq_q, seq_kv, scale_log2, causal, stream)) {
+		return forge_last_error();
+	}
+#endif
 #if defined(FORGE_ATTN_MMA)
 	FORGE_LAUNCH((forge_attn_mma<128, FORGE_TUNE_ATTENTION_MMA_WARPS, FORGE_TUNE_ATTENTION_MMA_KEYS>),
 		dim3(forge_attn_grid(batch, heads, seq_q, 16 * FORGE_TUNE_ATTENTION_MMA_WARPS)), dim3(32 * FORGE_TUNE_ATTENTION_MMA_WARPS), 0, stream,
