@@ -149,6 +149,7 @@ func TestAttentionKernelHost(t *testing.T) {
 		{2, 4, 2, 200, 200, false, false}, // grouped-query heads
 		{1, 4, 1, 1, 77, true, false},     // one decode step: every key
 		{1, 2, 2, 70, 30, true, false},    // seq_q > seq_kv: the first 40 rows attend nothing
+		{1, 1, 1, 200, 10, true, false},   // a whole block of 128 rows attends nothing (no key tile at all)
 		{1, 3, 3, 37, 100, true, false},   // seq_q < seq_kv
 		{1, 1, 1, 20, 0, false, false},    // no keys at all: zeros
 		{1, 2, 2, 100, 100, true, true},   // growing scores

@@ -1530,30 +1530,28 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 	}
 }
 
-// forge_attn_wgmma_launch launches forge_attn_wgmma for f16 q, k, v and o
-// of head dimension D; false, launching nothing, where the driver builds
-// no TMA maps or the kernel cannot have its shared memory.
+// forge_attn_wgmma_maps are a launch of forge_attn_wgmma's tensor maps;
+// forge_attn_wgmma_prepare builds them for f16 q, k and v of head
+// dimension D and opts the kernel into its shared memory: false where the
+// driver builds no TMA maps or the kernel cannot have its shared memory
+// (the launcher then takes the mma.sync path).
+struct forge_attn_wgmma_maps {
+	forge_tmap q, k, v;
+};
 template <uint32_t D>
-static bool forge_attn_wgmma_launch(const void* q, const void* k, const void* v, void* o, int64_t batch, int64_t heads, int64_t heads_kv,
-	int64_t seq_q, int64_t seq_kv, float scale_log2, int32_t causal, forge_stream_t stream) {
+static bool forge_attn_wgmma_prepare(forge_attn_wgmma_maps* m, const void* q, const void* k, const void* v, int64_t batch, int64_t heads,
+	int64_t heads_kv, int64_t seq_q, int64_t seq_kv) {
 	constexpr uint32_t BKV = FORGE_TUNE_ATTENTION_WGMMA_KEYS, Stages = FORGE_TUNE_ATTENTION_WGMMA_STAGES;
 	const int64_t bh = batch * heads, nkv = batch * heads_kv;
 	if (seq_kv == 0 || bh >= ((int64_t)1 << 31) || seq_q >= ((int64_t)1 << 31) || seq_kv >= ((int64_t)1 << 31)) {
-		return false; // the copies' coordinates are 32-bit (and with no keys the rows are zeros: the path below writes them)
+		return false; // the copies' coordinates are 32-bit (and with no keys the rows are zeros: the mma.sync path writes them)
 	}
-	forge_tmap qmap, kmap, vmap;
-	if (!forge_tmap_f16_3d(&qmap, q, D, (uint64_t)seq_q, (uint64_t)bh, 64, 128, 1) || !forge_tmap_f16_3d(&kmap, k, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1) ||
-		!forge_tmap_f16_3d(&vmap, v, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1)) {
+	if (!forge_tmap_f16_3d(&m->q, q, D, (uint64_t)seq_q, (uint64_t)bh, 64, 128, 1) || !forge_tmap_f16_3d(&m->k, k, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1) ||
+		!forge_tmap_f16_3d(&m->v, v, D, (uint64_t)seq_kv, (uint64_t)nkv, 64, BKV, 1)) {
 		return false;
 	}
-	constexpr uint32_t bytes = forge_attn_wgmma_smem<D, BKV, Stages>::bytes;
 	static std::atomic<uint64_t> opted[4] = {};
-	if (!forge_shared_opt_in(forge_attn_wgmma<D, BKV, Stages>, (int)bytes, opted)) {
-		return false;
-	}
-	FORGE_LAUNCH((forge_attn_wgmma<D, BKV, Stages>), dim3(forge_attn_grid(batch, heads, seq_q, 128)), dim3(384), bytes, stream,
-		qmap, kmap, vmap, (uint16_t*)o, bh, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
-	return true;
+	return forge_shared_opt_in(forge_attn_wgmma<D, BKV, Stages>, (int)forge_attn_wgmma_smem<D, BKV, Stages>::bytes, opted);
 }
 #endif
 
@@ -1598,7 +1596,10 @@ FORGE_EXPORT int forge_attention_f16_d64(const void* q, const void* k, const voi
 		return forge_last_error();
 	}
 #if defined(FORGE_ATTN_WGMMA)
-	if (forge_attn_wgmma_launch<64>(q, k, v, o, batch, heads, heads_kv, seq_q, seq_kv, scale_log2, causal, stream)) {
+	if (forge_attn_wgmma_maps m; forge_attn_wgmma_prepare<64>(&m, q, k, v, batch, heads, heads_kv, seq_q, seq_kv)) { // f16 prefill on wgmma
+		FORGE_LAUNCH((forge_attn_wgmma<64, FORGE_TUNE_ATTENTION_WGMMA_KEYS, FORGE_TUNE_ATTENTION_WGMMA_STAGES>), dim3(forge_attn_grid(batch, heads, seq_q, 128)), dim3(384),
+			(forge_attn_wgmma_smem<64, FORGE_TUNE_ATTENTION_WGMMA_KEYS, FORGE_TUNE_ATTENTION_WGMMA_STAGES>::bytes), stream,
+			m.q, m.k, m.v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
 		return forge_last_error();
 	}
 #endif
@@ -1659,7 +1660,10 @@ FORGE_EXPORT int forge_attention_f16_d128(const void* q, const void* k, const vo
 		return forge_last_error();
 	}
 #if defined(FORGE_ATTN_WGMMA)
-	if (forge_attn_wgmma_launch<128>(q, k, v, o, batch, heads, heads_kv, seq_q, seq_kv, scale_log2, causal, stream)) {
+	if (forge_attn_wgmma_maps m; forge_attn_wgmma_prepare<128>(&m, q, k, v, batch, heads, heads_kv, seq_q, seq_kv)) { // f16 prefill on wgmma
+		FORGE_LAUNCH((forge_attn_wgmma<128, FORGE_TUNE_ATTENTION_WGMMA_KEYS, FORGE_TUNE_ATTENTION_WGMMA_STAGES>), dim3(forge_attn_grid(batch, heads, seq_q, 128)), dim3(384),
+			(forge_attn_wgmma_smem<128, FORGE_TUNE_ATTENTION_WGMMA_KEYS, FORGE_TUNE_ATTENTION_WGMMA_STAGES>::bytes), stream,
+			m.q, m.k, m.v, (uint16_t*)o, batch * heads, heads, heads_kv, seq_q, seq_kv, scale_log2, causal);
 		return forge_last_error();
 	}
 #endif

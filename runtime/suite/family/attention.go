@@ -15,9 +15,9 @@ import (
 // suites of its own: the attention scenario suite (runtime/suite/attnsuite,
 // shapes from specs/workloads) checks each variant against the cpu's
 // reference (cpu.AttentionRef) within suite.AttentionTolerances and
-// measures it. Its launchers share six __global__ templates (the generic,
-// wmma and mma.sync paths, and the split-KV decode path's generic and
-// mma.sync kernels and its merge),
+// measures it. Its launchers share seven __global__ templates (the generic,
+// wmma, mma.sync and wgmma paths, and the split-KV decode path's generic
+// and mma.sync kernels and its merge),
 // whose template arguments name the launcher.
 var Attention = register(&Descriptor{
 	Name:       "attention",
@@ -25,7 +25,7 @@ var Attention = register(&Descriptor{
 	Runs:       opRuns(backend.AttentionOp),
 	Profile: Profile{
 		Kernels:   func(string) []string { return nil },
-		Templates: []string{"forge_attn_generic", "forge_attn_wmma", "forge_attn_mma", "forge_attn_split", "forge_attn_split_mma", "forge_attn_merge"},
+		Templates: []string{"forge_attn_generic", "forge_attn_wmma", "forge_attn_mma", "forge_attn_wgmma", "forge_attn_split", "forge_attn_split_mma", "forge_attn_merge"},
 		Launcher:  attentionLauncher,
 	},
 })
@@ -33,15 +33,15 @@ var Attention = register(&Descriptor{
 var (
 	// Template arguments after forge_attn_*: demangled "<unsigned short,
 	// 128u, ..." or "<float, (unsigned int)128, ...", mangled "ItLj128E" /
-	// "IfLj128E"; the wmma, mma and split mma paths' first argument is
-	// the head dimension.
+	// "IfLj128E"; the wmma, mma, wgmma and split mma paths' first argument
+	// is the head dimension.
 	attnDemangled = regexp.MustCompile(`^<\s*(?:(unsigned short|float|__half|half|uint16_t)\s*,\s*)?(?:\(unsigned int\))?(\d+)`)
 	attnMangled   = regexp.MustCompile(`^I([tf])?Lj(\d+)E`)
 )
 
 // attentionLauncher is the launcher a forge_attn_* kernel instance
 // belongs to, from its template arguments: the element type (f16
-// travels as uint16_t; the wmma and mma paths are f16 only) and the head
+// travels as uint16_t; the wmma, mma and wgmma paths are f16 only) and the head
 // dimension.
 func attentionLauncher(template, args string) (string, bool) {
 	var dtype, dim string
@@ -53,7 +53,7 @@ func attentionLauncher(template, args string) (string, bool) {
 		return "", false
 	}
 	switch {
-	case template == "forge_attn_wmma", template == "forge_attn_mma", template == "forge_attn_split_mma", dtype == "t", dtype == "unsigned short", dtype == "uint16_t", strings.Contains(dtype, "half"):
+	case template == "forge_attn_wmma", template == "forge_attn_mma", template == "forge_attn_wgmma", template == "forge_attn_split_mma", dtype == "t", dtype == "unsigned short", dtype == "uint16_t", strings.Contains(dtype, "half"):
 		dtype = "f16"
 	case dtype == "f", dtype == "float":
 		dtype = "f32"
