@@ -1310,6 +1310,9 @@ static uint32_t forge_attn_grid(int64_t batch, int64_t heads, int64_t seq_q, int
 #ifndef FORGE_TUNE_ATTENTION_WGMMA_STAGES
 #define FORGE_TUNE_ATTENTION_WGMMA_STAGES 2 // K and V tiles in flight
 #endif
+#ifndef FORGE_TUNE_ATTENTION_WGMMA_OVERLAP
+#define FORGE_TUNE_ATTENTION_WGMMA_OVERLAP 0 // 1: the next tile's S = Q·Kᵀ issued before this tile's P·V, its softmax beside it
+#endif
 // forge_attn_exp2 is 2^x: ex2.approx.ftz on the GPU (forge_ex2's), exp2f
 // in the host emulation.
 FORGE_DEVICE float forge_attn_exp2(float x) {
@@ -1333,6 +1336,8 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 	static_assert(D == 64 || D == 128, "forge_attn_wgmma: head dimension 64 or 128");
 	static_assert(BKV == 64 || BKV == 128, "FORGE_TUNE_ATTENTION_WGMMA_KEYS is 64 or 128");
 	static_assert(Stages >= 1 && Stages <= 4, "FORGE_TUNE_ATTENTION_WGMMA_STAGES is 1 to 4");
+	static_assert(FORGE_TUNE_ATTENTION_WGMMA_OVERLAP == 0 || Stages >= 2,
+		"FORGE_TUNE_ATTENTION_WGMMA_OVERLAP needs two stages: the next tile's K is loaded while this tile's V is read");
 	constexpr uint32_t BQ = 128, A = D / 64;                 // query rows a workgroup; 64-element atoms of a row
 	using L = forge_attn_wgmma_smem<D, BKV, Stages>;
 	constexpr uint32_t SQ = L::SQ, SKV = L::SKV;
@@ -1419,15 +1424,15 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 		float m0 = ninf, m1 = ninf, l0 = 0.0f, l1 = 0.0f;
 		forge_mbar_wait(qfull, u % 2);
 		const uint32_t qa = forge_smem_addr(qs) + 64 * c * 128; // this warpgroup's rows of each atom
-		for (int64_t j = 0; j < nt; ++j, ++n) {
-			const uint32_t stage = n % Stages;
-			const uint32_t kb = forge_smem_addr(kvs + 2 * stage * SKV), vb = kb + SKV;
-			float sc[BKV / 2];
+		float sc[BKV / 2];
+		// issue_s(nn): S = Q·Kᵀ of the key tile in stage nn % Stages into sc, committed.
+		auto issue_s = [&](uint32_t nn) {
+			const uint32_t stage = nn % Stages, kb = forge_smem_addr(kvs + 2 * stage * SKV);
 #pragma unroll
 			for (uint32_t i = 0; i < BKV / 2; ++i) {
 				sc[i] = 0.0f;
 			}
-			forge_mbar_wait(kfull + stage, (n / Stages) % 2);
+			forge_mbar_wait(kfull + stage, (nn / Stages) % 2);
 			forge_wgmma_fence_operands<BKV / 2>(sc);
 			forge_wgmma_fence();
 #pragma unroll
@@ -1436,8 +1441,12 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 					forge_wgmma_desc(kb + (kk / 4) * (BKV * 128) + 32 * (kk % 4)));
 			}
 			forge_wgmma_commit();
-			forge_wgmma_wait<0>();
-			forge_wgmma_fence_operands<BKV / 2>(sc);
+		};
+		// softmax(j, pa, a0, a1): key tile j's scores in sc (done) masked and
+		// scaled, the rows' maxima and sums carried on, P into pa's A
+		// fragments (k16 slice kk: S's 8-column groups 2kk and 2kk + 1), and
+		// the factors the output's rows take before P·V is added.
+		auto softmax = [&](int64_t j, uint32_t (&pa)[BKV / 16][4], float& a0, float& a1) {
 			// sc[4jj + 2h + e]: row r0 (h 0) or r1, key j·BKV + 8jj + 2t4 + e.
 			const int64_t j0 = j * BKV;
 			float mx0 = ninf, mx1 = ninf;
@@ -1458,7 +1467,8 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 2, 32));
 			const float mn0 = forge_fmaxf(m0, mx0), mn1 = forge_fmaxf(m1, mx1);
 			const float mu0 = mn0 == ninf ? 0.0f : mn0, mu1 = mn1 == ninf ? 0.0f : mn1; // no key yet: exp2(-inf - 0) = 0
-			const float a0 = forge_attn_exp2(m0 - mu0), a1 = forge_attn_exp2(m1 - mu1);
+			a0 = forge_attn_exp2(m0 - mu0);
+			a1 = forge_attn_exp2(m1 - mu1);
 			m0 = mn0;
 			m1 = mn1;
 			float s0 = 0.0f, s1 = 0.0f;
@@ -1475,22 +1485,27 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 			l0 = l0 * a0 + s0;
 			l1 = l1 * a1 + s1;
 #pragma unroll
-			for (uint32_t i = 0; i < NO; ++i) {
-				oc[4 * i] *= a0;
-				oc[4 * i + 1] *= a0;
-				oc[4 * i + 2] *= a1;
-				oc[4 * i + 3] *= a1;
-			}
-			// P's A fragments: k16 slice kk is S's 8-column groups 2kk and 2kk + 1.
-			uint32_t pa[BKV / 16][4];
-#pragma unroll
 			for (uint32_t kk = 0; kk < BKV / 16; ++kk) {
 				pa[kk][0] = forge_f32x2_to_half2_nonan(sc[8 * kk], sc[8 * kk + 1]);
 				pa[kk][1] = forge_f32x2_to_half2_nonan(sc[8 * kk + 2], sc[8 * kk + 3]);
 				pa[kk][2] = forge_f32x2_to_half2_nonan(sc[8 * kk + 4], sc[8 * kk + 5]);
 				pa[kk][3] = forge_f32x2_to_half2_nonan(sc[8 * kk + 6], sc[8 * kk + 7]);
 			}
-			forge_mbar_wait(vfull + stage, (n / Stages) % 2);
+		};
+		// rescale(a0, a1): the output's rows by the factors of the tile after them.
+		auto rescale = [&](float a0, float a1) {
+#pragma unroll
+			for (uint32_t i = 0; i < NO; ++i) {
+				oc[4 * i] *= a0;
+				oc[4 * i + 1] *= a0;
+				oc[4 * i + 2] *= a1;
+				oc[4 * i + 3] *= a1;
+			}
+		};
+		// issue_pv(nn, pa): O += P·V of the key tile in stage nn % Stages, committed.
+		auto issue_pv = [&](uint32_t nn, const uint32_t (&pa)[BKV / 16][4]) {
+			const uint32_t stage = nn % Stages, vb = forge_smem_addr(kvs + 2 * stage * SKV) + SKV;
+			forge_mbar_wait(vfull + stage, (nn / Stages) % 2);
 			forge_wgmma_fence_operands<D / 2>(oc);
 			forge_wgmma_fence();
 #pragma unroll
@@ -1498,10 +1513,65 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 				forge_wgmma_m64nNk16_rs_mn<D>(oc, pa[kk], forge_wgmma_desc_mn(vb + 2048 * kk, BKV * 128));
 			}
 			forge_wgmma_commit();
-			forge_wgmma_wait<0>();
-			forge_wgmma_fence_operands<D / 2>(oc);
+		};
+		// release(nn): this warp's products have read stage nn % Stages.
+		auto release = [&](uint32_t nn) {
 			if (lane == 0) {
-				forge_mbar_arrive(empty + stage); // this warp's products have read the stage
+				forge_mbar_arrive(empty + nn % Stages);
+			}
+		};
+		uint32_t pa0[BKV / 16][4], pa1[BKV / 16][4];
+		float a0, a1;
+		if constexpr (FORGE_TUNE_ATTENTION_WGMMA_OVERLAP == 0) {
+			for (int64_t j = 0; j < nt; ++j, ++n) {
+				issue_s(n);
+				forge_wgmma_wait<0>();
+				forge_wgmma_fence_operands<BKV / 2>(sc);
+				softmax(j, pa0, a0, a1);
+				rescale(a0, a1);
+				issue_pv(n, pa0);
+				forge_wgmma_wait<0>();
+				forge_wgmma_fence_operands<D / 2>(oc);
+				release(n);
+			}
+		} else {
+			// The next tile's S = Q·Kᵀ is issued before this tile's P·V, and
+			// its softmax runs while P·V does (FlashAttention-3's overlap
+			// within a warpgroup): P alternates between two register sets.
+			if (nt > 0) {
+				issue_s(n);
+				forge_wgmma_wait<0>();
+				forge_wgmma_fence_operands<BKV / 2>(sc);
+				softmax(0, pa0, a0, a1);
+			}
+			// step(j, pc, pn): tile j's P·V from pc; tile j + 1's S, its softmax into pn.
+			auto step = [&](int64_t j, const uint32_t (&pc)[BKV / 16][4], uint32_t (&pn)[BKV / 16][4]) {
+				const bool next = j + 1 < nt;
+				if (next) {
+					issue_s(n + 1);
+				}
+				issue_pv(n, pc);
+				if (next) {
+					forge_wgmma_wait<1>(); // S of tile j + 1 (P·V of tile j, committed after it, may run on)
+					forge_wgmma_fence_operands<BKV / 2>(sc);
+					softmax(j + 1, pn, a0, a1);
+					forge_wgmma_wait<0>();
+					forge_wgmma_fence_operands<D / 2>(oc);
+					rescale(a0, a1);
+				} else {
+					forge_wgmma_wait<0>();
+					forge_wgmma_fence_operands<D / 2>(oc);
+				}
+				release(n);
+				++n;
+			};
+			int64_t j = 0;
+			for (; j + 1 < nt; j += 2) {
+				step(j, pa0, pa1);
+				step(j + 1, pa1, pa0);
+			}
+			if (j < nt) {
+				step(j, pa0, pa1);
 			}
 		}
 		if (lane == 0) {
