@@ -65,15 +65,6 @@ var attnTunes = []struct {
 	// tiles); f32 and decode take the generic paths.
 	{"wgmma", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA"}},
 	{"wgmma_64keys_1stage", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WGMMA_KEYS=64", "-DFORGE_TUNE_ATTENTION_WGMMA_STAGES=1"}},
-	// With the next tile's S = Q·Kᵀ issued before this tile's P·V
-	// (WGMMA_OVERLAP 1, which needs two stages: with one the next tile's
-	// K waits for the stage this tile's V holds, a deadlock the emulation
-	// reports; the emulated products are made at the wait that lets them
-	// complete, so an output rescaled before its P·V completed, or P
-	// overwritten while read, shows), at 64-key tiles (four of them at 200
-	// keys) and at the default 128.
-	{"wgmma_overlap", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WGMMA_OVERLAP=1", "-DFORGE_TUNE_ATTENTION_WGMMA_KEYS=64"}},
-	{"wgmma_overlap_128keys", "sm_90", true, []string{"-DFORGE_EMU_WGMMA", "-DFORGE_EMU_WMMA", "-DFORGE_TUNE_ATTENTION_WGMMA_OVERLAP=1"}},
 	// The split-KV decode path with splits of a few keys, so that the
 	// small cases split (and the merge kernel runs): odd rows per
 	// workgroup and keys per step, wave32 and wave64.

@@ -1310,9 +1310,7 @@ static uint32_t forge_attn_grid(int64_t batch, int64_t heads, int64_t seq_q, int
 #ifndef FORGE_TUNE_ATTENTION_WGMMA_STAGES
 #define FORGE_TUNE_ATTENTION_WGMMA_STAGES 2 // K and V tiles in flight
 #endif
-#ifndef FORGE_TUNE_ATTENTION_WGMMA_OVERLAP
-#define FORGE_TUNE_ATTENTION_WGMMA_OVERLAP 0 // 1: the next tile's S = Q·Kᵀ issued before this tile's P·V, its softmax beside it
-#endif
+
 // forge_attn_exp2 is 2^x: ex2.approx.ftz on the GPU (forge_ex2's), exp2f
 // in the host emulation.
 FORGE_DEVICE float forge_attn_exp2(float x) {
@@ -1336,8 +1334,6 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 	static_assert(D == 64 || D == 128, "forge_attn_wgmma: head dimension 64 or 128");
 	static_assert(BKV == 64 || BKV == 128, "FORGE_TUNE_ATTENTION_WGMMA_KEYS is 64 or 128");
 	static_assert(Stages >= 1 && Stages <= 4, "FORGE_TUNE_ATTENTION_WGMMA_STAGES is 1 to 4");
-	static_assert(FORGE_TUNE_ATTENTION_WGMMA_OVERLAP == 0 || Stages >= 2,
-		"FORGE_TUNE_ATTENTION_WGMMA_OVERLAP needs two stages: the next tile's K is loaded while this tile's V is read");
 	constexpr uint32_t BQ = 128, A = D / 64;                 // query rows a workgroup; 64-element atoms of a row
 	using L = forge_attn_wgmma_smem<D, BKV, Stages>;
 	constexpr uint32_t SQ = L::SQ, SKV = L::SKV;
@@ -1520,59 +1516,22 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 				forge_mbar_arrive(empty + nn % Stages);
 			}
 		};
-		uint32_t pa0[BKV / 16][4], pa1[BKV / 16][4];
+		// (Issuing the next tile's S = Q·Kᵀ before this tile's P·V, its
+		// softmax beside the product, P in two register sets, measured
+		// slower: 329 against 394 TFLOPS at s2048 d128, 24 bytes of stack;
+		// commit 7e73aaa has it.)
+		uint32_t pa[BKV / 16][4];
 		float a0, a1;
-		if constexpr (FORGE_TUNE_ATTENTION_WGMMA_OVERLAP == 0) {
-			for (int64_t j = 0; j < nt; ++j, ++n) {
-				issue_s(n);
-				forge_wgmma_wait<0>();
-				forge_wgmma_fence_operands<BKV / 2>(sc);
-				softmax(j, pa0, a0, a1);
-				rescale(a0, a1);
-				issue_pv(n, pa0);
-				forge_wgmma_wait<0>();
-				forge_wgmma_fence_operands<D / 2>(oc);
-				release(n);
-			}
-		} else {
-			// The next tile's S = Q·Kᵀ is issued before this tile's P·V, and
-			// its softmax runs while P·V does (FlashAttention-3's overlap
-			// within a warpgroup): P alternates between two register sets.
-			if (nt > 0) {
-				issue_s(n);
-				forge_wgmma_wait<0>();
-				forge_wgmma_fence_operands<BKV / 2>(sc);
-				softmax(0, pa0, a0, a1);
-			}
-			// step(j, pc, pn): tile j's P·V from pc; tile j + 1's S, its softmax into pn.
-			auto step = [&](int64_t j, const uint32_t (&pc)[BKV / 16][4], uint32_t (&pn)[BKV / 16][4]) {
-				const bool next = j + 1 < nt;
-				if (next) {
-					issue_s(n + 1);
-				}
-				issue_pv(n, pc);
-				if (next) {
-					forge_wgmma_wait<1>(); // S of tile j + 1 (P·V of tile j, committed after it, may run on)
-					forge_wgmma_fence_operands<BKV / 2>(sc);
-					softmax(j + 1, pn, a0, a1);
-					forge_wgmma_wait<0>();
-					forge_wgmma_fence_operands<D / 2>(oc);
-					rescale(a0, a1);
-				} else {
-					forge_wgmma_wait<0>();
-					forge_wgmma_fence_operands<D / 2>(oc);
-				}
-				release(n);
-				++n;
-			};
-			int64_t j = 0;
-			for (; j + 1 < nt; j += 2) {
-				step(j, pa0, pa1);
-				step(j + 1, pa1, pa0);
-			}
-			if (j < nt) {
-				step(j, pa0, pa1);
-			}
+		for (int64_t j = 0; j < nt; ++j, ++n) {
+			issue_s(n);
+			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands<BKV / 2>(sc);
+			softmax(j, pa, a0, a1);
+			rescale(a0, a1);
+			issue_pv(n, pa);
+			forge_wgmma_wait<0>();
+			forge_wgmma_fence_operands<D / 2>(oc);
+			release(n);
 		}
 		if (lane == 0) {
 			forge_mbar_arrive(qempty); // and Q
