@@ -20,6 +20,12 @@
 # FAMILY --format FORMATS --shape SHAPES --weights WEIGHTS, default reuse,
 # --count COUNT, default 5, --launches-per-sample LAUNCHES, default 20),
 # and each variant compared with base (forgebench compare, 5% threshold).
+# SUITE (a scenario suite: attention/flash, model/small) times that suite
+# instead of FAMILY, FORMATS and SHAPES (--count COUNT, and
+# --launches-per-sample only where LAUNCHES is set), as the attention
+# kernel's variants are timed:
+#   OUT=/tmp/out VARIANTS="k64:-DFORGE_TUNE_ATTENTION_WGMMA_KEYS=64" FILES=attention \
+#     SUITE=attention/flash CHECK=Attention bash scripts/gpu-variants.sh
 # Results in $OUT: <v>_build.txt, <v>_check.txt, base.json/.txt,
 # <v>.json/.txt and <v>_vs_base.txt.
 set -u
@@ -60,8 +66,13 @@ done
 wait
 
 timed() { # NAME LIB
-  ./out/forgebench run --backend cuda --lib "$2" --family "${FAMILY:-matmul}" --format "${FORMATS:-*}" --shape "${SHAPES:?SHAPES is empty}" \
-    --weights "${WEIGHTS:-reuse}" --count "${COUNT:-5}" --launches-per-sample "${LAUNCHES:-20}" --json "$OUT/$1.json" > "$OUT/$1.txt" 2>&1
+  if [ -n "${SUITE:-}" ]; then
+    ./out/forgebench run --backend cuda --lib "$2" --suite "$SUITE" --count "${COUNT:-5}" ${LAUNCHES:+--launches-per-sample "$LAUNCHES"} \
+      --json "$OUT/$1.json" > "$OUT/$1.txt" 2>&1
+  else
+    ./out/forgebench run --backend cuda --lib "$2" --family "${FAMILY:-matmul}" --format "${FORMATS:-*}" --shape "${SHAPES:?SHAPES is empty}" \
+      --weights "${WEIGHTS:-reuse}" --count "${COUNT:-5}" --launches-per-sample "${LAUNCHES:-20}" --json "$OUT/$1.json" > "$OUT/$1.txt" 2>&1
+  fi
 }
 timed base "$L"
 for v in "${names[@]}"; do
