@@ -614,6 +614,10 @@ static inline void forge_cp_async_wait() {
 	}
 	forge_emu_ncopies[tid] = kept;
 }
+#endif
+#if defined(FORGE_EMU_MMA_SYNC) || defined(FORGE_EMU_WGMMA)
+// Shared memory past 48 KiB: the emulated workgroup always has it.
+#include <atomic>
 template <typename K>
 static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
 	return true;
@@ -858,16 +862,6 @@ struct forge_tmap {
 	uint32_t box_inner, box_outer, box_depth;
 };
 // -DFORGE_EMU_NO_TMA: a driver without TMA maps, which refuses every one.
-static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
-#if defined(FORGE_EMU_NO_TMA)
-	return false;
-#endif
-	if (box_inner != 64 || box_outer == 0 || box_outer > 256 || inner % 8 != 0 || (uintptr_t)base % 16 != 0) {
-		return false;
-	}
-	*map = forge_tmap{(const uint8_t*)base, inner, outer, 1, box_inner, box_outer, 1};
-	return true;
-}
 static inline bool forge_tmap_f16_3d(forge_tmap* map, const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint32_t b0, uint32_t b1, uint32_t b2) {
 #if defined(FORGE_EMU_NO_TMA)
 	return false;
@@ -877,6 +871,10 @@ static inline bool forge_tmap_f16_3d(forge_tmap* map, const void* base, uint64_t
 	}
 	*map = forge_tmap{(const uint8_t*)base, d0, d1, d2, b0, b1, b2};
 	return true;
+}
+// A 2-dimensional map is one of depth 1.
+static inline bool forge_tmap_f16_2d(forge_tmap* map, const void* base, uint64_t inner, uint64_t outer, uint32_t box_inner, uint32_t box_outer) {
+	return forge_tmap_f16_3d(map, base, inner, outer, 1, box_inner, box_outer, 1);
 }
 // forge_emu_tma_box lands map's box at (c_inner, c_outer) at offset `at`
 // of workgroup rank's shared memory and takes its bytes off the barrier at
@@ -955,15 +953,7 @@ static inline void forge_tma_load_2d_multicast(void* dst, const forge_tmap* map,
 		}
 	}
 }
-#if !defined(FORGE_EMU_MMA_SYNC)
-// Without the mma.sync emulation (the attention file's wgmma path, whose
-// other paths are then the wmma ones): its shared-memory opt-in.
-#include <atomic>
-template <typename K>
-static inline bool forge_shared_opt_in(K, int, std::atomic<uint64_t>*) {
-	return true;
-}
-#else
+#if defined(FORGE_EMU_MMA_SYNC) // (the attention file's wgmma path runs without it: its other paths are then the wmma ones)
 // forge_cp_async_mbar_arrive lands every copy this thread has issued (as
 // the hardware's arrival waits for them) and arrives.
 static inline void forge_cp_async_mbar_arrive(uint64_t* bar) {

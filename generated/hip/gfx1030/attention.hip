@@ -813,20 +813,26 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 // tile), the row maxima taken across those four lanes with shuffles. K
 // and V tiles arrive by cp.async, one while the other is in use (V(t)
 // during S = Q·K(t)ᵀ, K(t+1) during the softmax and O += P·V(t)).
+#if defined(FORGE_HAS_MMA_SYNC) || defined(FORGE_HAS_WGMMA)
+// forge_ex2 is 2^x by the special-function unit alone (ex2.approx.ftz:
+// about 2 ulp, results below 2^-126 flushed to 0, 2^-inf = 0): the
+// softmax's exponentials are the NVIDIA tensor-core paths' scarcest
+// instruction on Hopper, where exp2f's subnormal handling around it costs
+// several more. (exp2f in the host emulation, which runs the wgmma path.)
+FORGE_DEVICE float forge_ex2(float x) {
+#if defined(__CUDA_ARCH__)
+	float y;
+	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+	return y;
+#else
+	return exp2f(x);
+#endif
+}
+#endif
 #if defined(FORGE_HAS_MMA_SYNC)
 #define FORGE_ATTN_MMA 1
 // forge_mma16816, forge_ldsm_x4_t and forge_cp_async16/_commit/_wait:
 // forge_portability.h's (FORGE_HAS_MMA_SYNC), with their layouts.
-
-// forge_ex2 is 2^x by the special-function unit alone (ex2.approx.ftz:
-// about 2 ulp, results below 2^-126 flushed to 0, 2^-inf = 0): the
-// softmax's exponentials are the path's scarcest instruction on Hopper,
-// where exp2f's subnormal handling around it costs several more.
-FORGE_DEVICE float forge_ex2(float x) {
-	float y;
-	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-	return y;
-}
 
 // forge_half2_bits packs lo and hi, rounded to f16, into one register (lo
 // in the low half).

@@ -816,20 +816,26 @@ forge_attn_wmma(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k, 
 // tile), the row maxima taken across those four lanes with shuffles. K
 // and V tiles arrive by cp.async, one while the other is in use (V(t)
 // during S = Q·K(t)ᵀ, K(t+1) during the softmax and O += P·V(t)).
+#if defined(FORGE_HAS_MMA_SYNC) || defined(FORGE_HAS_WGMMA)
+// forge_ex2 is 2^x by the special-function unit alone (ex2.approx.ftz:
+// about 2 ulp, results below 2^-126 flushed to 0, 2^-inf = 0): the
+// softmax's exponentials are the NVIDIA tensor-core paths' scarcest
+// instruction on Hopper, where exp2f's subnormal handling around it costs
+// several more. (exp2f in the host emulation, which runs the wgmma path.)
+FORGE_DEVICE float forge_ex2(float x) {
+#if defined(__CUDA_ARCH__)
+	float y;
+	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+	return y;
+#else
+	return exp2f(x);
+#endif
+}
+#endif
 #if defined(FORGE_HAS_MMA_SYNC)
 #define FORGE_ATTN_MMA 1
 // forge_mma16816, forge_ldsm_x4_t and forge_cp_async16/_commit/_wait:
 // forge_portability.h's (FORGE_HAS_MMA_SYNC), with their layouts.
-
-// forge_ex2 is 2^x by the special-function unit alone (ex2.approx.ftz:
-// about 2 ulp, results below 2^-126 flushed to 0, 2^-inf = 0): the
-// softmax's exponentials are the path's scarcest instruction on Hopper,
-// where exp2f's subnormal handling around it costs several more.
-FORGE_DEVICE float forge_ex2(float x) {
-	float y;
-	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-	return y;
-}
 
 // forge_half2_bits packs lo and hi, rounded to f16, into one register (lo
 // in the low half).
@@ -1311,17 +1317,6 @@ static uint32_t forge_attn_grid(int64_t batch, int64_t heads, int64_t seq_q, int
 #define FORGE_TUNE_ATTENTION_WGMMA_STAGES 2 // K and V tiles in flight
 #endif
 
-// forge_attn_exp2 is 2^x: ex2.approx.ftz on the GPU (forge_ex2's), exp2f
-// in the host emulation.
-FORGE_DEVICE float forge_attn_exp2(float x) {
-#if defined(__CUDA_ARCH__)
-	float y;
-	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-	return y;
-#else
-	return exp2f(x);
-#endif
-}
 template <uint32_t D, uint32_t BKV, uint32_t Stages>
 struct forge_attn_wgmma_smem {
 	static constexpr uint32_t SQ = 128 * D * 2, SKV = BKV * D * 2; // bytes: Q's tile, a K or V tile
@@ -1463,8 +1458,8 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 			mx1 = forge_fmaxf(mx1, forge_shfl_xor(mx1, 2, 32));
 			const float mn0 = forge_fmaxf(m0, mx0), mn1 = forge_fmaxf(m1, mx1);
 			const float mu0 = mn0 == ninf ? 0.0f : mn0, mu1 = mn1 == ninf ? 0.0f : mn1; // no key yet: exp2(-inf - 0) = 0
-			a0 = forge_attn_exp2(m0 - mu0);
-			a1 = forge_attn_exp2(m1 - mu1);
+			a0 = forge_ex2(m0 - mu0);
+			a1 = forge_ex2(m1 - mu1);
 			m0 = mn0;
 			m1 = mn1;
 			float s0 = 0.0f, s1 = 0.0f;
@@ -1472,8 +1467,8 @@ forge_attn_wgmma(const FORGE_GRID_CONSTANT forge_tmap qmap, const FORGE_GRID_CON
 			for (uint32_t jj = 0; jj < NS; ++jj) {
 #pragma unroll
 				for (uint32_t e = 0; e < 2; ++e) {
-					sc[4 * jj + e] = forge_attn_exp2(sc[4 * jj + e] - mu0);
-					sc[4 * jj + 2 + e] = forge_attn_exp2(sc[4 * jj + 2 + e] - mu1);
+					sc[4 * jj + e] = forge_ex2(sc[4 * jj + e] - mu0);
+					sc[4 * jj + 2 + e] = forge_ex2(sc[4 * jj + 2 + e] - mu1);
 					s0 += sc[4 * jj + e];
 					s1 += sc[4 * jj + 2 + e];
 				}
